@@ -1,0 +1,86 @@
+// fuselab `loop` dialect: Inductor's loop-level IR (seed 000, §6.3).
+//
+// A node (`loop.pointwise`, `loop.reduction`) is a named buffer computed by a scalar body
+// over an index space. The body's block arguments are the loop indices (`index`), its
+// computation is upstream `arith`/`math` on scalars, and it reads other buffers with
+// `loop.load`, whose `index` affine map gives the flat offset into the source buffer's
+// storage as a function of the loop indices: this is Inductor's MemoryDep index.
+// The body ends with the upstream terminator `gpu.yield %value` (IRDL cannot declare
+// terminators; `gpu.yield` is the one upstream terminator with no parent constraint).
+// The yielded value is stored at the node's own contiguous output index; for a
+// reduction it is the value combined with `kind` over `reduction_ranges`.
+//
+// IRDL ops print and parse in generic form only. Attributes are discardable
+// (`{...}`), so passes may attach more (origins, strides of externs, ...).
+irdl.dialect @loop {
+  // A pointwise node: result[d...] = body(d...) for d in `ranges`.
+  irdl.operation @pointwise {
+    %name = irdl.base "#builtin.string"
+    %ranges = irdl.base "#builtin.dense_array"
+    %origins = irdl.base "#builtin.array"
+    irdl.attributes { "name" = %name, "ranges" = %ranges, "origins" = %origins }
+    %body = irdl.region with size 1
+    irdl.regions(body: %body)
+    %r = irdl.base "!builtin.tensor"
+    irdl.results(result: %r)
+  }
+
+  // A reduction node: result[d...] = combine_{r in reduction_ranges} body(d..., r...).
+  irdl.operation @reduction {
+    %name = irdl.base "#builtin.string"
+    %ranges = irdl.base "#builtin.dense_array"
+    %rranges = irdl.base "#builtin.dense_array"
+    %k_sum = irdl.is "sum"
+    %k_max = irdl.is "max"
+    %k_min = irdl.is "min"
+    %k_prod = irdl.is "prod"
+    %k_argmax = irdl.is "argmax"
+    %k_argmin = irdl.is "argmin"
+    %kind = irdl.any_of(%k_sum, %k_max, %k_min, %k_prod, %k_argmax, %k_argmin)
+    %origins = irdl.base "#builtin.array"
+    irdl.attributes { "name" = %name, "ranges" = %ranges, "reduction_ranges" = %rranges, "kind" = %kind, "origins" = %origins }
+    %body = irdl.region with size 1
+    irdl.regions(body: %body)
+    %r = irdl.base "!builtin.tensor"
+    irdl.results(result: %r)
+  }
+
+  // Read one scalar of `buffer` at flat storage offset `index(d...)`.
+  irdl.operation @load {
+    %buffer = irdl.base "!builtin.tensor"
+    %index = irdl.base "#builtin.affine_map"
+    irdl.attributes { "index" = %index }
+    irdl.operands(buffer: %buffer)
+    %value = irdl.any
+    irdl.results(value: %value)
+  }
+
+  // An extern kernel (matmul, convolution): a fusion barrier, inputs realized in memory,
+  // output a real buffer (Inductor's ExternKernel).
+  irdl.operation @extern {
+    %name = irdl.base "#builtin.string"
+    %k_mm = irdl.is "mm"
+    %k_bmm = irdl.is "bmm"
+    %k_conv = irdl.is "convolution"
+    %kind = irdl.any_of(%k_mm, %k_bmm, %k_conv)
+    %origins = irdl.base "#builtin.array"
+    irdl.attributes { "name" = %name, "kind" = %kind, "origins" = %origins }
+    %in = irdl.base "!builtin.tensor"
+    irdl.operands(inputs: variadic %in)
+    %r = irdl.base "!builtin.tensor"
+    irdl.results(result: %r)
+  }
+
+  // A fused group: one generated kernel. The body holds the member nodes in execution
+  // order and ends with `gpu.yield` of the buffers that leave the kernel.
+  irdl.operation @kernel {
+    %name = irdl.base "#builtin.string"
+    %iteration = irdl.base "#builtin.dense_array"
+    %strategy = irdl.base "#builtin.string"
+    irdl.attributes { "name" = %name, "iteration" = %iteration, "strategy" = %strategy }
+    %body = irdl.region with size 1
+    irdl.regions(body: %body)
+    %r = irdl.base "!builtin.tensor"
+    irdl.results(results: variadic %r)
+  }
+}

@@ -1,0 +1,65 @@
+//! Reading typed values out of MLIR attributes (plain Rust data, never panicking).
+
+use melior::ir::{attribute::AttributeLike, Attribute};
+
+/// The value of an `array<i64: ...>` attribute.
+pub fn i64_array(attribute: Attribute) -> Option<Vec<i64>> {
+    let raw = attribute.to_raw();
+    unsafe {
+        if !mlir_sys::mlirAttributeIsADenseI64Array(raw) {
+            return None;
+        }
+        let n = mlir_sys::mlirDenseArrayGetNumElements(raw);
+        Some((0..n).map(|i| mlir_sys::mlirDenseI64ArrayGetElement(raw, i)).collect())
+    }
+}
+
+/// The value of an integer attribute (`3 : i64`); `true`/`false` are not integers here.
+pub fn integer(attribute: Attribute) -> Option<i64> {
+    let raw = attribute.to_raw();
+    unsafe {
+        if mlir_sys::mlirAttributeIsABool(raw) || !mlir_sys::mlirAttributeIsAInteger(raw) {
+            return None;
+        }
+        Some(mlir_sys::mlirIntegerAttrGetValueInt(raw))
+    }
+}
+
+/// The value of a `true`/`false` attribute.
+pub fn boolean(attribute: Attribute) -> Option<bool> {
+    let raw = attribute.to_raw();
+    unsafe { mlir_sys::mlirAttributeIsABool(raw).then(|| mlir_sys::mlirBoolAttrGetValue(raw)) }
+}
+
+/// The value of a float attribute (`1.0e-05 : f64`).
+pub fn float(attribute: Attribute) -> Option<f64> {
+    let raw = attribute.to_raw();
+    unsafe { mlir_sys::mlirAttributeIsAFloat(raw).then(|| mlir_sys::mlirFloatAttrGetValueDouble(raw)) }
+}
+
+/// The value of a string attribute.
+pub fn string(attribute: Attribute) -> Option<String> {
+    let raw = attribute.to_raw();
+    unsafe {
+        if !mlir_sys::mlirAttributeIsAString(raw) {
+            return None;
+        }
+        let value = mlir_sys::mlirStringAttrGetValue(raw);
+        let bytes = std::slice::from_raw_parts(value.data as *const u8, value.length);
+        Some(String::from_utf8_lossy(bytes).into_owned())
+    }
+}
+
+/// The strings of an array-of-strings attribute (`["add", "mul"]`).
+pub fn string_array(attribute: Attribute) -> Option<Vec<String>> {
+    let raw = attribute.to_raw();
+    unsafe {
+        if !mlir_sys::mlirAttributeIsAArray(raw) {
+            return None;
+        }
+        let n = mlir_sys::mlirArrayAttrGetNumElements(raw);
+        (0..n)
+            .map(|i| string(Attribute::from_raw(mlir_sys::mlirArrayAttrGetElement(raw, i))))
+            .collect()
+    }
+}

@@ -1,0 +1,417 @@
+//! The `loop` dialect: Inductor's loop-level IR. Typed op kinds, accessors, builders
+//! and a structural verifier for what IRDL cannot check (index arity, ranges vs types).
+
+use crate::{
+    attrs,
+    diagnostics::DiagnosticSink,
+    types::{shape_str, TensorType},
+};
+use melior::{
+    ir::{
+        attribute::{ArrayAttribute, DenseI64ArrayAttribute, StringAttribute},
+        operation::{OperationBuilder, OperationLike, WalkOrder, WalkResult},
+        Attribute, AttributeLike, Identifier, Location, Operation, OperationRef, Region, Type, Value,
+    },
+    Context,
+};
+use std::fmt;
+
+/// Every operation of the `loop` dialect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LoopOpKind {
+    /// `loop.pointwise`: a node computing one value per index.
+    Pointwise,
+    /// `loop.reduction`: a node combining values over reduction ranges.
+    Reduction,
+    /// `loop.load`: read one scalar of a buffer at an affine flat index.
+    Load,
+    /// `loop.extern`: a library kernel (matmul, convolution), a fusion barrier.
+    Extern,
+    /// `loop.kernel`: a fused group of nodes.
+    Kernel,
+}
+
+impl LoopOpKind {
+    /// All ops, in the order of `loop.irdl.mlir`.
+    pub const ALL: &'static [LoopOpKind] = &[Self::Pointwise, Self::Reduction, Self::Load, Self::Extern, Self::Kernel];
+
+    /// The full op name (`loop.pointwise`).
+    pub const fn op_name(self) -> &'static str {
+        match self {
+            Self::Pointwise => "loop.pointwise",
+            Self::Reduction => "loop.reduction",
+            Self::Load => "loop.load",
+            Self::Extern => "loop.extern",
+            Self::Kernel => "loop.kernel",
+        }
+    }
+
+    /// The kind for a full op name.
+    pub fn from_op_name(name: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|kind| kind.op_name() == name)
+    }
+
+    /// The kind of `op`, if it is a `loop` op.
+    pub fn of(op: &OperationRef) -> Option<Self> {
+        Self::from_op_name(op.name().as_string_ref().as_str().ok()?)
+    }
+}
+
+impl fmt::Display for LoopOpKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.op_name())
+    }
+}
+
+/// The terminator of every `loop` body (IRDL cannot define terminators).
+pub const BODY_TERMINATOR: &str = "gpu.yield";
+
+/// How a `loop.reduction` combines values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReductionKind {
+    /// Sum.
+    Sum,
+    /// Maximum.
+    Max,
+    /// Minimum.
+    Min,
+    /// Product.
+    Prod,
+    /// Index of the maximum.
+    Argmax,
+    /// Index of the minimum.
+    Argmin,
+}
+
+impl ReductionKind {
+    /// All kinds.
+    pub const ALL: &'static [ReductionKind] = &[Self::Sum, Self::Max, Self::Min, Self::Prod, Self::Argmax, Self::Argmin];
+
+    /// The `kind` attribute value.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Sum => "sum",
+            Self::Max => "max",
+            Self::Min => "min",
+            Self::Prod => "prod",
+            Self::Argmax => "argmax",
+            Self::Argmin => "argmin",
+        }
+    }
+
+    /// Parses the `kind` attribute value.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|k| k.as_str() == text)
+    }
+}
+
+/// Which library kernel a `loop.extern` calls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ExternKind {
+    /// Matrix product.
+    Mm,
+    /// Batched matrix product.
+    Bmm,
+    /// Convolution.
+    Convolution,
+}
+
+impl ExternKind {
+    /// All kinds.
+    pub const ALL: &'static [ExternKind] = &[Self::Mm, Self::Bmm, Self::Convolution];
+
+    /// The `kind` attribute value.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Mm => "mm",
+            Self::Bmm => "bmm",
+            Self::Convolution => "convolution",
+        }
+    }
+
+    /// Parses the `kind` attribute value.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|k| k.as_str() == text)
+    }
+}
+
+/// Attribute names of `loop` ops.
+pub mod attr {
+    /// `string`: the buffer name (`buf0`) or kernel name.
+    pub const NAME: &str = "name";
+    /// `array<i64>`: the pointwise (output) index ranges.
+    pub const RANGES: &str = "ranges";
+    /// `array<i64>`: the reduction index ranges.
+    pub const REDUCTION_RANGES: &str = "reduction_ranges";
+    /// `string`: reduction or extern kind.
+    pub const KIND: &str = "kind";
+    /// `[string]`: aten ops the node came from.
+    pub const ORIGINS: &str = "origins";
+    /// `affine_map`: flat storage offset of a load.
+    pub const INDEX: &str = "index";
+    /// `array<i64>`: a kernel's (numel, rnumel).
+    pub const ITERATION: &str = "iteration";
+    /// `string`: the fusion strategy that formed a kernel.
+    pub const STRATEGY: &str = "strategy";
+}
+
+/// A typed view of any `loop` operation.
+#[derive(Clone, Copy, Debug)]
+pub struct LoopOp<'c, 'a> {
+    op: OperationRef<'c, 'a>,
+    kind: LoopOpKind,
+}
+
+impl<'c, 'a> LoopOp<'c, 'a> {
+    /// Wraps `op` if it is a `loop` op.
+    pub fn new(op: OperationRef<'c, 'a>) -> Option<Self> {
+        Some(Self { kind: LoopOpKind::of(&op)?, op })
+    }
+
+    /// Which op this is.
+    pub fn kind(&self) -> LoopOpKind {
+        self.kind
+    }
+
+    /// The wrapped operation.
+    pub fn operation(&self) -> OperationRef<'c, 'a> {
+        self.op
+    }
+
+    fn attribute(&self, name: &str) -> Option<Attribute<'c>> {
+        self.op.attribute(name).ok()
+    }
+
+    /// `name` (buffer or kernel name).
+    pub fn name(&self) -> Option<String> {
+        attrs::string(self.attribute(attr::NAME)?)
+    }
+
+    /// `ranges` of a pointwise or reduction node.
+    pub fn ranges(&self) -> Option<Vec<i64>> {
+        attrs::i64_array(self.attribute(attr::RANGES)?)
+    }
+
+    /// `reduction_ranges` of a reduction node (empty for other ops).
+    pub fn reduction_ranges(&self) -> Vec<i64> {
+        self.attribute(attr::REDUCTION_RANGES).and_then(attrs::i64_array).unwrap_or_default()
+    }
+
+    /// `kind` of a reduction.
+    pub fn reduction_kind(&self) -> Option<ReductionKind> {
+        ReductionKind::parse(&attrs::string(self.attribute(attr::KIND)?)?)
+    }
+
+    /// `kind` of an extern.
+    pub fn extern_kind(&self) -> Option<ExternKind> {
+        ExternKind::parse(&attrs::string(self.attribute(attr::KIND)?)?)
+    }
+
+    /// `origins`: the aten ops this node came from.
+    pub fn origins(&self) -> Vec<String> {
+        self.attribute(attr::ORIGINS).and_then(attrs::string_array).unwrap_or_default()
+    }
+
+    /// `iteration` of a kernel: `(numel, rnumel)`.
+    pub fn iteration(&self) -> Option<Vec<i64>> {
+        attrs::i64_array(self.attribute(attr::ITERATION)?)
+    }
+
+    /// The `index` map of a load: (number of dims, printed map).
+    pub fn load_index(&self) -> Option<(usize, String)> {
+        let index = self.attribute(attr::INDEX)?;
+        let raw = index.to_raw();
+        unsafe {
+            if !mlir_sys::mlirAttributeIsAAffineMap(raw) {
+                return None;
+            }
+            let map = mlir_sys::mlirAffineMapAttrGetValue(raw);
+            Some((mlir_sys::mlirAffineMapGetNumDims(map) as usize, index.to_string()))
+        }
+    }
+}
+
+/// Builds `loop` operations with typed kinds and attribute names.
+pub struct LoopBuilder<'c> {
+    context: &'c Context,
+}
+
+impl<'c> LoopBuilder<'c> {
+    /// A builder for ops in `context`.
+    pub fn new(context: &'c Context) -> Self {
+        Self { context }
+    }
+
+    fn named(&self, name: &str, value: Attribute<'c>) -> (Identifier<'c>, Attribute<'c>) {
+        (Identifier::new(self.context, name), value)
+    }
+
+    fn origins(&self, origins: &[&str]) -> Attribute<'c> {
+        let values: Vec<Attribute> = origins.iter().map(|o| StringAttribute::new(self.context, o).into()).collect();
+        ArrayAttribute::new(self.context, &values).into()
+    }
+
+    /// `loop.pointwise` with `body` (one block: index args, ..., `gpu.yield`).
+    pub fn pointwise(
+        &self,
+        location: Location<'c>,
+        name: &str,
+        ranges: &[i64],
+        origins: &[&str],
+        body: Region<'c>,
+        result: Type<'c>,
+    ) -> Result<Operation<'c>, melior::Error> {
+        OperationBuilder::new(LoopOpKind::Pointwise.op_name(), location)
+            .add_attributes(&[
+                self.named(attr::NAME, StringAttribute::new(self.context, name).into()),
+                self.named(attr::RANGES, DenseI64ArrayAttribute::new(self.context, ranges).into()),
+                self.named(attr::ORIGINS, self.origins(origins)),
+            ])
+            .add_regions([body])
+            .add_results(&[result])
+            .build()
+    }
+
+    /// `loop.reduction` with `body` (index args for ranges then reduction ranges).
+    #[allow(clippy::too_many_arguments)]
+    pub fn reduction(
+        &self,
+        location: Location<'c>,
+        name: &str,
+        ranges: &[i64],
+        reduction_ranges: &[i64],
+        kind: ReductionKind,
+        origins: &[&str],
+        body: Region<'c>,
+        result: Type<'c>,
+    ) -> Result<Operation<'c>, melior::Error> {
+        OperationBuilder::new(LoopOpKind::Reduction.op_name(), location)
+            .add_attributes(&[
+                self.named(attr::NAME, StringAttribute::new(self.context, name).into()),
+                self.named(attr::RANGES, DenseI64ArrayAttribute::new(self.context, ranges).into()),
+                self.named(attr::REDUCTION_RANGES, DenseI64ArrayAttribute::new(self.context, reduction_ranges).into()),
+                self.named(attr::KIND, StringAttribute::new(self.context, kind.as_str()).into()),
+                self.named(attr::ORIGINS, self.origins(origins)),
+            ])
+            .add_regions([body])
+            .add_results(&[result])
+            .build()
+    }
+
+    /// `loop.load %buffer {index = map}` producing `element`.
+    pub fn load(
+        &self,
+        location: Location<'c>,
+        buffer: Value<'c, '_>,
+        index: Attribute<'c>,
+        element: Type<'c>,
+    ) -> Result<Operation<'c>, melior::Error> {
+        OperationBuilder::new(LoopOpKind::Load.op_name(), location)
+            .add_operands(&[buffer])
+            .add_attributes(&[self.named(attr::INDEX, index)])
+            .add_results(&[element])
+            .build()
+    }
+
+    /// `loop.extern` of `kind` over `inputs`.
+    pub fn extern_kernel(
+        &self,
+        location: Location<'c>,
+        name: &str,
+        kind: ExternKind,
+        origins: &[&str],
+        inputs: &[Value<'c, '_>],
+        result: Type<'c>,
+    ) -> Result<Operation<'c>, melior::Error> {
+        OperationBuilder::new(LoopOpKind::Extern.op_name(), location)
+            .add_operands(inputs)
+            .add_attributes(&[
+                self.named(attr::NAME, StringAttribute::new(self.context, name).into()),
+                self.named(attr::KIND, StringAttribute::new(self.context, kind.as_str()).into()),
+                self.named(attr::ORIGINS, self.origins(origins)),
+            ])
+            .add_results(&[result])
+            .build()
+    }
+}
+
+/// Checks the structure of every `loop` op nested in `root` (what IRDL cannot):
+/// a node's block takes one `index` argument per range (ranges, then reduction
+/// ranges), its result has as many elements as its ranges, its body ends in
+/// `gpu.yield`, and each `loop.load` map takes as many dims as its node has indices.
+pub fn verify_loop(root: OperationRef, sink: &DiagnosticSink) -> bool {
+    let mut ok = true;
+    root.walk(WalkOrder::PreOrder, |op| {
+        if let Some(node) = LoopOp::new(op) {
+            if let Err(message) = check_loop_op(&node) {
+                sink.error(op.location(), format!("'{}' op {message}", node.kind().op_name()));
+                ok = false;
+            }
+        }
+        WalkResult::Advance
+    });
+    ok
+}
+
+fn check_loop_op(node: &LoopOp) -> Result<(), String> {
+    let op = node.operation();
+    match node.kind() {
+        LoopOpKind::Pointwise | LoopOpKind::Reduction => {
+            let ranges = node.ranges().ok_or("requires 'ranges'")?;
+            let rranges = node.reduction_ranges();
+            if node.kind() == LoopOpKind::Reduction && node.reduction_kind().is_none() {
+                return Err("requires a reduction 'kind'".into());
+            }
+            let result = op.result(0).map_err(|_| "requires a result".to_string())?;
+            let ty = TensorType::from_mlir(melior::ir::ValueLike::r#type(&result)).map_err(|e| format!("result: {e}"))?;
+            let numel: i64 = ranges.iter().product();
+            if ty.numel() != numel {
+                return Err(format!(
+                    "result {} has {} elements but 'ranges' {} cover {numel}",
+                    shape_str(&ty.shape),
+                    ty.numel(),
+                    shape_str(&ranges)
+                ));
+            }
+            let region = op.region(0).map_err(|_| "requires a body".to_string())?;
+            use melior::ir::{BlockLike, RegionLike};
+            let block = region.first_block().ok_or("requires a body block")?;
+            let expected = ranges.len() + rranges.len();
+            if block.argument_count() != expected {
+                return Err(format!("body takes {} index arguments, expected {expected}", block.argument_count()));
+            }
+            let terminator = block.terminator().ok_or("body must end in 'gpu.yield'")?;
+            if terminator.name().as_string_ref().as_str() != Ok(BODY_TERMINATOR) || terminator.operand_count() != 1 {
+                return Err("body must end in 'gpu.yield' of one scalar".into());
+            }
+            Ok(())
+        }
+        LoopOpKind::Load => {
+            let (dims, map) = node.load_index().ok_or("requires an affine_map 'index'")?;
+            let parent = op.parent_operation().and_then(|p| {
+                let mut current = Some(p);
+                while let Some(candidate) = current {
+                    if matches!(LoopOpKind::of(&candidate), Some(LoopOpKind::Pointwise | LoopOpKind::Reduction)) {
+                        return Some(candidate);
+                    }
+                    current = candidate.parent_operation();
+                }
+                None
+            });
+            let node = parent.and_then(LoopOp::new).ok_or("must be nested in a loop.pointwise or loop.reduction")?;
+            let indices = node.ranges().map_or(0, |r| r.len()) + node.reduction_ranges().len();
+            if dims != indices {
+                return Err(format!("index {map} takes {dims} dims but the enclosing node has {indices} indices"));
+            }
+            Ok(())
+        }
+        LoopOpKind::Extern => node.extern_kind().map(|_| ()).ok_or_else(|| "requires an extern 'kind'".into()),
+        LoopOpKind::Kernel => {
+            let iteration = node.iteration().ok_or("requires 'iteration'")?;
+            if iteration.len() != 2 {
+                return Err(format!("'iteration' must be (numel, rnumel), got {}", shape_str(&iteration)));
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! Parsing MLIR text with the real buffer name, as `mlir-opt` does.
+//!
+//! `mlirOperationCreateParse` names the buffer (so diagnostics say `input.mlir:3:5`), but
+//! unlike `mlir-opt` it does not wrap several top-level operations into an implicit
+//! `builtin.module`. [`parse_module`] therefore inserts `module {` in front of the first
+//! top-level operation when the text does not start with a module (after comments and
+//! attribute/type alias definitions, which must stay at top level), and registers a
+//! [`ColumnFixup`] so that columns on that one line are reported unshifted.
+
+use crate::diagnostics::{ColumnFixup, DiagnosticSink};
+use melior::{
+    ir::{operation::OperationLike, Module, Operation},
+    Context, StringRef,
+};
+
+const WRAP_OPEN: &str = "module {";
+
+/// Byte offset of the first top-level token that is not a comment or an alias
+/// definition (`#name = ...`, `!name = ...`), or `None` if there is none.
+fn first_operation_offset(source: &str) -> Option<usize> {
+    let bytes = source.as_bytes();
+    let mut i = 0;
+    loop {
+        // Skip whitespace and line comments.
+        while i < bytes.len() {
+            if bytes[i].is_ascii_whitespace() {
+                i += 1;
+            } else if source[i..].starts_with("//") {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            } else {
+                break;
+            }
+        }
+        if i >= bytes.len() {
+            return None;
+        }
+        if bytes[i] == b'#' || bytes[i] == b'!' {
+            // An alias definition: skip to the end of the balanced value on its line(s).
+            i = skip_alias_definition(bytes, i);
+            continue;
+        }
+        return Some(i);
+    }
+}
+
+fn skip_alias_definition(bytes: &[u8], mut i: usize) -> usize {
+    let mut depth = 0i32;
+    let mut in_string = false;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if in_string {
+            if c == b'\\' {
+                i += 1;
+            } else if c == b'"' {
+                in_string = false;
+            }
+        } else {
+            match c {
+                b'"' => in_string = true,
+                b'<' | b'(' | b'[' | b'{' => depth += 1,
+                b'>' | b')' | b']' | b'}' => depth -= 1,
+                b'\n' if depth <= 0 => return i + 1,
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    i
+}
+
+fn starts_with_module(rest: &str) -> bool {
+    let keyword = rest.starts_with("module")
+        && !rest[6..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '$');
+    keyword || rest.starts_with("\"builtin.module\"")
+}
+
+/// Text ready for parsing: either `source` itself or `source` with an implicit module
+/// around its operations, plus the column fixup that undoes the insertion.
+pub fn wrap_in_module(source: &str, buffer_name: &str) -> (String, Option<ColumnFixup>) {
+    let Some(offset) = first_operation_offset(source) else {
+        // Only comments: an empty module.
+        return (format!("{source}\nmodule {{}}\n"), None);
+    };
+    if starts_with_module(&source[offset..]) {
+        return (source.to_string(), None);
+    }
+    let line = source[..offset].matches('\n').count() + 1;
+    let line_start = source[..offset].rfind('\n').map_or(0, |p| p + 1);
+    let column = source[line_start..offset].chars().count() + 1;
+    let mut text = String::with_capacity(source.len() + WRAP_OPEN.len() + 3);
+    text.push_str(&source[..offset]);
+    text.push_str(WRAP_OPEN);
+    text.push_str(&source[offset..]);
+    text.push_str("\n}\n");
+    let fixup = ColumnFixup {
+        file: buffer_name.to_string(),
+        line,
+        from_column: column + WRAP_OPEN.len(),
+        shift: WRAP_OPEN.len(),
+    };
+    (text, Some(fixup))
+}
+
+/// Parses `source` (named `buffer_name` in diagnostics) into a module, verifying it.
+/// Parse and verification errors go to `sink`; `None` means at least one was emitted.
+pub fn parse_module<'c>(
+    context: &'c Context,
+    source: &str,
+    buffer_name: &str,
+    sink: &DiagnosticSink,
+) -> Option<Module<'c>> {
+    let (text, fixup) = wrap_in_module(source, buffer_name);
+    if let Some(fixup) = fixup {
+        sink.add_fixup(fixup);
+    }
+    let raw = unsafe {
+        mlir_sys::mlirOperationCreateParse(
+            context.to_raw(),
+            StringRef::new(&text).to_raw(),
+            StringRef::new(buffer_name).to_raw(),
+        )
+    };
+    if raw.ptr.is_null() {
+        return None;
+    }
+    let operation = unsafe { Operation::from_raw(raw) };
+    if operation.name().as_string_ref().as_str() != Ok("builtin.module") {
+        // Cannot happen after wrapping, but never hand out a non-module.
+        sink.error(operation.location(), "expected a top-level 'builtin.module'");
+        return None;
+    }
+    Module::from_operation(operation)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn module_text_is_left_alone() {
+        let src = "// RUN: x\n#map = affine_map<(d0) -> (d0)>\nmodule {\n}\n";
+        assert_eq!(wrap_in_module(src, "f").0, src);
+        let generic = "\"builtin.module\"() ({}) : () -> ()";
+        assert_eq!(wrap_in_module(generic, "f").0, generic);
+    }
+
+    #[test]
+    fn bare_functions_are_wrapped_after_aliases() {
+        let src = "// c\n#map = affine_map<(d0)\n  -> (d0)>\n  func.func @f() { return }\n";
+        let (text, fixup) = wrap_in_module(src, "in.mlir");
+        assert!(text.contains("-> (d0)>\n  module {func.func"), "{text}");
+        let fixup = fixup.expect("a fixup");
+        assert_eq!((fixup.line, fixup.from_column, fixup.shift), (4, 11, 8));
+    }
+
+    #[test]
+    fn modules_named_like_module_prefix_are_not_modules() {
+        assert!(!starts_with_module("module_op.foo"));
+        assert!(starts_with_module("module @m {"));
+        assert!(starts_with_module("module{"));
+    }
+}

@@ -1,0 +1,13 @@
+//! fuselab's passes, grouped as in upstream MLIR projects:
+//! - [`analysis`]: compute plain Rust data from the IR (and print it for tests);
+//! - transforms and conversions arrive with the issues that introduce them.
+//!
+//! Every pass is listed in [`PASSES`] and reachable from `fuse-opt` by its argument.
+
+pub mod analysis;
+pub mod registry;
+
+pub use registry::{all_passes, lookup, OptionKind, PassContext, PassError, PassInfo, PassOption, PassOptions};
+
+/// The pass table, in `--help` order.
+pub static PASSES: &[PassInfo] = &[analysis::verify_shapes::INFO];

@@ -1,0 +1,228 @@
+//! fuselab's pass registry.
+//!
+//! LLVM 22's C API cannot register a Rust pass under a name MLIR's own pipeline
+//! parser understands (there is no `mlirRegisterExternalPass`), so fuselab keeps its
+//! own table: each [`PassInfo`] names the flag, its summary, the op it anchors on, its
+//! options with defaults, and how to create the MLIR pass (`create_external`).
+//! `fuse-opt` builds `--help`, flag parsing and `--pass-pipeline` from this table.
+
+use fuselab_dialects::DiagnosticSink;
+use melior::{
+    ir::{operation::OperationLike, r#type::TypeId, OperationRef},
+    pass::{create_external, ExternalPass, Pass, RunExternalPass},
+    ContextRef,
+};
+use std::{collections::BTreeMap, fmt};
+
+/// The type of a pass option's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    /// A non-negative integer.
+    UInt,
+    /// `true` or `false`.
+    Bool,
+    /// Any text.
+    String,
+}
+
+/// One declared pass option (kebab-case, with a default), as in MLIR's `Option<>`.
+#[derive(Clone, Copy, Debug)]
+pub struct PassOption {
+    /// The option name (`max-fusion-size`).
+    pub name: &'static str,
+    /// The value type.
+    pub kind: OptionKind,
+    /// The default value, as text.
+    pub default: &'static str,
+    /// One line of help.
+    pub help: &'static str,
+}
+
+/// Errors in pass names or options given by the user.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PassError {
+    /// No pass has this argument.
+    #[error("unknown fuselab pass '{0}'")]
+    UnknownPass(String),
+    /// The pass has no option with this name.
+    #[error("pass '{pass}' has no option '{option}' (options: {known})")]
+    UnknownOption {
+        /// The pass argument.
+        pass: String,
+        /// The option given.
+        option: String,
+        /// The declared options, comma-separated.
+        known: String,
+    },
+    /// The value does not fit the option's type.
+    #[error("option '{option}' of pass '{pass}' expects {expected}, got '{value}'")]
+    BadValue {
+        /// The pass argument.
+        pass: String,
+        /// The option name.
+        option: String,
+        /// What was expected.
+        expected: &'static str,
+        /// The value given.
+        value: String,
+    },
+    /// `name` without `=value`.
+    #[error("option '{0}' needs a value: write {0}=VALUE")]
+    MissingValue(String),
+}
+
+/// Parsed, validated option values of one pass instance (defaults filled in).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PassOptions {
+    values: BTreeMap<&'static str, String>,
+}
+
+impl PassOptions {
+    /// An integer option (validated at parse time, so always present for declared
+    /// `UInt` options).
+    pub fn uint(&self, name: &str) -> u64 {
+        self.values.get(name).and_then(|v| v.parse().ok()).unwrap_or(0)
+    }
+
+    /// A boolean option.
+    pub fn flag(&self, name: &str) -> bool {
+        self.values.get(name).is_some_and(|v| v == "true")
+    }
+
+    /// A string option.
+    pub fn string(&self, name: &str) -> &str {
+        self.values.get(name).map_or("", String::as_str)
+    }
+}
+
+/// What a running pass may use besides the IR.
+#[derive(Clone, Debug)]
+pub struct PassContext {
+    /// Where the pass reports errors, warnings and remarks.
+    pub sink: DiagnosticSink,
+    /// The pass's options.
+    pub options: PassOptions,
+}
+
+/// The body of a Rust pass: inspect/rewrite `op`, report to `cx.sink`, return
+/// `Err(())` after reporting an error to make the pipeline fail.
+pub type RunFn = for<'c, 'a> fn(OperationRef<'c, 'a>, &PassContext) -> Result<(), ()>;
+
+/// A distinct address per pass, used as its MLIR TypeID.
+#[repr(align(8))]
+pub struct PassId {
+    _distinct: u8,
+}
+
+impl PassId {
+    /// A new id; declare one `static` per pass.
+    pub const fn new() -> Self {
+        Self { _distinct: 0 }
+    }
+}
+
+impl Default for PassId {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Everything fuselab knows about one pass.
+pub struct PassInfo {
+    /// The flag / pipeline name (`aten-verify-shapes`).
+    pub argument: &'static str,
+    /// One line for `--help`.
+    pub summary: &'static str,
+    /// The op the pass runs on (`builtin.module` or `func.func`).
+    pub anchor: &'static str,
+    /// Declared options.
+    pub options: &'static [PassOption],
+    /// The pass body.
+    pub run: RunFn,
+    /// The pass's TypeID anchor.
+    pub id: &'static PassId,
+}
+
+impl fmt::Debug for PassInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PassInfo").field("argument", &self.argument).finish_non_exhaustive()
+    }
+}
+
+impl PassInfo {
+    /// Parses `k=v` pairs (separated by spaces or commas) against the declared
+    /// options, filling in defaults.
+    pub fn parse_options(&self, text: &str) -> Result<PassOptions, PassError> {
+        let mut values: BTreeMap<&'static str, String> =
+            self.options.iter().map(|o| (o.name, o.default.to_string())).collect();
+        for item in text.split([' ', ',']).filter(|s| !s.is_empty()) {
+            let (name, value) = item.split_once('=').ok_or_else(|| PassError::MissingValue(item.to_string()))?;
+            let option = self.options.iter().find(|o| o.name == name).ok_or_else(|| PassError::UnknownOption {
+                pass: self.argument.to_string(),
+                option: name.to_string(),
+                known: if self.options.is_empty() {
+                    "none".to_string()
+                } else {
+                    self.options.iter().map(|o| o.name).collect::<Vec<_>>().join(", ")
+                },
+            })?;
+            let bad = |expected| PassError::BadValue {
+                pass: self.argument.to_string(),
+                option: name.to_string(),
+                expected,
+                value: value.to_string(),
+            };
+            match option.kind {
+                OptionKind::UInt if value.parse::<u64>().is_err() => return Err(bad("a non-negative integer")),
+                OptionKind::Bool if value != "true" && value != "false" => return Err(bad("true or false")),
+                _ => {}
+            }
+            values.insert(option.name, value.to_string());
+        }
+        Ok(PassOptions { values })
+    }
+
+    /// Creates the MLIR pass object for one instance with these options.
+    pub fn create(&self, options: PassOptions, sink: &DiagnosticSink) -> Pass {
+        let runner = RustPass { run: self.run, cx: PassContext { sink: sink.clone(), options } };
+        create_external(
+            runner,
+            TypeId::create(self.id),
+            self.argument,
+            self.argument,
+            self.summary,
+            self.anchor,
+            &[],
+        )
+    }
+}
+
+#[derive(Clone)]
+struct RustPass {
+    run: RunFn,
+    cx: PassContext,
+}
+
+impl<'c> RunExternalPass<'c> for RustPass {
+    fn initialize(&mut self, _context: ContextRef<'c>) {}
+
+    fn run(&mut self, operation: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
+        if (self.run)(operation, &self.cx).is_err() {
+            if !self.cx.sink.has_errors() {
+                // A pass must never fail silently.
+                self.cx.sink.error(operation.location(), "pass failed without a diagnostic (a fuselab bug)");
+            }
+            pass.signal_failure();
+        }
+    }
+}
+
+/// Every fuselab pass, in `--help` order.
+pub fn all_passes() -> &'static [PassInfo] {
+    crate::PASSES
+}
+
+/// The pass registered under `argument`.
+pub fn lookup(argument: &str) -> Option<&'static PassInfo> {
+    all_passes().iter().find(|p| p.argument == argument)
+}

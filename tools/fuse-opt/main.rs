@@ -1,0 +1,6 @@
+//! `fuse-opt`: see `fuselab_tools::opt` and `fuse-opt --help`.
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    std::process::exit(fuselab_tools::opt::run(&args));
+}

@@ -1,0 +1,280 @@
+//! `fuse-opt`: the mlir-opt of fuselab. Reads MLIR (a file or stdin), verifies it
+//! (upstream verifiers, IRDL constraints, fuselab's shape/structure verifiers), runs
+//! fuselab and upstream passes in the order given, and prints the result.
+
+mod expected;
+mod pipeline;
+mod split;
+
+pub use pipeline::{parse_pipeline, Step};
+pub use split::{split_input, SPLIT_MARKER};
+
+use fuselab_dialects::{source::parse_module, Diagnostic, DiagnosticSink, FuseContext};
+use melior::{
+    ir::operation::{OperationLike, OperationPrintingFlags},
+    pass::PassIrPrintingOptions,
+};
+use std::{
+    io::{Read, Write},
+    path::PathBuf,
+};
+
+/// Parsed command line of `fuse-opt`.
+#[derive(Debug, Default)]
+pub struct Options {
+    /// Input path; `None` or `-` means stdin.
+    pub input: Option<String>,
+    /// Output path; `None` or `-` means stdout.
+    pub output: Option<String>,
+    /// Process `// -----`-separated chunks independently.
+    pub split_input_file: bool,
+    /// Check `expected-*` comments instead of printing diagnostics.
+    pub verify_diagnostics: bool,
+    /// Print the IR after every pass (to stderr).
+    pub print_ir_after_all: bool,
+    /// Print the IR before every pass (to stderr).
+    pub print_ir_before_all: bool,
+    /// Print locations in the output.
+    pub print_debuginfo: bool,
+    /// Print every op in generic form.
+    pub print_op_generic: bool,
+    /// The pipeline, in command-line order.
+    pub steps: Vec<Step>,
+}
+
+/// What `parse_args` decided.
+#[derive(Debug)]
+pub enum Command {
+    /// Run with these options.
+    Run(Options),
+    /// Print this text to stdout and exit 0 (`--help`, `--version`).
+    Print(String),
+}
+
+/// The `--help` text, generated from the pass registry.
+pub fn help_text() -> String {
+    let mut text = String::from(
+        "OVERVIEW: fuselab optimizer driver (MLIR 22)\n\n\
+USAGE: fuse-opt [options] [input-file]\n\n\
+Reads MLIR (aten / loop dialects and upstream dialects) from input-file or stdin ('-'),\n\
+verifies it, runs the requested passes in command-line order, and prints the result.\n\
+Exit status: 0 on success, 1 on any error (reported as file:line:col: error: ...).\n\n\
+GENERAL OPTIONS:\n\
+  -o <file>                    Write output to <file> instead of stdout\n\
+  --split-input-file           Process each '// -----'-separated chunk independently\n\
+  --verify-diagnostics         Check 'expected-error/warning/note/remark' comments against\n\
+                               the emitted diagnostics instead of printing them\n\
+  --pass-pipeline=<pipeline>   Run a textual pipeline, e.g.\n\
+                               'builtin.module(aten-verify-shapes,canonicalize,func.func(cse))';\n\
+                               accepts fuselab passes (below) and every upstream MLIR pass\n\
+  --mlir-print-ir-after-all    Print the IR after every pass (stderr)\n\
+  --mlir-print-ir-before-all   Print the IR before every pass (stderr)\n\
+  --mlir-print-debuginfo       Print source locations in the output\n\
+  --mlir-print-op-generic      Print all operations in generic form\n\
+  --help, -h                   Show this help\n\
+  --version                    Show the version\n\n\
+FUSELAB PASSES (flags run in the order given; options as --pass=\"k=v k2=v2\"):\n",
+    );
+    for info in fuselab_passes::all_passes() {
+        text.push_str(&format!("  --{:<27}{}\n", info.argument, info.summary));
+        for option in info.options {
+            text.push_str(&format!(
+                "      {}=<{}>  {} (default: {})\n",
+                option.name,
+                match option.kind {
+                    fuselab_passes::OptionKind::UInt => "uint",
+                    fuselab_passes::OptionKind::Bool => "bool",
+                    fuselab_passes::OptionKind::String => "string",
+                },
+                option.help,
+                option.default
+            ));
+        }
+    }
+    text
+}
+
+/// Parses `fuse-opt`'s arguments (without the program name).
+pub fn parse_args(args: &[String]) -> Result<Command, String> {
+    let mut options = Options::default();
+    let mut i = 0;
+    while i < args.len() {
+        let arg = args[i].as_str();
+        i += 1;
+        let (flag, value) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with('-') => (f, Some(v)),
+            _ => (arg, None),
+        };
+        match flag {
+            "-h" | "--help" | "-help" => return Ok(Command::Print(help_text())),
+            "--version" => return Ok(Command::Print(format!("fuse-opt (fuselab) {}\n", env!("CARGO_PKG_VERSION")))),
+            "-o" => {
+                let path = match value {
+                    Some(v) => v.to_string(),
+                    None => {
+                        i += 1;
+                        args.get(i - 1).cloned().ok_or("option '-o' requires a file name")?
+                    }
+                };
+                options.output = Some(path);
+            }
+            "--split-input-file" => options.split_input_file = true,
+            "--verify-diagnostics" => options.verify_diagnostics = true,
+            "--mlir-print-ir-after-all" => options.print_ir_after_all = true,
+            "--mlir-print-ir-before-all" => options.print_ir_before_all = true,
+            "--mlir-print-debuginfo" => options.print_debuginfo = true,
+            "--mlir-print-op-generic" => options.print_op_generic = true,
+            "--pass-pipeline" => {
+                let text = match value {
+                    Some(v) => v.to_string(),
+                    None => {
+                        i += 1;
+                        args.get(i - 1).cloned().ok_or("option '--pass-pipeline' requires a value")?
+                    }
+                };
+                options.steps.extend(parse_pipeline(&text)?);
+            }
+            "-" => set_input(&mut options, arg)?,
+            _ if flag.starts_with("--") => {
+                let name = &flag[2..];
+                let info = fuselab_passes::lookup(name).ok_or_else(|| {
+                    format!(
+                        "unknown option '{flag}' (see --help; upstream passes go through \
+                         --pass-pipeline='builtin.module({name})')"
+                    )
+                })?;
+                options.steps.push(pipeline::fuselab_step(info, value.unwrap_or(""))?);
+            }
+            _ if flag.starts_with('-') => return Err(format!("unknown option '{flag}' (see --help)")),
+            _ => set_input(&mut options, arg)?,
+        }
+    }
+    Ok(Command::Run(options))
+}
+
+fn set_input(options: &mut Options, path: &str) -> Result<(), String> {
+    if let Some(previous) = &options.input {
+        return Err(format!("more than one input file: '{previous}' and '{path}'"));
+    }
+    options.input = Some(path.to_string());
+    Ok(())
+}
+
+/// The result of processing one chunk.
+struct ChunkResult {
+    output: Option<String>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+fn process_chunk(text: &str, buffer_name: &str, options: &Options) -> Result<ChunkResult, String> {
+    let fuse = FuseContext::new().map_err(|e| e.to_string())?;
+    let context = fuse.context();
+    let sink = DiagnosticSink::new();
+    sink.capture(context);
+    let manager = pipeline::build_pass_manager(context, &options.steps, &sink)?;
+    if options.print_ir_after_all || options.print_ir_before_all {
+        manager.enable_ir_printing(&PassIrPrintingOptions {
+            before_all: options.print_ir_before_all,
+            after_all: options.print_ir_after_all,
+            module_scope: true,
+            on_change: false,
+            on_failure: false,
+            flags: OperationPrintingFlags::new(),
+            tree_printing_path: PathBuf::new(),
+        });
+    }
+    let mut output = None;
+    if let Some(mut module) = parse_module(context, text, buffer_name, &sink) {
+        if fuselab_dialects::verify_fuselab(module.as_operation(), &sink) && manager.run(&mut module).is_ok() {
+            let mut flags = OperationPrintingFlags::new();
+            if options.print_debuginfo {
+                flags = flags.enable_debug_info(true, false);
+            }
+            if options.print_op_generic {
+                flags = flags.print_generic_operation_form();
+            }
+            output = Some(module.as_operation().to_string_with_flags(flags).map_err(|e| e.to_string())?);
+        }
+    }
+    let diagnostics = sink.take();
+    if output.is_some() && diagnostics.iter().any(|d| d.severity == fuselab_dialects::Severity::Error) {
+        output = None;
+    }
+    if output.is_none() && diagnostics.is_empty() {
+        return Err(format!("{buffer_name}: processing failed without a diagnostic (a fuselab bug)"));
+    }
+    Ok(ChunkResult { output, diagnostics })
+}
+
+fn read_input(options: &Options) -> Result<(String, String), String> {
+    match options.input.as_deref() {
+        None | Some("-") => {
+            let mut text = String::new();
+            std::io::stdin().read_to_string(&mut text).map_err(|e| format!("cannot read stdin: {e}"))?;
+            Ok((text, "<stdin>".to_string()))
+        }
+        Some(path) => {
+            let bytes = std::fs::read(path).map_err(|e| format!("cannot open input file '{path}': {e}"))?;
+            let text = String::from_utf8(bytes).map_err(|_| format!("{path}: input is not valid UTF-8 text"))?;
+            Ok((text, path.to_string()))
+        }
+    }
+}
+
+/// Runs `fuse-opt` with `args` (without the program name); returns the exit code.
+/// Output goes to stdout (or `-o`), diagnostics to stderr.
+pub fn run(args: &[String]) -> i32 {
+    let stderr = &mut std::io::stderr();
+    let options = match parse_args(args) {
+        Ok(Command::Print(text)) => {
+            print!("{text}");
+            return 0;
+        }
+        Ok(Command::Run(options)) => options,
+        Err(message) => {
+            let _ = writeln!(stderr, "fuse-opt: error: {message}");
+            return 1;
+        }
+    };
+    match run_options(&options, stderr) {
+        Ok(code) => code,
+        Err(message) => {
+            let _ = writeln!(stderr, "fuse-opt: error: {message}");
+            1
+        }
+    }
+}
+
+fn run_options(options: &Options, stderr: &mut dyn Write) -> Result<i32, String> {
+    let (text, buffer_name) = read_input(options)?;
+    let chunks = if options.split_input_file { split_input(&text) } else { vec![text] };
+    let mut outputs = Vec::new();
+    let mut failed = false;
+    for chunk in &chunks {
+        let result = process_chunk(chunk, &buffer_name, options)?;
+        if options.verify_diagnostics {
+            let expectations = expected::parse_expectations(chunk).map_err(|e| format!("{buffer_name}: {e}"))?;
+            for problem in expected::check(&buffer_name, expectations, &result.diagnostics) {
+                let _ = writeln!(stderr, "{problem}");
+                failed = true;
+            }
+        } else {
+            for diagnostic in &result.diagnostics {
+                let _ = writeln!(stderr, "{diagnostic}");
+            }
+            failed |= result.output.is_none();
+        }
+        if let Some(output) = result.output {
+            outputs.push(output);
+        }
+    }
+    let text = outputs.join(&format!("{SPLIT_MARKER}\n"));
+    match options.output.as_deref() {
+        None | Some("-") => {
+            let mut stdout = std::io::stdout().lock();
+            stdout.write_all(text.as_bytes()).map_err(|e| format!("cannot write output: {e}"))?;
+        }
+        Some(path) => std::fs::write(path, text).map_err(|e| format!("cannot write output file '{path}': {e}"))?,
+    }
+    Ok(i32::from(failed))
+}
