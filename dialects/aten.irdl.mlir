@@ -429,14 +429,18 @@ irdl.dialect @aten {
     %t1 = irdl.base "!builtin.tensor"
     irdl.results(result: %t1)
   }
-  // cat(tensors...) {dim}
+  // cat(self, other) {dim}: binary. IRDL binds one constraint variable to one type, so
+  // the operands of a variadic segment would all need the same type; N-way
+  // torch.cat([a, b, c]) is written as nested binary cats (an index remapping after
+  // lowering, so nesting costs no extra buffer).
   irdl.operation @cat {
     %t0 = irdl.base "!builtin.tensor"
+    %t1 = irdl.base "!builtin.tensor"
     %dim = irdl.base "#builtin.integer"
     irdl.attributes { "dim" = %dim }
-    irdl.operands(tensors: variadic %t0)
-    %t1 = irdl.base "!builtin.tensor"
-    irdl.results(result: %t1)
+    irdl.operands(self: %t0, other: %t1)
+    %t2 = irdl.base "!builtin.tensor"
+    irdl.results(result: %t2)
   }
   // gather(self, index: i64) {dim}: result shape = index shape
   irdl.operation @gather {

@@ -56,7 +56,9 @@ irdl.dialect @loop {
   }
 
   // An extern kernel (matmul, convolution): a fusion barrier, inputs realized in memory,
-  // output a real buffer (Inductor's ExternKernel).
+  // output a real buffer (Inductor's ExternKernel). Operands: the two matrices (or the
+  // convolution input and weight) and an optional bias. Further attributes (stride,
+  // padding, ...) ride along as discardable attributes.
   irdl.operation @extern {
     %name = irdl.base "#builtin.string"
     %k_mm = irdl.is "mm"
@@ -65,14 +67,19 @@ irdl.dialect @loop {
     %kind = irdl.any_of(%k_mm, %k_bmm, %k_conv)
     %origins = irdl.base "#builtin.array"
     irdl.attributes { "name" = %name, "kind" = %kind, "origins" = %origins }
-    %in = irdl.base "!builtin.tensor"
-    irdl.operands(inputs: variadic %in)
+    %input = irdl.base "!builtin.tensor"
+    %other = irdl.base "!builtin.tensor"
+    %bias = irdl.base "!builtin.tensor"
+    irdl.operands(input: %input, other: %other, bias: optional %bias)
     %r = irdl.base "!builtin.tensor"
     irdl.results(result: %r)
   }
 
   // A fused group: one generated kernel. The body holds the member nodes in execution
-  // order and ends with `gpu.yield` of the buffers that leave the kernel.
+  // order and ends with `gpu.yield` of the buffers that leave the kernel; the kernel's
+  // single result is the tuple of those buffers, read with `loop.output`. (IRDL binds a
+  // constraint variable to one type, so a variadic result list would force every output
+  // to have the same tensor type.)
   irdl.operation @kernel {
     %name = irdl.base "#builtin.string"
     %iteration = irdl.base "#builtin.dense_array"
@@ -80,7 +87,17 @@ irdl.dialect @loop {
     irdl.attributes { "name" = %name, "iteration" = %iteration, "strategy" = %strategy }
     %body = irdl.region with size 1
     irdl.regions(body: %body)
+    %r = irdl.base "!builtin.tuple"
+    irdl.results(outputs: %r)
+  }
+
+  // Output `index` of a kernel's result tuple.
+  irdl.operation @output {
+    %outputs = irdl.base "!builtin.tuple"
+    %index = irdl.base "#builtin.integer"
+    irdl.attributes { "index" = %index }
+    irdl.operands(kernel: %outputs)
     %r = irdl.base "!builtin.tensor"
-    irdl.results(results: variadic %r)
+    irdl.results(result: %r)
   }
 }

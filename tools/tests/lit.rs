@@ -24,7 +24,8 @@ use std::{
 const LLVM_BIN: &str = "/usr/lib/llvm-22/bin";
 
 fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    fs::canonicalize(&root).unwrap_or(root)
 }
 
 fn collect_tests(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -170,12 +171,16 @@ fn run_stage(stage: &str, input: &[u8]) -> StageOutput {
     }
     let mut merge_stderr = false;
     let mut redirect = None;
+    let mut stderr_file = None;
     let mut args = Vec::new();
     let mut iter = words.into_iter();
     while let Some(word) = iter.next() {
         match word.as_str() {
             "2>&1" => merge_stderr = true,
             ">" => redirect = iter.next(),
+            "2>" => stderr_file = iter.next(),
+            w if w.starts_with("2>") => stderr_file = Some(w[2..].to_string()),
+            w if w.starts_with('>') => redirect = Some(w[1..].to_string()),
             _ => args.push(word),
         }
     }
@@ -190,7 +195,7 @@ fn run_stage(stage: &str, input: &[u8]) -> StageOutput {
             "cat" | "true" | "false" | "echo" | "diff" | "cmp" => PathBuf::from(&program),
             other => return fail(format!("unknown tool '{other}' in RUN line")),
         };
-        run_process(&binary, &rest, input, merge_stderr)
+        run_process(&binary, &rest, input, merge_stderr, stderr_file.as_deref())
     };
     if invert {
         result.status = match result.status {
@@ -208,7 +213,7 @@ fn run_stage(stage: &str, input: &[u8]) -> StageOutput {
     result
 }
 
-fn run_process(binary: &Path, args: &[String], input: &[u8], merge_stderr: bool) -> StageOutput {
+fn run_process(binary: &Path, args: &[String], input: &[u8], merge_stderr: bool, stderr_file: Option<&str>) -> StageOutput {
     let fail = |message: String| StageOutput { stdout: Vec::new(), status: Err(message) };
     // stdout (and stderr with 2>&1) go to one file, so they interleave as in a shell.
     let out_path = std::env::temp_dir().join(format!("fuselab-lit-{}-{}.out", std::process::id(), unique()));
@@ -220,6 +225,11 @@ fn run_process(binary: &Path, args: &[String], input: &[u8], merge_stderr: bool)
         match out_file.try_clone() {
             Ok(f) => Stdio::from(f),
             Err(e) => return fail(format!("cannot dup output file: {e}")),
+        }
+    } else if let Some(path) = stderr_file {
+        match fs::File::create(path) {
+            Ok(f) => Stdio::from(f),
+            Err(e) => return fail(format!("cannot create {path}: {e}")),
         }
     } else {
         Stdio::piped()

@@ -153,3 +153,41 @@ pub mod attr {
     /// `i64`: select index.
     pub const INDEX: &str = "index";
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The op names declared in an IRDL file, in order.
+    pub(crate) fn irdl_op_names(irdl: &str) -> Vec<String> {
+        irdl.lines()
+            .filter_map(|line| line.trim().strip_prefix("irdl.operation @"))
+            .map(|rest| rest.trim_end_matches(|c: char| c == '{' || c.is_whitespace()).to_string())
+            .collect()
+    }
+
+    #[test]
+    fn rust_table_matches_irdl_file() {
+        let declared = irdl_op_names(crate::context::ATEN_IRDL);
+        let table: Vec<String> = AtenOpKind::ALL.iter().map(|k| k.short_name().to_string()).collect();
+        assert_eq!(declared, table);
+    }
+
+    #[test]
+    fn loop_kinds_match_irdl_file() {
+        let declared: Vec<String> =
+            irdl_op_names(crate::context::LOOP_IRDL).into_iter().map(|n| format!("loop.{n}")).collect();
+        let table: Vec<String> =
+            crate::loops::LoopOpKind::ALL.iter().map(|k| k.op_name().to_string()).collect();
+        assert_eq!(declared, table);
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for kind in AtenOpKind::ALL {
+            assert_eq!(AtenOpKind::from_op_name(kind.op_name()), Some(*kind));
+        }
+        assert_eq!(AtenOpKind::from_op_name("aten.frobnicate"), None);
+        assert_eq!(AtenOpKind::from_op_name("loop.add"), None);
+    }
+}

@@ -29,11 +29,14 @@ pub enum LoopOpKind {
     Extern,
     /// `loop.kernel`: a fused group of nodes.
     Kernel,
+    /// `loop.output`: one buffer of a kernel's result tuple.
+    Output,
 }
 
 impl LoopOpKind {
     /// All ops, in the order of `loop.irdl.mlir`.
-    pub const ALL: &'static [LoopOpKind] = &[Self::Pointwise, Self::Reduction, Self::Load, Self::Extern, Self::Kernel];
+    pub const ALL: &'static [LoopOpKind] =
+        &[Self::Pointwise, Self::Reduction, Self::Load, Self::Extern, Self::Kernel, Self::Output];
 
     /// The full op name (`loop.pointwise`).
     pub const fn op_name(self) -> &'static str {
@@ -43,6 +46,7 @@ impl LoopOpKind {
             Self::Load => "loop.load",
             Self::Extern => "loop.extern",
             Self::Kernel => "loop.kernel",
+            Self::Output => "loop.output",
         }
     }
 
@@ -153,6 +157,8 @@ pub mod attr {
     pub const ITERATION: &str = "iteration";
     /// `string`: the fusion strategy that formed a kernel.
     pub const STRATEGY: &str = "strategy";
+    /// `i64`: which kernel output a `loop.output` reads (same name as a load's index).
+    pub const OUTPUT_INDEX: &str = "index";
 }
 
 /// A typed view of any `loop` operation.
@@ -215,6 +221,11 @@ impl<'c, 'a> LoopOp<'c, 'a> {
     /// `iteration` of a kernel: `(numel, rnumel)`.
     pub fn iteration(&self) -> Option<Vec<i64>> {
         attrs::i64_array(self.attribute(attr::ITERATION)?)
+    }
+
+    /// `index` of a `loop.output`.
+    pub fn output_index(&self) -> Option<i64> {
+        attrs::integer(self.attribute(attr::OUTPUT_INDEX)?)
     }
 
     /// The `index` map of a load: (number of dims, printed map).
@@ -410,6 +421,43 @@ fn check_loop_op(node: &LoopOp) -> Result<(), String> {
             let iteration = node.iteration().ok_or("requires 'iteration'")?;
             if iteration.len() != 2 {
                 return Err(format!("'iteration' must be (numel, rnumel), got {}", shape_str(&iteration)));
+            }
+            use melior::ir::{BlockLike, RegionLike, TypeLike, ValueLike};
+            let region = op.region(0).map_err(|_| "requires a body".to_string())?;
+            let block = region.first_block().ok_or("requires a body block")?;
+            let terminator = block.terminator().ok_or("body must end in 'gpu.yield'")?;
+            if terminator.name().as_string_ref().as_str() != Ok(BODY_TERMINATOR) {
+                return Err("body must end in 'gpu.yield' of the kernel's outputs".into());
+            }
+            let result = op.result(0).map_err(|_| "requires a result".to_string())?;
+            let tuple = result.r#type().to_raw();
+            let yielded: Vec<String> = terminator.operands().map(|v| v.r#type().to_string()).collect();
+            let declared: Vec<String> = unsafe {
+                (0..mlir_sys::mlirTupleTypeGetNumTypes(tuple))
+                    .map(|i| Type::from_raw(mlir_sys::mlirTupleTypeGetType(tuple, i)).to_string())
+                    .collect()
+            };
+            if yielded != declared {
+                return Err(format!(
+                    "yields ({}) but its result tuple holds ({})",
+                    yielded.join(", "),
+                    declared.join(", ")
+                ));
+            }
+            Ok(())
+        }
+        LoopOpKind::Output => {
+            use melior::ir::{TypeLike, ValueLike};
+            let index = node.output_index().ok_or("requires an integer 'index'")?;
+            let tuple = op.operand(0).map_err(|_| "requires a kernel operand".to_string())?.r#type().to_raw();
+            let count = unsafe { mlir_sys::mlirTupleTypeGetNumTypes(tuple) } as i64;
+            if !(0..count).contains(&index) {
+                return Err(format!("index {index} is out of range for a kernel with {count} outputs"));
+            }
+            let element = unsafe { Type::from_raw(mlir_sys::mlirTupleTypeGetType(tuple, index as isize)) };
+            let result = op.result(0).map_err(|_| "requires a result".to_string())?.r#type();
+            if result != element {
+                return Err(format!("result type {result} does not match kernel output #{index} of type {element}"));
             }
             Ok(())
         }

@@ -1,0 +1,117 @@
+// RUN: fuse-opt %s --split-input-file --verify-diagnostics
+
+// A load's index map takes one dim per index of its node.
+func.func @load_arity(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = "loop.pointwise"() ({
+  ^bb0(%d0: index, %d1: index):
+    // expected-error@+1 {{'loop.load' op index affine_map<(d0) -> (d0)> takes 1 dims but the enclosing node has 2 indices}}
+    %v = "loop.load"(%x) {index = affine_map<(d0) -> (d0)>} : (tensor<4x8xf32>) -> f32
+    gpu.yield %v : f32
+  }) {name = "buf0", ranges = array<i64: 4, 8>, origins = []} : () -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// The node's body takes one index argument per range.
+func.func @block_arity(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error@+1 {{'loop.pointwise' op body takes 1 index arguments, expected 2}}
+  %0 = "loop.pointwise"() ({
+  ^bb0(%d0: index):
+    %v = "loop.load"(%x) {index = affine_map<(d0, d1) -> (d0 * 8 + d1)>} : (tensor<4x8xf32>) -> f32
+    gpu.yield %v : f32
+  }) {name = "buf0", ranges = array<i64: 4, 8>, origins = []} : () -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// Ranges must cover the result's elements.
+func.func @ranges_numel(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error@+1 {{'loop.pointwise' op result [4, 8] has 32 elements but 'ranges' [4, 4] cover 16}}
+  %0 = "loop.pointwise"() ({
+  ^bb0(%d0: index, %d1: index):
+    %v = "loop.load"(%x) {index = affine_map<(d0, d1) -> (d0 * 8 + d1)>} : (tensor<4x8xf32>) -> f32
+    gpu.yield %v : f32
+  }) {name = "buf0", ranges = array<i64: 4, 4>, origins = []} : () -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// An unknown reduction kind is rejected by the IRDL definition.
+func.func @bad_kind(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'"mode"' does not satisfy the constraint}}
+  %0 = "loop.reduction"() ({
+  ^bb0(%d0: index, %r0: index):
+    %v = "loop.load"(%x) {index = affine_map<(d0, d1) -> (d0 * 8 + d1)>} : (tensor<4x8xf32>) -> f32
+    gpu.yield %v : f32
+  }) {name = "buf0", ranges = array<i64: 4>, reduction_ranges = array<i64: 8>, kind = "mode", origins = []} : () -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A load outside a node has no indices to use.
+func.func @load_outside(%x: tensor<4xf32>) -> f32 {
+  // expected-error@+1 {{'loop.load' op must be nested in a loop.pointwise or loop.reduction}}
+  %v = "loop.load"(%x) {index = affine_map<(d0) -> (d0)>} : (tensor<4xf32>) -> f32
+  return %v : f32
+}
+
+// -----
+
+// The kernel's result tuple must list the yielded buffers.
+func.func @kernel_outputs(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'loop.kernel' op yields (tensor<4xf32>) but its result tuple holds (tensor<8xf32>)}}
+  %k = "loop.kernel"() ({
+    %0 = "loop.pointwise"() ({
+    ^bb0(%d0: index):
+      %v = "loop.load"(%x) {index = affine_map<(d0) -> (d0)>} : (tensor<4xf32>) -> f32
+      gpu.yield %v : f32
+    }) {name = "buf0", ranges = array<i64: 4>, origins = []} : () -> tensor<4xf32>
+    gpu.yield %0 : tensor<4xf32>
+  }) {name = "fused_0", iteration = array<i64: 4, 1>, strategy = "inductor"} : () -> tuple<tensor<8xf32>>
+  %y = "loop.output"(%k) {index = 0 : i64} : (tuple<tensor<8xf32>>) -> tensor<8xf32>
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+func.func @output_index(%k: tuple<tensor<4xf32>>) -> tensor<4xf32> {
+  // expected-error@+1 {{'loop.output' op index 1 is out of range for a kernel with 1 outputs}}
+  %y = "loop.output"(%k) {index = 1 : i64} : (tuple<tensor<4xf32>>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @kernel_iteration(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'loop.kernel' op 'iteration' must be (numel, rnumel), got [4]}}
+  %k = "loop.kernel"() ({
+    gpu.yield
+  }) {name = "fused_0", iteration = array<i64: 4>, strategy = "inductor"} : () -> tuple<>
+  return
+}
+
+// -----
+
+// The extern kind is one of mm, bmm, convolution.
+func.func @extern_kind(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error@+1 {{'"gemv"' does not satisfy the constraint}}
+  %0 = "loop.extern"(%a, %a) {name = "buf0", kind = "gemv", origins = []} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// A node body must end in gpu.yield of one scalar.
+func.func @yield_count(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'loop.pointwise' op body must end in 'gpu.yield' of one scalar}}
+  %0 = "loop.pointwise"() ({
+  ^bb0(%d0: index):
+    %v = "loop.load"(%x) {index = affine_map<(d0) -> (d0)>} : (tensor<4xf32>) -> f32
+    gpu.yield %v, %v : f32, f32
+  }) {name = "buf0", ranges = array<i64: 4>, origins = []} : () -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
