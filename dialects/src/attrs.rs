@@ -10,7 +10,11 @@ pub fn i64_array(attribute: Attribute) -> Option<Vec<i64>> {
             return None;
         }
         let n = mlir_sys::mlirDenseArrayGetNumElements(raw);
-        Some((0..n).map(|i| mlir_sys::mlirDenseI64ArrayGetElement(raw, i)).collect())
+        Some(
+            (0..n)
+                .map(|i| mlir_sys::mlirDenseI64ArrayGetElement(raw, i))
+                .collect(),
+        )
     }
 }
 

@@ -36,15 +36,18 @@ impl FuseContext {
         context.load_all_available_dialects();
         let mut irdl_modules = Vec::new();
         for (name, source) in IRDL_DIALECTS {
-            let module = Module::parse(&context, source)
-                .ok_or(DialectError::InvalidIrdl { dialect: name })?;
+            let module =
+                Module::parse(&context, source).ok_or(DialectError::InvalidIrdl { dialect: name })?;
             if !load_irdl_dialects(&module) {
                 return Err(DialectError::InvalidIrdl { dialect: name });
             }
             irdl_modules.push(module.to_raw());
             std::mem::forget(module);
         }
-        Ok(Self { irdl_modules, context })
+        Ok(Self {
+            irdl_modules,
+            context,
+        })
     }
 
     /// The underlying MLIR context.

@@ -66,7 +66,12 @@ impl SourceLoc {
     pub fn from_location(location: Location) -> Option<Self> {
         if location.is_file_line_col_range() {
             return Some(Self {
-                file: location.file_line_col_range_filename().as_string_ref().as_str().ok()?.to_string(),
+                file: location
+                    .file_line_col_range_filename()
+                    .as_string_ref()
+                    .as_str()
+                    .ok()?
+                    .to_string(),
                 line: location.file_line_col_range_start_line(),
                 column: location.file_line_col_range_start_column(),
             });
@@ -101,7 +106,12 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// A diagnostic without notes.
     pub fn new(severity: Severity, loc: Option<SourceLoc>, message: impl Into<String>) -> Self {
-        Self { severity, loc, message: message.into(), notes: Vec::new() }
+        Self {
+            severity,
+            loc,
+            message: message.into(),
+            notes: Vec::new(),
+        }
     }
 }
 
@@ -174,7 +184,11 @@ impl DiagnosticSink {
 
     /// Adds a diagnostic at an MLIR location.
     pub fn emit(&self, severity: Severity, location: Location, message: impl Into<String>) {
-        self.push(Diagnostic::new(severity, SourceLoc::from_location(location), message));
+        self.push(Diagnostic::new(
+            severity,
+            SourceLoc::from_location(location),
+            message,
+        ));
     }
 
     /// Adds an error at an MLIR location.
@@ -184,7 +198,11 @@ impl DiagnosticSink {
 
     /// Whether any error has been collected (and not yet taken).
     pub fn has_errors(&self) -> bool {
-        self.state.borrow().diagnostics.iter().any(|d| d.severity == Severity::Error)
+        self.state
+            .borrow()
+            .diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
     }
 
     /// Removes and returns every collected diagnostic, in emission order.

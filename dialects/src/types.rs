@@ -121,7 +121,9 @@ impl TensorType {
                 return Err(TensorTypeError::DynamicShape(ty.to_string()));
             }
             let rank = mlir_sys::mlirShapedTypeGetRank(raw);
-            let shape = (0..rank).map(|d| mlir_sys::mlirShapedTypeGetDimSize(raw, d as isize)).collect();
+            let shape = (0..rank)
+                .map(|d| mlir_sys::mlirShapedTypeGetDimSize(raw, d as isize))
+                .collect();
             let element = Type::from_raw(mlir_sys::mlirShapedTypeGetElementType(raw));
             let dtype = DType::from_mlir(element).ok_or_else(|| TensorTypeError::UnsupportedDType {
                 element: element.to_string(),

@@ -7,7 +7,9 @@
 pub mod analysis;
 pub mod registry;
 
-pub use registry::{all_passes, lookup, OptionKind, PassContext, PassError, PassInfo, PassOption, PassOptions};
+pub use registry::{
+    all_passes, lookup, OptionKind, PassContext, PassError, PassInfo, PassOption, PassOptions,
+};
 
 /// The pass table, in `--help` order.
 pub static PASSES: &[PassInfo] = &[analysis::verify_shapes::INFO];

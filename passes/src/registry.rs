@@ -145,7 +145,9 @@ pub struct PassInfo {
 
 impl fmt::Debug for PassInfo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PassInfo").field("argument", &self.argument).finish_non_exhaustive()
+        f.debug_struct("PassInfo")
+            .field("argument", &self.argument)
+            .finish_non_exhaustive()
     }
 }
 
@@ -153,19 +155,28 @@ impl PassInfo {
     /// Parses `k=v` pairs (separated by spaces or commas) against the declared
     /// options, filling in defaults.
     pub fn parse_options(&self, text: &str) -> Result<PassOptions, PassError> {
-        let mut values: BTreeMap<&'static str, String> =
-            self.options.iter().map(|o| (o.name, o.default.to_string())).collect();
+        let mut values: BTreeMap<&'static str, String> = self
+            .options
+            .iter()
+            .map(|o| (o.name, o.default.to_string()))
+            .collect();
         for item in text.split([' ', ',']).filter(|s| !s.is_empty()) {
-            let (name, value) = item.split_once('=').ok_or_else(|| PassError::MissingValue(item.to_string()))?;
-            let option = self.options.iter().find(|o| o.name == name).ok_or_else(|| PassError::UnknownOption {
-                pass: self.argument.to_string(),
-                option: name.to_string(),
-                known: if self.options.is_empty() {
-                    "none".to_string()
-                } else {
-                    self.options.iter().map(|o| o.name).collect::<Vec<_>>().join(", ")
-                },
-            })?;
+            let (name, value) = item
+                .split_once('=')
+                .ok_or_else(|| PassError::MissingValue(item.to_string()))?;
+            let option =
+                self.options
+                    .iter()
+                    .find(|o| o.name == name)
+                    .ok_or_else(|| PassError::UnknownOption {
+                        pass: self.argument.to_string(),
+                        option: name.to_string(),
+                        known: if self.options.is_empty() {
+                            "none".to_string()
+                        } else {
+                            self.options.iter().map(|o| o.name).collect::<Vec<_>>().join(", ")
+                        },
+                    })?;
             let bad = |expected| PassError::BadValue {
                 pass: self.argument.to_string(),
                 option: name.to_string(),
@@ -173,7 +184,9 @@ impl PassInfo {
                 value: value.to_string(),
             };
             match option.kind {
-                OptionKind::UInt if value.parse::<u64>().is_err() => return Err(bad("a non-negative integer")),
+                OptionKind::UInt if value.parse::<u64>().is_err() => {
+                    return Err(bad("a non-negative integer"))
+                }
                 OptionKind::Bool if value != "true" && value != "false" => return Err(bad("true or false")),
                 _ => {}
             }
@@ -184,7 +197,13 @@ impl PassInfo {
 
     /// Creates the MLIR pass object for one instance with these options.
     pub fn create(&self, options: PassOptions, sink: &DiagnosticSink) -> Pass {
-        let runner = RustPass { run: self.run, cx: PassContext { sink: sink.clone(), options } };
+        let runner = RustPass {
+            run: self.run,
+            cx: PassContext {
+                sink: sink.clone(),
+                options,
+            },
+        };
         create_external(
             runner,
             TypeId::create(self.id),
@@ -210,7 +229,10 @@ impl<'c> RunExternalPass<'c> for RustPass {
         if (self.run)(operation, &self.cx).is_err() {
             if !self.cx.sink.has_errors() {
                 // A pass must never fail silently.
-                self.cx.sink.error(operation.location(), "pass failed without a diagnostic (a fuselab bug)");
+                self.cx.sink.error(
+                    operation.location(),
+                    "pass failed without a diagnostic (a fuselab bug)",
+                );
             }
             pass.signal_failure();
         }

@@ -108,7 +108,15 @@ fn run_filecheck(args: &[String], input: &[u8]) -> StageOutput {
     let mut flags = Vec::new();
     let mut check_file = None;
     let mut input_file = None;
-    let takes_value = ["--check-prefix", "--check-prefixes", "--comment-prefixes", "--implicit-check-not", "-D", "--dump-input", "--dump-input-filter"];
+    let takes_value = [
+        "--check-prefix",
+        "--check-prefixes",
+        "--comment-prefixes",
+        "--implicit-check-not",
+        "-D",
+        "--dump-input",
+        "--dump-input-filter",
+    ];
     let mut i = 0;
     while i < args.len() {
         let arg = &args[i];
@@ -132,8 +140,13 @@ fn run_filecheck(args: &[String], input: &[u8]) -> StageOutput {
         }
         i += 1;
     }
-    let fail = |message: String| StageOutput { stdout: Vec::new(), status: Err(message) };
-    let Some(check_file) = check_file else { return fail("FileCheck: no check file given".into()) };
+    let fail = |message: String| StageOutput {
+        stdout: Vec::new(),
+        status: Err(message),
+    };
+    let Some(check_file) = check_file else {
+        return fail("FileCheck: no check file given".into());
+    };
     let options = match <FileCheckOptions as clap::Parser>::try_parse_from(&flags) {
         Ok(options) => options,
         Err(e) => return fail(format!("FileCheck: bad options {flags:?}: {e}")),
@@ -149,21 +162,41 @@ fn run_filecheck(args: &[String], input: &[u8]) -> StageOutput {
         Ok(text) => text,
         Err(e) => return fail(format!("FileCheck: cannot read {check_file}: {e}")),
     };
-    let mut config = FileCheckConfig::default();
-    config.options = options;
+    let mut config = FileCheckConfig {
+        options,
+        ..Default::default()
+    };
     config.options.color = clap::ColorChoice::Never;
-    let checks = config.source_manager().load(SourceLanguage::Unknown, FileName::from(check_file.clone()), checks);
+    let checks = config.source_manager().load(
+        SourceLanguage::Unknown,
+        FileName::from(check_file.clone()),
+        checks,
+    );
     let input_text = String::from_utf8_lossy(&input).into_owned();
-    let input = config.source_manager().load(SourceLanguage::Unknown, FileName::from("<stdin>".to_string()), input_text.clone());
+    let input = config.source_manager().load(
+        SourceLanguage::Unknown,
+        FileName::from("<stdin>".to_string()),
+        input_text.clone(),
+    );
     match FileCheckTest::new(checks, &config).verify(input) {
-        Ok(_) => StageOutput { stdout: Vec::new(), status: Ok(()) },
-        Err(report) => fail(format!("FileCheck failed:\n{report:?}\n--- FileCheck input ---\n{input_text}")),
+        Ok(_) => StageOutput {
+            stdout: Vec::new(),
+            status: Ok(()),
+        },
+        Err(report) => fail(format!(
+            "FileCheck failed:\n{report:?}\n--- FileCheck input ---\n{input_text}"
+        )),
     }
 }
 
 fn run_stage(stage: &str, input: &[u8]) -> StageOutput {
-    let fail = |message: String| StageOutput { stdout: Vec::new(), status: Err(message) };
-    let Some(mut words) = shlex::split(stage) else { return fail(format!("cannot tokenize '{stage}'")) };
+    let fail = |message: String| StageOutput {
+        stdout: Vec::new(),
+        status: Err(message),
+    };
+    let Some(mut words) = shlex::split(stage) else {
+        return fail(format!("cannot tokenize '{stage}'"));
+    };
     let mut invert = false;
     while words.first().is_some_and(|w| w == "not") {
         words.remove(0);
@@ -184,7 +217,9 @@ fn run_stage(stage: &str, input: &[u8]) -> StageOutput {
             _ => args.push(word),
         }
     }
-    let Some(program) = args.first().cloned() else { return fail("empty command".into()) };
+    let Some(program) = args.first().cloned() else {
+        return fail("empty command".into());
+    };
     let rest = args[1..].to_vec();
     let mut result = if program == "FileCheck" {
         run_filecheck(&rest, input)
@@ -199,7 +234,9 @@ fn run_stage(stage: &str, input: &[u8]) -> StageOutput {
     };
     if invert {
         result.status = match result.status {
-            Ok(()) => Err(format!("'not {program}' expected a failure, but the command succeeded")),
+            Ok(()) => Err(format!(
+                "'not {program}' expected a failure, but the command succeeded"
+            )),
             Err(message) if message.contains("(crash)") || message.contains("(panic)") => Err(message),
             Err(_) => Ok(()),
         };
@@ -213,8 +250,17 @@ fn run_stage(stage: &str, input: &[u8]) -> StageOutput {
     result
 }
 
-fn run_process(binary: &Path, args: &[String], input: &[u8], merge_stderr: bool, stderr_file: Option<&str>) -> StageOutput {
-    let fail = |message: String| StageOutput { stdout: Vec::new(), status: Err(message) };
+fn run_process(
+    binary: &Path,
+    args: &[String],
+    input: &[u8],
+    merge_stderr: bool,
+    stderr_file: Option<&str>,
+) -> StageOutput {
+    let fail = |message: String| StageOutput {
+        stdout: Vec::new(),
+        status: Err(message),
+    };
     // stdout (and stderr with 2>&1) go to one file, so they interleave as in a shell.
     let out_path = std::env::temp_dir().join(format!("fuselab-lit-{}-{}.out", std::process::id(), unique()));
     let out_file = match fs::File::create(&out_path) {
@@ -256,9 +302,15 @@ fn run_process(binary: &Path, args: &[String], input: &[u8], merge_stderr: bool,
     let stderr_text = String::from_utf8_lossy(&output.stderr).into_owned();
     let status = match output.status.code() {
         Some(0) => Ok(()),
-        Some(101) => Err(format!("{} exited with 101 (panic):\n{stderr_text}", binary.display())),
+        Some(101) => Err(format!(
+            "{} exited with 101 (panic):\n{stderr_text}",
+            binary.display()
+        )),
         Some(code) => Err(format!("{} exited with {code}:\n{stderr_text}", binary.display())),
-        None => Err(format!("{} was killed by a signal (crash):\n{stderr_text}", binary.display())),
+        None => Err(format!(
+            "{} was killed by a signal (crash):\n{stderr_text}",
+            binary.display()
+        )),
     };
     StageOutput { stdout, status }
 }
@@ -277,15 +329,28 @@ fn run_test(file: &Path) -> Result<(), Failed> {
     }
     let tmp_dir = repo_root().join("target").join("lit-tmp");
     fs::create_dir_all(&tmp_dir).map_err(|e| format!("cannot create {}: {e}", tmp_dir.display()))?;
-    let stem = file.strip_prefix(repo_root().join("test")).unwrap_or(file).display().to_string().replace('/', "_");
-    let env = Env { file: file.to_path_buf(), tmp: tmp_dir.join(format!("{stem}.tmp")) };
+    let stem = file
+        .strip_prefix(repo_root().join("test"))
+        .unwrap_or(file)
+        .display()
+        .to_string()
+        .replace('/', "_");
+    let env = Env {
+        file: file.to_path_buf(),
+        tmp: tmp_dir.join(format!("{stem}.tmp")),
+    };
     for (index, line) in lines.iter().enumerate() {
         let command = env.substitute(line);
         let mut data = Vec::new();
         for stage in split_pipeline(&command) {
             let output = run_stage(stage.trim(), &data);
             if let Err(message) = output.status {
-                return Err(format!("RUN line {} failed: {command}\n  at stage: {}\n{message}", index + 1, stage.trim()).into());
+                return Err(format!(
+                    "RUN line {} failed: {command}\n  at stage: {}\n{message}",
+                    index + 1,
+                    stage.trim()
+                )
+                .into());
             }
             data = output.stdout;
         }

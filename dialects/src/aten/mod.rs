@@ -9,7 +9,9 @@ pub use verify::{check_op, verify_aten};
 use crate::{attrs, types::TensorType, types::TensorTypeError};
 use melior::{
     ir::{
-        attribute::{BoolAttribute, DenseI64ArrayAttribute, FloatAttribute, IntegerAttribute, StringAttribute},
+        attribute::{
+            BoolAttribute, DenseI64ArrayAttribute, FloatAttribute, IntegerAttribute, StringAttribute,
+        },
         operation::{OperationBuilder, OperationLike},
         r#type::IntegerType,
         Attribute, Identifier, Location, Operation, OperationRef, Type, Value, ValueLike,

@@ -162,23 +162,33 @@ mod tests {
     pub(crate) fn irdl_op_names(irdl: &str) -> Vec<String> {
         irdl.lines()
             .filter_map(|line| line.trim().strip_prefix("irdl.operation @"))
-            .map(|rest| rest.trim_end_matches(|c: char| c == '{' || c.is_whitespace()).to_string())
+            .map(|rest| {
+                rest.trim_end_matches(|c: char| c == '{' || c.is_whitespace())
+                    .to_string()
+            })
             .collect()
     }
 
     #[test]
     fn rust_table_matches_irdl_file() {
         let declared = irdl_op_names(crate::context::ATEN_IRDL);
-        let table: Vec<String> = AtenOpKind::ALL.iter().map(|k| k.short_name().to_string()).collect();
+        let table: Vec<String> = AtenOpKind::ALL
+            .iter()
+            .map(|k| k.short_name().to_string())
+            .collect();
         assert_eq!(declared, table);
     }
 
     #[test]
     fn loop_kinds_match_irdl_file() {
-        let declared: Vec<String> =
-            irdl_op_names(crate::context::LOOP_IRDL).into_iter().map(|n| format!("loop.{n}")).collect();
-        let table: Vec<String> =
-            crate::loops::LoopOpKind::ALL.iter().map(|k| k.op_name().to_string()).collect();
+        let declared: Vec<String> = irdl_op_names(crate::context::LOOP_IRDL)
+            .into_iter()
+            .map(|n| format!("loop.{n}"))
+            .collect();
+        let table: Vec<String> = crate::loops::LoopOpKind::ALL
+            .iter()
+            .map(|k| k.op_name().to_string())
+            .collect();
         assert_eq!(declared, table);
     }
 

@@ -26,7 +26,10 @@ pub fn verify_aten(root: OperationRef, sink: &DiagnosticSink) -> bool {
     root.walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
         if let Some(aten) = AtenOp::new(op) {
             if let Err(message) = check_op(&aten) {
-                sink.error(aten.location(), format!("'{}' op {message}", aten.kind().op_name()));
+                sink.error(
+                    aten.location(),
+                    format!("'{}' op {message}", aten.kind().op_name()),
+                );
                 ok = false;
             }
         }
@@ -64,7 +67,11 @@ fn wrap_dim(dim: i64, rank: usize) -> Result<usize, String> {
     if (-r..r).contains(&dim) {
         Ok(if dim < 0 { (dim + r) as usize } else { dim as usize })
     } else {
-        Err(format!("dimension {dim} is out of range for a tensor of rank {rank} (expected [{}, {}])", -r, r - 1))
+        Err(format!(
+            "dimension {dim} is out of range for a tensor of rank {rank} (expected [{}, {}])",
+            -r,
+            r - 1
+        ))
     }
 }
 
@@ -85,7 +92,11 @@ fn expect_shape(what: &str, actual: &[i64], expected: &[i64]) -> Check {
     if actual == expected {
         Ok(())
     } else {
-        Err(format!("{what} shape {} does not match the expected shape {}", shape_str(actual), shape_str(expected)))
+        Err(format!(
+            "{what} shape {} does not match the expected shape {}",
+            shape_str(actual),
+            shape_str(expected)
+        ))
     }
 }
 
@@ -93,7 +104,9 @@ fn expect_dtype(what: &str, actual: DType, expected: DType) -> Check {
     if actual == expected {
         Ok(())
     } else {
-        Err(format!("{what} element type {actual} does not match the expected {expected}"))
+        Err(format!(
+            "{what} element type {actual} does not match the expected {expected}"
+        ))
     }
 }
 
@@ -111,8 +124,16 @@ pub(crate) fn broadcast_shapes(a: &[i64], b: &[i64]) -> Result<Vec<i64>, String>
     let rank = a.len().max(b.len());
     let mut out = vec![0; rank];
     for i in 0..rank {
-        let da = if i < rank - a.len() { 1 } else { a[i - (rank - a.len())] };
-        let db = if i < rank - b.len() { 1 } else { b[i - (rank - b.len())] };
+        let da = if i < rank - a.len() {
+            1
+        } else {
+            a[i - (rank - a.len())]
+        };
+        let db = if i < rank - b.len() {
+            1
+        } else {
+            b[i - (rank - b.len())]
+        };
         out[i] = match (da, db) {
             (x, y) if x == y => x,
             (1, y) => y,
@@ -143,7 +164,10 @@ fn check_broadcasting(kind: AtenOpKind, inputs: &[TensorType], result: &TensorTy
     };
     // ATen promotes mixed dtypes; the result must be one of the value operands' types.
     if !values.iter().any(|v| v.dtype == result.dtype) {
-        return Err(format!("result element type {} is not the element type of any operand", result.dtype));
+        return Err(format!(
+            "result element type {} is not the element type of any operand",
+            result.dtype
+        ));
     }
     Ok(())
 }
@@ -176,7 +200,11 @@ fn check_reduction(op: &AtenOp, input: &TensorType, result: &TensorType) -> Chec
     if matches!(op.kind(), AtenOpKind::Mean | AtenOpKind::Var) && !input.dtype.is_float() {
         return Err(format!("requires a floating-point input, got {}", input.dtype));
     }
-    expect_shape("result", &result.shape, &reduced_shape(&input.shape, &dims, keepdim))?;
+    expect_shape(
+        "result",
+        &result.shape,
+        &reduced_shape(&input.shape, &dims, keepdim),
+    )?;
     expect_dtype("result", result.dtype, input.dtype)
 }
 
@@ -215,7 +243,10 @@ fn expect_rank(what: &str, t: &TensorType, rank: usize) -> Check {
     if t.rank() == rank {
         Ok(())
     } else {
-        Err(format!("expects {what} of rank {rank}, got {}", shape_str(&t.shape)))
+        Err(format!(
+            "expects {what} of rank {rank}, got {}",
+            shape_str(&t.shape)
+        ))
     }
 }
 
@@ -245,7 +276,11 @@ fn check_contraction(op: &AtenOp, inputs: &[TensorType], result: &TensorType) ->
             let out = vec![a.shape[0], b.shape[1]];
             if let Some(bias) = bias {
                 if broadcast_shapes(&bias.shape, &out)? != out {
-                    return Err(format!("bias {} does not broadcast to {}", shape_str(&bias.shape), shape_str(&out)));
+                    return Err(format!(
+                        "bias {} does not broadcast to {}",
+                        shape_str(&bias.shape),
+                        shape_str(&out)
+                    ));
                 }
             }
             out
@@ -255,7 +290,11 @@ fn check_contraction(op: &AtenOp, inputs: &[TensorType], result: &TensorType) ->
             expect_rank("a batch of matrices", a, 3)?;
             expect_rank("a batch of matrices", b, 3)?;
             if a.shape[0] != b.shape[0] {
-                return Err(format!("batch dimensions do not match: {} x {}", shape_str(&a.shape), shape_str(&b.shape)));
+                return Err(format!(
+                    "batch dimensions do not match: {} x {}",
+                    shape_str(&a.shape),
+                    shape_str(&b.shape)
+                ));
             }
             inner_dims_match(a, b, a.shape[2], b.shape[1])?;
             vec![a.shape[0], a.shape[1], b.shape[2]]
@@ -288,23 +327,39 @@ fn check_contraction(op: &AtenOp, inputs: &[TensorType], result: &TensorType) ->
 fn convolution_shape(op: &AtenOp, inputs: &[TensorType]) -> Result<Vec<i64>, String> {
     let (input, weight) = (&inputs[0], &inputs[1]);
     if input.rank() < 3 {
-        return Err(format!("expects an input of rank >= 3 [N, C, spatial...], got {}", shape_str(&input.shape)));
+        return Err(format!(
+            "expects an input of rank >= 3 [N, C, spatial...], got {}",
+            shape_str(&input.shape)
+        ));
     }
     let spatial = input.rank() - 2;
     expect_rank("a weight", weight, input.rank())?;
     let per_dim = |name: &str| -> Result<Vec<i64>, String> {
         let values = required(op.ints(name), name)?;
-        let (min, what) = if name == attr::PADDING { (0, "non-negative") } else { (1, "positive") };
+        let (min, what) = if name == attr::PADDING {
+            (0, "non-negative")
+        } else {
+            (1, "positive")
+        };
         if values.len() != spatial || values.iter().any(|&v| v < min) {
-            return Err(format!("'{name}' must have {spatial} {what} values, got {}", shape_str(&values)));
+            return Err(format!(
+                "'{name}' must have {spatial} {what} values, got {}",
+                shape_str(&values)
+            ));
         }
         Ok(values)
     };
-    let (stride, padding, dilation) = (per_dim(attr::STRIDE)?, per_dim(attr::PADDING)?, per_dim(attr::DILATION)?);
+    let (stride, padding, dilation) = (
+        per_dim(attr::STRIDE)?,
+        per_dim(attr::PADDING)?,
+        per_dim(attr::DILATION)?,
+    );
     let groups = required(op.int(attr::GROUPS), attr::GROUPS)?;
     let (channels, out_channels) = (input.shape[1], weight.shape[0]);
     if groups < 1 || channels % groups != 0 || out_channels % groups != 0 {
-        return Err(format!("groups={groups} must divide input channels {channels} and output channels {out_channels}"));
+        return Err(format!(
+            "groups={groups} must divide input channels {channels} and output channels {out_channels}"
+        ));
     }
     if weight.shape[1] * groups != channels {
         return Err(format!(
@@ -321,7 +376,11 @@ fn convolution_shape(op: &AtenOp, inputs: &[TensorType]) -> Result<Vec<i64>, Str
     for d in 0..spatial {
         let size = input.shape[2 + d] + 2 * padding[d] - dilation[d] * (weight.shape[2 + d] - 1) - 1;
         if size < 0 {
-            return Err(format!("kernel {} is larger than the padded input {}", shape_str(&weight.shape), shape_str(&input.shape)));
+            return Err(format!(
+                "kernel {} is larger than the padded input {}",
+                shape_str(&weight.shape),
+                shape_str(&input.shape)
+            ));
         }
         out.push(size / stride[d] + 1);
     }
@@ -358,7 +417,11 @@ fn check_movement(op: &AtenOp, inputs: &[TensorType], result: &TensorType) -> Ch
         AtenOpKind::Permute => {
             let dims = required(op.dims(), attr::DIMS)?;
             if dims.len() != input.rank() {
-                return Err(format!("'dims' {} is not a permutation of {} dimensions", shape_str(&dims), input.rank()));
+                return Err(format!(
+                    "'dims' {} is not a permutation of {} dimensions",
+                    shape_str(&dims),
+                    input.rank()
+                ));
             }
             let dims = wrap_dims(&dims, input.rank())?;
             dims.iter().map(|&d| input.shape[d]).collect()
@@ -373,7 +436,11 @@ fn check_movement(op: &AtenOp, inputs: &[TensorType], result: &TensorType) -> Ch
         AtenOpKind::Expand => {
             let target = &result.shape;
             let offset = target.len().checked_sub(input.rank()).ok_or_else(|| {
-                format!("cannot expand {} to fewer dimensions {}", shape_str(&input.shape), shape_str(target))
+                format!(
+                    "cannot expand {} to fewer dimensions {}",
+                    shape_str(&input.shape),
+                    shape_str(target)
+                )
             })?;
             for (d, &size) in input.shape.iter().enumerate() {
                 if size != 1 && size != target[offset + d] {
@@ -420,7 +487,9 @@ fn check_movement(op: &AtenOp, inputs: &[TensorType], result: &TensorType) -> Ch
             let index = required(op.int(attr::INDEX), attr::INDEX)?;
             let size = input.shape[d];
             if !(-size..size).contains(&index) {
-                return Err(format!("index {index} is out of range for dimension {d} of size {size}"));
+                return Err(format!(
+                    "index {index} is out of range for dimension {d} of size {size}"
+                ));
             }
             let mut shape = input.shape.clone();
             shape.remove(d);
@@ -449,7 +518,11 @@ fn check_movement(op: &AtenOp, inputs: &[TensorType], result: &TensorType) -> Ch
             let d = wrap_dim(required(op.dim(), attr::DIM)?, input.rank())?;
             expect_dtype("index", index.dtype, DType::I64)?;
             if index.rank() != input.rank() {
-                return Err(format!("index rank {} differs from input rank {}", index.rank(), input.rank()));
+                return Err(format!(
+                    "index rank {} differs from input rank {}",
+                    index.rank(),
+                    input.rank()
+                ));
             }
             if (0..input.rank()).any(|k| k != d && index.shape[k] > input.shape[k]) {
                 return Err(format!(
@@ -472,7 +545,10 @@ mod tests {
 
     #[test]
     fn broadcasting_follows_aten() {
-        assert_eq!(broadcast_shapes(&[1024, 1024], &[1024]).unwrap(), vec![1024, 1024]);
+        assert_eq!(
+            broadcast_shapes(&[1024, 1024], &[1024]).unwrap(),
+            vec![1024, 1024]
+        );
         assert_eq!(broadcast_shapes(&[4, 1], &[1, 3]).unwrap(), vec![4, 3]);
         assert_eq!(broadcast_shapes(&[], &[2, 3]).unwrap(), vec![2, 3]);
         assert!(broadcast_shapes(&[4, 3], &[5]).is_err());

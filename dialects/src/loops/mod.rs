@@ -35,8 +35,14 @@ pub enum LoopOpKind {
 
 impl LoopOpKind {
     /// All ops, in the order of `loop.irdl.mlir`.
-    pub const ALL: &'static [LoopOpKind] =
-        &[Self::Pointwise, Self::Reduction, Self::Load, Self::Extern, Self::Kernel, Self::Output];
+    pub const ALL: &'static [LoopOpKind] = &[
+        Self::Pointwise,
+        Self::Reduction,
+        Self::Load,
+        Self::Extern,
+        Self::Kernel,
+        Self::Output,
+    ];
 
     /// The full op name (`loop.pointwise`).
     pub const fn op_name(self) -> &'static str {
@@ -89,7 +95,14 @@ pub enum ReductionKind {
 
 impl ReductionKind {
     /// All kinds.
-    pub const ALL: &'static [ReductionKind] = &[Self::Sum, Self::Max, Self::Min, Self::Prod, Self::Argmax, Self::Argmin];
+    pub const ALL: &'static [ReductionKind] = &[
+        Self::Sum,
+        Self::Max,
+        Self::Min,
+        Self::Prod,
+        Self::Argmax,
+        Self::Argmin,
+    ];
 
     /// The `kind` attribute value.
     pub const fn as_str(self) -> &'static str {
@@ -171,7 +184,10 @@ pub struct LoopOp<'c, 'a> {
 impl<'c, 'a> LoopOp<'c, 'a> {
     /// Wraps `op` if it is a `loop` op.
     pub fn new(op: OperationRef<'c, 'a>) -> Option<Self> {
-        Some(Self { kind: LoopOpKind::of(&op)?, op })
+        Some(Self {
+            kind: LoopOpKind::of(&op)?,
+            op,
+        })
     }
 
     /// Which op this is.
@@ -200,7 +216,9 @@ impl<'c, 'a> LoopOp<'c, 'a> {
 
     /// `reduction_ranges` of a reduction node (empty for other ops).
     pub fn reduction_ranges(&self) -> Vec<i64> {
-        self.attribute(attr::REDUCTION_RANGES).and_then(attrs::i64_array).unwrap_or_default()
+        self.attribute(attr::REDUCTION_RANGES)
+            .and_then(attrs::i64_array)
+            .unwrap_or_default()
     }
 
     /// `kind` of a reduction.
@@ -215,7 +233,9 @@ impl<'c, 'a> LoopOp<'c, 'a> {
 
     /// `origins`: the aten ops this node came from.
     pub fn origins(&self) -> Vec<String> {
-        self.attribute(attr::ORIGINS).and_then(attrs::string_array).unwrap_or_default()
+        self.attribute(attr::ORIGINS)
+            .and_then(attrs::string_array)
+            .unwrap_or_default()
     }
 
     /// `iteration` of a kernel: `(numel, rnumel)`.
@@ -258,7 +278,10 @@ impl<'c> LoopBuilder<'c> {
     }
 
     fn origins(&self, origins: &[&str]) -> Attribute<'c> {
-        let values: Vec<Attribute> = origins.iter().map(|o| StringAttribute::new(self.context, o).into()).collect();
+        let values: Vec<Attribute> = origins
+            .iter()
+            .map(|o| StringAttribute::new(self.context, o).into())
+            .collect();
         ArrayAttribute::new(self.context, &values).into()
     }
 
@@ -275,7 +298,10 @@ impl<'c> LoopBuilder<'c> {
         OperationBuilder::new(LoopOpKind::Pointwise.op_name(), location)
             .add_attributes(&[
                 self.named(attr::NAME, StringAttribute::new(self.context, name).into()),
-                self.named(attr::RANGES, DenseI64ArrayAttribute::new(self.context, ranges).into()),
+                self.named(
+                    attr::RANGES,
+                    DenseI64ArrayAttribute::new(self.context, ranges).into(),
+                ),
                 self.named(attr::ORIGINS, self.origins(origins)),
             ])
             .add_regions([body])
@@ -299,9 +325,18 @@ impl<'c> LoopBuilder<'c> {
         OperationBuilder::new(LoopOpKind::Reduction.op_name(), location)
             .add_attributes(&[
                 self.named(attr::NAME, StringAttribute::new(self.context, name).into()),
-                self.named(attr::RANGES, DenseI64ArrayAttribute::new(self.context, ranges).into()),
-                self.named(attr::REDUCTION_RANGES, DenseI64ArrayAttribute::new(self.context, reduction_ranges).into()),
-                self.named(attr::KIND, StringAttribute::new(self.context, kind.as_str()).into()),
+                self.named(
+                    attr::RANGES,
+                    DenseI64ArrayAttribute::new(self.context, ranges).into(),
+                ),
+                self.named(
+                    attr::REDUCTION_RANGES,
+                    DenseI64ArrayAttribute::new(self.context, reduction_ranges).into(),
+                ),
+                self.named(
+                    attr::KIND,
+                    StringAttribute::new(self.context, kind.as_str()).into(),
+                ),
                 self.named(attr::ORIGINS, self.origins(origins)),
             ])
             .add_regions([body])
@@ -338,7 +373,10 @@ impl<'c> LoopBuilder<'c> {
             .add_operands(inputs)
             .add_attributes(&[
                 self.named(attr::NAME, StringAttribute::new(self.context, name).into()),
-                self.named(attr::KIND, StringAttribute::new(self.context, kind.as_str()).into()),
+                self.named(
+                    attr::KIND,
+                    StringAttribute::new(self.context, kind.as_str()).into(),
+                ),
                 self.named(attr::ORIGINS, self.origins(origins)),
             ])
             .add_results(&[result])
@@ -374,7 +412,8 @@ fn check_loop_op(node: &LoopOp) -> Result<(), String> {
                 return Err("requires a reduction 'kind'".into());
             }
             let result = op.result(0).map_err(|_| "requires a result".to_string())?;
-            let ty = TensorType::from_mlir(melior::ir::ValueLike::r#type(&result)).map_err(|e| format!("result: {e}"))?;
+            let ty = TensorType::from_mlir(melior::ir::ValueLike::r#type(&result))
+                .map_err(|e| format!("result: {e}"))?;
             let numel: i64 = ranges.iter().product();
             if ty.numel() != numel {
                 return Err(format!(
@@ -389,10 +428,15 @@ fn check_loop_op(node: &LoopOp) -> Result<(), String> {
             let block = region.first_block().ok_or("requires a body block")?;
             let expected = ranges.len() + rranges.len();
             if block.argument_count() != expected {
-                return Err(format!("body takes {} index arguments, expected {expected}", block.argument_count()));
+                return Err(format!(
+                    "body takes {} index arguments, expected {expected}",
+                    block.argument_count()
+                ));
             }
             let terminator = block.terminator().ok_or("body must end in 'gpu.yield'")?;
-            if terminator.name().as_string_ref().as_str() != Ok(BODY_TERMINATOR) || terminator.operand_count() != 1 {
+            if terminator.name().as_string_ref().as_str() != Ok(BODY_TERMINATOR)
+                || terminator.operand_count() != 1
+            {
                 return Err("body must end in 'gpu.yield' of one scalar".into());
             }
             Ok(())
@@ -402,25 +446,38 @@ fn check_loop_op(node: &LoopOp) -> Result<(), String> {
             let parent = op.parent_operation().and_then(|p| {
                 let mut current = Some(p);
                 while let Some(candidate) = current {
-                    if matches!(LoopOpKind::of(&candidate), Some(LoopOpKind::Pointwise | LoopOpKind::Reduction)) {
+                    if matches!(
+                        LoopOpKind::of(&candidate),
+                        Some(LoopOpKind::Pointwise | LoopOpKind::Reduction)
+                    ) {
                         return Some(candidate);
                     }
                     current = candidate.parent_operation();
                 }
                 None
             });
-            let node = parent.and_then(LoopOp::new).ok_or("must be nested in a loop.pointwise or loop.reduction")?;
+            let node = parent
+                .and_then(LoopOp::new)
+                .ok_or("must be nested in a loop.pointwise or loop.reduction")?;
             let indices = node.ranges().map_or(0, |r| r.len()) + node.reduction_ranges().len();
             if dims != indices {
-                return Err(format!("index {map} takes {dims} dims but the enclosing node has {indices} indices"));
+                return Err(format!(
+                    "index {map} takes {dims} dims but the enclosing node has {indices} indices"
+                ));
             }
             Ok(())
         }
-        LoopOpKind::Extern => node.extern_kind().map(|_| ()).ok_or_else(|| "requires an extern 'kind'".into()),
+        LoopOpKind::Extern => node
+            .extern_kind()
+            .map(|_| ())
+            .ok_or_else(|| "requires an extern 'kind'".into()),
         LoopOpKind::Kernel => {
             let iteration = node.iteration().ok_or("requires 'iteration'")?;
             if iteration.len() != 2 {
-                return Err(format!("'iteration' must be (numel, rnumel), got {}", shape_str(&iteration)));
+                return Err(format!(
+                    "'iteration' must be (numel, rnumel), got {}",
+                    shape_str(&iteration)
+                ));
             }
             use melior::ir::{BlockLike, RegionLike, TypeLike, ValueLike};
             let region = op.region(0).map_err(|_| "requires a body".to_string())?;
@@ -449,15 +506,26 @@ fn check_loop_op(node: &LoopOp) -> Result<(), String> {
         LoopOpKind::Output => {
             use melior::ir::{TypeLike, ValueLike};
             let index = node.output_index().ok_or("requires an integer 'index'")?;
-            let tuple = op.operand(0).map_err(|_| "requires a kernel operand".to_string())?.r#type().to_raw();
+            let tuple = op
+                .operand(0)
+                .map_err(|_| "requires a kernel operand".to_string())?
+                .r#type()
+                .to_raw();
             let count = unsafe { mlir_sys::mlirTupleTypeGetNumTypes(tuple) } as i64;
             if !(0..count).contains(&index) {
-                return Err(format!("index {index} is out of range for a kernel with {count} outputs"));
+                return Err(format!(
+                    "index {index} is out of range for a kernel with {count} outputs"
+                ));
             }
             let element = unsafe { Type::from_raw(mlir_sys::mlirTupleTypeGetType(tuple, index as isize)) };
-            let result = op.result(0).map_err(|_| "requires a result".to_string())?.r#type();
+            let result = op
+                .result(0)
+                .map_err(|_| "requires a result".to_string())?
+                .r#type();
             if result != element {
-                return Err(format!("result type {result} does not match kernel output #{index} of type {element}"));
+                return Err(format!(
+                    "result type {result} does not match kernel output #{index} of type {element}"
+                ));
             }
             Ok(())
         }

@@ -1,7 +1,8 @@
 // --help tells the truth: general options and every registered fuselab pass.
 // RUN: fuse-opt --help | FileCheck %s
 // CHECK: USAGE: fuse-opt [options] [input-file]
-// CHECK: --split-input-file
+// CHECK: {{^}}  -o <file>
+// CHECK: {{^}}  --split-input-file
 // CHECK: --verify-diagnostics
 // CHECK: --pass-pipeline=<pipeline>
 // CHECK: --mlir-print-ir-after-all

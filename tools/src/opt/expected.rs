@@ -27,8 +27,10 @@ pub struct Expectation {
 fn directive() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"expected-(error|warning|note|remark)(-re)?(?:@([+-]?\d+|above|below))?\s*\{\{(.*)\}\}\s*$")
-            .expect("valid regex")
+        Regex::new(
+            r"expected-(error|warning|note|remark)(-re)?(?:@([+-]?\d+|above|below))?\s*\{\{(.*)\}\}\s*$",
+        )
+        .expect("valid regex")
     })
 }
 
@@ -47,7 +49,9 @@ fn expectation_regex(text: &str) -> Result<Regex, String> {
     let mut rest = text;
     while let Some(start) = rest.find("{{") {
         pattern.push_str(&regex::escape(&rest[..start]));
-        let end = rest[start + 2..].find("}}").ok_or_else(|| format!("unterminated '{{{{' in '{text}'"))?;
+        let end = rest[start + 2..]
+            .find("}}")
+            .ok_or_else(|| format!("unterminated '{{{{' in '{text}'"))?;
         pattern.push_str(&format!("(?:{})", &rest[start + 2..start + 2 + end]));
         rest = &rest[start + 2 + end + 2..];
     }
@@ -65,7 +69,9 @@ pub fn parse_expectations(source: &str) -> Result<Vec<Expectation>, String> {
     let lines: Vec<&str> = source.lines().collect();
     let mut out = Vec::new();
     for (index, line) in lines.iter().enumerate() {
-        let Some(caps) = directive().captures(line) else { continue };
+        let Some(caps) = directive().captures(line) else {
+            continue;
+        };
         let comment_line = index + 1;
         let target = match caps.get(3).map(|m| m.as_str()) {
             None => comment_line,
@@ -77,16 +83,24 @@ pub fn parse_expectations(source: &str) -> Result<Vec<Expectation>, String> {
                 .find(|&l| !is_expectation_only(lines[l - 1]))
                 .ok_or_else(|| format!("line {comment_line}: no line below for '@below'"))?,
             Some(offset) if offset.starts_with(['+', '-']) => {
-                let delta: i64 = offset.parse().map_err(|_| format!("line {comment_line}: bad offset '{offset}'"))?;
+                let delta: i64 = offset
+                    .parse()
+                    .map_err(|_| format!("line {comment_line}: bad offset '{offset}'"))?;
                 usize::try_from(comment_line as i64 + delta)
                     .ok()
                     .filter(|&l| l >= 1)
                     .ok_or_else(|| format!("line {comment_line}: offset '{offset}' points before the file"))?
             }
-            Some(absolute) => absolute.parse().map_err(|_| format!("line {comment_line}: bad line '{absolute}'"))?,
+            Some(absolute) => absolute
+                .parse()
+                .map_err(|_| format!("line {comment_line}: bad line '{absolute}'"))?,
         };
         let text = caps[4].to_string();
-        let pattern = if caps.get(2).is_some() { Some(expectation_regex(&text)?) } else { None };
+        let pattern = if caps.get(2).is_some() {
+            Some(expectation_regex(&text)?)
+        } else {
+            None
+        };
         out.push(Expectation {
             severity: severity_of(&caps[1]),
             line: target,
@@ -115,7 +129,11 @@ fn flatten(diagnostics: &[Diagnostic]) -> Vec<&Diagnostic> {
 
 /// Matches `diagnostics` against `expectations`; returns the problems, printed in
 /// `mlir-opt`'s words (empty when everything matched).
-pub fn check(buffer_name: &str, mut expectations: Vec<Expectation>, diagnostics: &[Diagnostic]) -> Vec<String> {
+pub fn check(
+    buffer_name: &str,
+    mut expectations: Vec<Expectation>,
+    diagnostics: &[Diagnostic],
+) -> Vec<String> {
     let mut problems = Vec::new();
     for diagnostic in flatten(diagnostics) {
         let line = diagnostic.loc.as_ref().map(|l| l.line);
@@ -131,8 +149,14 @@ pub fn check(buffer_name: &str, mut expectations: Vec<Expectation>, diagnostics:
         match found {
             Some(e) => e.met = true,
             None => {
-                let at = diagnostic.loc.as_ref().map_or_else(|| "<unknown>".to_string(), |l| l.to_string());
-                problems.push(format!("{at}: error: unexpected {}: {}", diagnostic.severity, diagnostic.message));
+                let at = diagnostic
+                    .loc
+                    .as_ref()
+                    .map_or_else(|| "<unknown>".to_string(), |l| l.to_string());
+                problems.push(format!(
+                    "{at}: error: unexpected {}: {}",
+                    diagnostic.severity, diagnostic.message
+                ));
             }
         }
     }
@@ -151,7 +175,15 @@ mod tests {
     use fuselab_dialects::SourceLoc;
 
     fn diag(severity: Severity, line: usize, message: &str) -> Diagnostic {
-        Diagnostic::new(severity, Some(SourceLoc { file: "f".into(), line, column: 1 }), message)
+        Diagnostic::new(
+            severity,
+            Some(SourceLoc {
+                file: "f".into(),
+                line,
+                column: 1,
+            }),
+            message,
+        )
     }
 
     #[test]
@@ -164,7 +196,11 @@ mod tests {
     #[test]
     fn unmatched_and_unexpected_are_reported() {
         let src = "x\n// expected-error@-1 {{wanted}}\n";
-        let problems = check("f", parse_expectations(src).unwrap(), &[diag(Severity::Error, 1, "something else")]);
+        let problems = check(
+            "f",
+            parse_expectations(src).unwrap(),
+            &[diag(Severity::Error, 1, "something else")],
+        );
         assert_eq!(problems.len(), 2, "{problems:?}");
         assert!(problems[0].contains("unexpected error: something else"));
         assert!(problems[1].contains("expected error \"wanted\" was not produced"));
@@ -173,7 +209,11 @@ mod tests {
     #[test]
     fn regex_expectations_match() {
         let src = "x // expected-error-re {{shape {{\\[[0-9]+\\]}} bad}}\n";
-        let problems = check("f", parse_expectations(src).unwrap(), &[diag(Severity::Error, 1, "the shape [42] bad!")]);
+        let problems = check(
+            "f",
+            parse_expectations(src).unwrap(),
+            &[diag(Severity::Error, 1, "the shape [42] bad!")],
+        );
         assert!(problems.is_empty(), "{problems:?}");
     }
 }

@@ -54,26 +54,31 @@ pub enum Command {
 /// The `--help` text, generated from the pass registry.
 pub fn help_text() -> String {
     let mut text = String::from(
-        "OVERVIEW: fuselab optimizer driver (MLIR 22)\n\n\
-USAGE: fuse-opt [options] [input-file]\n\n\
-Reads MLIR (aten / loop dialects and upstream dialects) from input-file or stdin ('-'),\n\
-verifies it, runs the requested passes in command-line order, and prints the result.\n\
-Exit status: 0 on success, 1 on any error (reported as file:line:col: error: ...).\n\n\
-GENERAL OPTIONS:\n\
-  -o <file>                    Write output to <file> instead of stdout\n\
-  --split-input-file           Process each '// -----'-separated chunk independently\n\
-  --verify-diagnostics         Check 'expected-error/warning/note/remark' comments against\n\
-                               the emitted diagnostics instead of printing them\n\
-  --pass-pipeline=<pipeline>   Run a textual pipeline, e.g.\n\
-                               'builtin.module(aten-verify-shapes,canonicalize,func.func(cse))';\n\
-                               accepts fuselab passes (below) and every upstream MLIR pass\n\
-  --mlir-print-ir-after-all    Print the IR after every pass (stderr)\n\
-  --mlir-print-ir-before-all   Print the IR before every pass (stderr)\n\
-  --mlir-print-debuginfo       Print source locations in the output\n\
-  --mlir-print-op-generic      Print all operations in generic form\n\
-  --help, -h                   Show this help\n\
-  --version                    Show the version\n\n\
-FUSELAB PASSES (flags run in the order given; options as --pass=\"k=v k2=v2\"):\n",
+        r#"OVERVIEW: fuselab optimizer driver (MLIR 22)
+
+USAGE: fuse-opt [options] [input-file]
+
+Reads MLIR (aten / loop dialects and upstream dialects) from input-file or stdin ('-'),
+verifies it, runs the requested passes in command-line order, and prints the result.
+Exit status: 0 on success, 1 on any error (reported as file:line:col: error: ...).
+
+GENERAL OPTIONS:
+  -o <file>                    Write output to <file> instead of stdout
+  --split-input-file           Process each '// -----'-separated chunk independently
+  --verify-diagnostics         Check 'expected-error/warning/note/remark' comments against
+                               the emitted diagnostics instead of printing them
+  --pass-pipeline=<pipeline>   Run a textual pipeline, e.g.
+                               'builtin.module(aten-verify-shapes,canonicalize,func.func(cse))';
+                               accepts fuselab passes (below) and every upstream MLIR pass
+  --mlir-print-ir-after-all    Print the IR after every pass (stderr)
+  --mlir-print-ir-before-all   Print the IR before every pass (stderr)
+  --mlir-print-debuginfo       Print source locations in the output
+  --mlir-print-op-generic      Print all operations in generic form
+  --help, -h                   Show this help
+  --version                    Show the version
+
+FUSELAB PASSES (flags run in the order given; options as --pass="k=v k2=v2"):
+"#,
     );
     for info in fuselab_passes::all_passes() {
         text.push_str(&format!("  --{:<27}{}\n", info.argument, info.summary));
@@ -107,13 +112,20 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
         };
         match flag {
             "-h" | "--help" | "-help" => return Ok(Command::Print(help_text())),
-            "--version" => return Ok(Command::Print(format!("fuse-opt (fuselab) {}\n", env!("CARGO_PKG_VERSION")))),
+            "--version" => {
+                return Ok(Command::Print(format!(
+                    "fuse-opt (fuselab) {}\n",
+                    env!("CARGO_PKG_VERSION")
+                )))
+            }
             "-o" => {
                 let path = match value {
                     Some(v) => v.to_string(),
                     None => {
                         i += 1;
-                        args.get(i - 1).cloned().ok_or("option '-o' requires a file name")?
+                        args.get(i - 1)
+                            .cloned()
+                            .ok_or("option '-o' requires a file name")?
                     }
                 };
                 options.output = Some(path);
@@ -129,7 +141,9 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
                     Some(v) => v.to_string(),
                     None => {
                         i += 1;
-                        args.get(i - 1).cloned().ok_or("option '--pass-pipeline' requires a value")?
+                        args.get(i - 1)
+                            .cloned()
+                            .ok_or("option '--pass-pipeline' requires a value")?
                     }
                 };
                 options.steps.extend(parse_pipeline(&text)?);
@@ -143,7 +157,9 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
                          --pass-pipeline='builtin.module({name})')"
                     )
                 })?;
-                options.steps.push(pipeline::fuselab_step(info, value.unwrap_or(""))?);
+                options
+                    .steps
+                    .push(pipeline::fuselab_step(info, value.unwrap_or(""))?);
             }
             _ if flag.starts_with('-') => return Err(format!("unknown option '{flag}' (see --help)")),
             _ => set_input(&mut options, arg)?,
@@ -185,7 +201,8 @@ fn process_chunk(text: &str, buffer_name: &str, options: &Options) -> Result<Chu
     }
     let mut output = None;
     if let Some(mut module) = parse_module(context, text, buffer_name, &sink) {
-        if fuselab_dialects::verify_fuselab(module.as_operation(), &sink) && manager.run(&mut module).is_ok() {
+        if fuselab_dialects::verify_fuselab(module.as_operation(), &sink) && manager.run(&mut module).is_ok()
+        {
             let mut flags = OperationPrintingFlags::new();
             if options.print_debuginfo {
                 flags = flags.enable_debug_info(true, false);
@@ -193,15 +210,26 @@ fn process_chunk(text: &str, buffer_name: &str, options: &Options) -> Result<Chu
             if options.print_op_generic {
                 flags = flags.print_generic_operation_form();
             }
-            output = Some(module.as_operation().to_string_with_flags(flags).map_err(|e| e.to_string())?);
+            output = Some(
+                module
+                    .as_operation()
+                    .to_string_with_flags(flags)
+                    .map_err(|e| e.to_string())?,
+            );
         }
     }
     let diagnostics = sink.take();
-    if output.is_some() && diagnostics.iter().any(|d| d.severity == fuselab_dialects::Severity::Error) {
+    if output.is_some()
+        && diagnostics
+            .iter()
+            .any(|d| d.severity == fuselab_dialects::Severity::Error)
+    {
         output = None;
     }
     if output.is_none() && diagnostics.is_empty() {
-        return Err(format!("{buffer_name}: processing failed without a diagnostic (a fuselab bug)"));
+        return Err(format!(
+            "{buffer_name}: processing failed without a diagnostic (a fuselab bug)"
+        ));
     }
     Ok(ChunkResult { output, diagnostics })
 }
@@ -210,12 +238,15 @@ fn read_input(options: &Options) -> Result<(String, String), String> {
     match options.input.as_deref() {
         None | Some("-") => {
             let mut text = String::new();
-            std::io::stdin().read_to_string(&mut text).map_err(|e| format!("cannot read stdin: {e}"))?;
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| format!("cannot read stdin: {e}"))?;
             Ok((text, "<stdin>".to_string()))
         }
         Some(path) => {
             let bytes = std::fs::read(path).map_err(|e| format!("cannot open input file '{path}': {e}"))?;
-            let text = String::from_utf8(bytes).map_err(|_| format!("{path}: input is not valid UTF-8 text"))?;
+            let text =
+                String::from_utf8(bytes).map_err(|_| format!("{path}: input is not valid UTF-8 text"))?;
             Ok((text, path.to_string()))
         }
     }
@@ -247,13 +278,18 @@ pub fn run(args: &[String]) -> i32 {
 
 fn run_options(options: &Options, stderr: &mut dyn Write) -> Result<i32, String> {
     let (text, buffer_name) = read_input(options)?;
-    let chunks = if options.split_input_file { split_input(&text) } else { vec![text] };
+    let chunks = if options.split_input_file {
+        split_input(&text)
+    } else {
+        vec![text]
+    };
     let mut outputs = Vec::new();
     let mut failed = false;
     for chunk in &chunks {
         let result = process_chunk(chunk, &buffer_name, options)?;
         if options.verify_diagnostics {
-            let expectations = expected::parse_expectations(chunk).map_err(|e| format!("{buffer_name}: {e}"))?;
+            let expectations =
+                expected::parse_expectations(chunk).map_err(|e| format!("{buffer_name}: {e}"))?;
             for problem in expected::check(&buffer_name, expectations, &result.diagnostics) {
                 let _ = writeln!(stderr, "{problem}");
                 failed = true;
@@ -272,9 +308,13 @@ fn run_options(options: &Options, stderr: &mut dyn Write) -> Result<i32, String>
     match options.output.as_deref() {
         None | Some("-") => {
             let mut stdout = std::io::stdout().lock();
-            stdout.write_all(text.as_bytes()).map_err(|e| format!("cannot write output: {e}"))?;
+            stdout
+                .write_all(text.as_bytes())
+                .map_err(|e| format!("cannot write output: {e}"))?;
         }
-        Some(path) => std::fs::write(path, text).map_err(|e| format!("cannot write output file '{path}': {e}"))?,
+        Some(path) => {
+            std::fs::write(path, text).map_err(|e| format!("cannot write output file '{path}': {e}"))?
+        }
     }
     Ok(i32::from(failed))
 }

@@ -47,7 +47,11 @@ pub fn parse_pipeline(text: &str) -> Result<Vec<Step>, String> {
     let steps = parser.elements()?;
     parser.skip_ws();
     if parser.pos != text.len() {
-        return Err(format!("unexpected '{}' at offset {} in pass pipeline", &text[parser.pos..], parser.pos));
+        return Err(format!(
+            "unexpected '{}' at offset {} in pass pipeline",
+            &text[parser.pos..],
+            parser.pos
+        ));
     }
     match steps.as_slice() {
         [Step::Nest { op, steps }] if op == "builtin.module" => Ok(steps.clone()),
@@ -99,7 +103,10 @@ impl<'t> Parser<'t> {
         }
         let name = &self.text[start..self.pos];
         if name.is_empty() {
-            return Err(format!("expected a pass name at offset {start} in pass pipeline '{}'", self.text));
+            return Err(format!(
+                "expected a pass name at offset {start} in pass pipeline '{}'",
+                self.text
+            ));
         }
         self.skip_ws();
         match self.peek() {
@@ -110,7 +117,10 @@ impl<'t> Parser<'t> {
                     return Err(format!("missing ')' after '{name}(' in pass pipeline"));
                 }
                 self.pos += 1;
-                Ok(Step::Nest { op: name.to_string(), steps })
+                Ok(Step::Nest {
+                    op: name.to_string(),
+                    steps,
+                })
             }
             Some('{') => {
                 let options = self.braced()?;
@@ -168,7 +178,11 @@ fn add_upstream(manager: OperationPassManager, text: &str) -> Result<(), String>
     };
     if result.value == 0 {
         let error = error.trim();
-        Err(if error.is_empty() { format!("invalid pass pipeline element '{text}'") } else { error.to_string() })
+        Err(if error.is_empty() {
+            format!("invalid pass pipeline element '{text}'")
+        } else {
+            error.to_string()
+        })
     } else {
         Ok(())
     }

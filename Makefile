@@ -1,0 +1,35 @@
+# fuselab: the two commands a newcomer needs are `make demo` and `make test`.
+# Both install missing system packages first (scripts/install-deps.sh), then build.
+
+CARGO ?= cargo
+LLVM_BIN := /usr/lib/llvm-22/bin
+
+.PHONY: deps build demo test lint lit ci clean
+
+deps:
+	@bash scripts/install-deps.sh
+
+build: deps
+	$(CARGO) build --workspace
+
+## Run fuse-opt on the bundled seed example (the seed article's 10-op model).
+demo: build
+	$(CARGO) run --quiet --bin fuse-opt -- examples/seed_10op.mlir
+
+## Run every test: Rust unit tests and every test/**/*.mlir through the lit-like harness.
+test: deps
+	$(CARGO) test --workspace
+
+## Formatting and lints, as CI checks them.
+lint: deps
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+## Cross-check: the same test files under LLVM's own lit and FileCheck.
+lit: build
+	$(LLVM_BIN)/lit -sv test/
+
+ci: test lint lit
+
+clean:
+	$(CARGO) clean
