@@ -45,12 +45,15 @@ irdl.dialect @loop {
     irdl.results(result: %r)
   }
 
-  // Read one scalar of `buffer` at flat storage offset `index(d...)`.
+  // Read one scalar of `buffer` at flat storage offset `index(d...)[s...]`. The map's
+  // dims are the enclosing node's indices; its symbols are the `indices` operands
+  // (run-time values, e.g. the index read by `gather`: an indirect load).
   irdl.operation @load {
     %buffer = irdl.base "!builtin.tensor"
     %index = irdl.base "#builtin.affine_map"
     irdl.attributes { "index" = %index }
-    irdl.operands(buffer: %buffer)
+    %idx = irdl.is index
+    irdl.operands(buffer: %buffer, indices: variadic %idx)
     %value = irdl.any
     irdl.results(value: %value)
   }

@@ -67,3 +67,8 @@ pub fn string_array(attribute: Attribute) -> Option<Vec<String>> {
             .collect()
     }
 }
+
+/// [`string`] for a raw attribute handle.
+pub fn string_raw(attribute: mlir_sys::MlirAttribute) -> Option<String> {
+    string(unsafe { Attribute::from_raw(attribute) })
+}

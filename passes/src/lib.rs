@@ -5,11 +5,19 @@
 //! Every pass is listed in [`PASSES`] and reachable from `fuse-opt` by its argument.
 
 pub mod analysis;
+pub mod conversion;
+pub mod ir;
 pub mod registry;
+pub mod transforms;
 
 pub use registry::{
     all_passes, lookup, OptionKind, PassContext, PassError, PassInfo, PassOption, PassOptions,
 };
 
 /// The pass table, in `--help` order.
-pub static PASSES: &[PassInfo] = &[analysis::verify_shapes::INFO];
+pub static PASSES: &[PassInfo] = &[
+    analysis::verify_shapes::INFO,
+    transforms::aten_decompose::INFO,
+    conversion::lower_aten_to_loop::INFO,
+    transforms::inline_pointwise::INFO,
+];

@@ -226,7 +226,25 @@ impl<'c> RunExternalPass<'c> for RustPass {
     fn initialize(&mut self, _context: ContextRef<'c>) {}
 
     fn run(&mut self, operation: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
-        if (self.run)(operation, &self.cx).is_err() {
+        // A panic must not unwind into MLIR's C++ (that aborts): report it as an error.
+        let outcome =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (self.run)(operation, &self.cx)));
+        let failed = match outcome {
+            Ok(result) => result.is_err(),
+            Err(payload) => {
+                let what = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                self.cx.sink.error(
+                    operation.location(),
+                    format!("internal error in a fuselab pass: {what}"),
+                );
+                true
+            }
+        };
+        if failed {
             if !self.cx.sink.has_errors() {
                 // A pass must never fail silently.
                 self.cx.sink.error(

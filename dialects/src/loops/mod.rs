@@ -1,6 +1,8 @@
 //! The `loop` dialect: Inductor's loop-level IR. Typed op kinds, accessors, builders
 //! and a structural verifier for what IRDL cannot check (index arity, ranges vs types).
 
+pub mod index;
+
 use crate::{
     attrs,
     diagnostics::DiagnosticSink,

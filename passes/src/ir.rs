@@ -1,0 +1,327 @@
+//! A thin, copyable layer over MLIR's C API for IR surgery in passes: creating ops
+//! with attributes and regions, cloning, inserting, replacing uses, erasing.
+//!
+//! The handles are MLIR's raw C handles (plain pointers). They stay valid while the
+//! IR they point into is alive; passes only use them within one `run`, after
+//! collecting what to rewrite and before erasing it (collect first, then rewrite).
+
+use mlir_sys::*;
+use std::ffi::c_void;
+
+fn sref(s: &str) -> MlirStringRef {
+    MlirStringRef {
+        data: s.as_ptr() as *const _,
+        length: s.len(),
+    }
+}
+
+fn to_string(callback_target: impl FnOnce(MlirStringCallback, *mut c_void)) -> String {
+    unsafe extern "C" fn push(piece: MlirStringRef, data: *mut c_void) {
+        // SAFETY: `data` is the `Vec<u8>` below, alive for the call.
+        let out = unsafe { &mut *(data as *mut Vec<u8>) };
+        out.extend_from_slice(unsafe { std::slice::from_raw_parts(piece.data as *const u8, piece.length) });
+    }
+    let mut out: Vec<u8> = Vec::new();
+    callback_target(Some(push), &mut out as *mut Vec<u8> as *mut c_void);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Prints an attribute.
+pub fn attr_string(attr: MlirAttribute) -> String {
+    to_string(|cb, data| unsafe { mlirAttributePrint(attr, cb, data) })
+}
+
+/// Prints a type.
+pub fn type_string(ty: MlirType) -> String {
+    to_string(|cb, data| unsafe { mlirTypePrint(ty, cb, data) })
+}
+
+/// The name of an operation (`aten.add`).
+pub fn op_name(op: MlirOperation) -> String {
+    unsafe {
+        let id = mlirOperationGetName(op);
+        let s = mlirIdentifierStr(id);
+        String::from_utf8_lossy(std::slice::from_raw_parts(s.data as *const u8, s.length)).into_owned()
+    }
+}
+
+/// Parses a type (`tensor<4xf32>`, `f32`, `index`); `None` if invalid.
+pub fn parse_type(ctx: MlirContext, text: &str) -> Option<MlirType> {
+    let ty = unsafe { mlirTypeParseGet(ctx, sref(text)) };
+    (!ty.ptr.is_null()).then_some(ty)
+}
+
+/// Parses an attribute; `None` if invalid.
+pub fn parse_attr(ctx: MlirContext, text: &str) -> Option<MlirAttribute> {
+    let attr = unsafe { mlirAttributeParseGet(ctx, sref(text)) };
+    (!attr.ptr.is_null()).then_some(attr)
+}
+
+/// An attribute of `op` by name.
+pub fn attr(op: MlirOperation, name: &str) -> Option<MlirAttribute> {
+    let a = unsafe { mlirOperationGetAttributeByName(op, sref(name)) };
+    (!a.ptr.is_null()).then_some(a)
+}
+
+/// Sets (or replaces) an attribute of `op`.
+pub fn set_attr(op: MlirOperation, name: &str, value: MlirAttribute) {
+    unsafe { mlirOperationSetAttributeByName(op, sref(name), value) }
+}
+
+/// Removes an attribute of `op` if present.
+pub fn remove_attr(op: MlirOperation, name: &str) {
+    unsafe {
+        mlirOperationRemoveAttributeByName(op, sref(name));
+    }
+}
+
+/// The context of an operation.
+pub fn context(op: MlirOperation) -> MlirContext {
+    unsafe { mlirOperationGetContext(op) }
+}
+
+/// The location of an operation.
+pub fn location(op: MlirOperation) -> MlirLocation {
+    unsafe { mlirOperationGetLocation(op) }
+}
+
+/// Operand `i`.
+pub fn operand(op: MlirOperation, i: usize) -> MlirValue {
+    unsafe { mlirOperationGetOperand(op, i as isize) }
+}
+
+/// All operands.
+pub fn operands(op: MlirOperation) -> Vec<MlirValue> {
+    let n = unsafe { mlirOperationGetNumOperands(op) } as usize;
+    (0..n).map(|i| operand(op, i)).collect()
+}
+
+/// Replaces operand `i`.
+pub fn set_operand(op: MlirOperation, i: usize, value: MlirValue) {
+    unsafe { mlirOperationSetOperand(op, i as isize, value) }
+}
+
+/// Result `i`.
+pub fn result(op: MlirOperation, i: usize) -> MlirValue {
+    unsafe { mlirOperationGetResult(op, i as isize) }
+}
+
+/// Number of results.
+pub fn result_count(op: MlirOperation) -> usize {
+    unsafe { mlirOperationGetNumResults(op) as usize }
+}
+
+/// The type of a value.
+pub fn value_type(value: MlirValue) -> MlirType {
+    unsafe { mlirValueGetType(value) }
+}
+
+/// The op defining `value`, if it is an op result (not a block argument).
+pub fn defining_op(value: MlirValue) -> Option<MlirOperation> {
+    unsafe { mlirValueIsAOpResult(value).then(|| mlirOpResultGetOwner(value)) }
+}
+
+/// The position of a block argument, if `value` is one.
+pub fn block_argument_number(value: MlirValue) -> Option<usize> {
+    unsafe { mlirValueIsABlockArgument(value).then(|| mlirBlockArgumentGetArgNumber(value) as usize) }
+}
+
+/// The ops using `value` (each once per use), in use-list order.
+pub fn users(value: MlirValue) -> Vec<MlirOperation> {
+    let mut out = Vec::new();
+    unsafe {
+        let mut use_ = mlirValueGetFirstUse(value);
+        while !mlirOpOperandIsNull(use_) {
+            out.push(mlirOpOperandGetOwner(use_));
+            use_ = mlirOpOperandGetNextUse(use_);
+        }
+    }
+    out
+}
+
+/// Replaces every use of `old` by `new`.
+pub fn replace_uses(old: MlirValue, new: MlirValue) {
+    unsafe { mlirValueReplaceAllUsesOfWith(old, new) }
+}
+
+/// Region `i` of `op`.
+pub fn region(op: MlirOperation, i: usize) -> MlirRegion {
+    unsafe { mlirOperationGetRegion(op, i as isize) }
+}
+
+/// First block of a region, if any.
+pub fn first_block(region: MlirRegion) -> Option<MlirBlock> {
+    let b = unsafe { mlirRegionGetFirstBlock(region) };
+    (!b.ptr.is_null()).then_some(b)
+}
+
+/// The first block of `op`'s first region.
+pub fn body(op: MlirOperation) -> Option<MlirBlock> {
+    if unsafe { mlirOperationGetNumRegions(op) } == 0 {
+        return None;
+    }
+    first_block(region(op, 0))
+}
+
+/// Block arguments.
+pub fn block_arguments(block: MlirBlock) -> Vec<MlirValue> {
+    let n = unsafe { mlirBlockGetNumArguments(block) } as usize;
+    (0..n)
+        .map(|i| unsafe { mlirBlockGetArgument(block, i as isize) })
+        .collect()
+}
+
+/// The ops of a block, in order (a snapshot).
+pub fn block_ops(block: MlirBlock) -> Vec<MlirOperation> {
+    let mut out = Vec::new();
+    unsafe {
+        let mut op = mlirBlockGetFirstOperation(block);
+        while !op.ptr.is_null() {
+            out.push(op);
+            op = mlirOperationGetNextInBlock(op);
+        }
+    }
+    out
+}
+
+/// The block holding `op`.
+pub fn parent_block(op: MlirOperation) -> MlirBlock {
+    unsafe { mlirOperationGetBlock(op) }
+}
+
+/// Inserts the (detached) `op` before `anchor` in `anchor`'s block.
+pub fn insert_before(anchor: MlirOperation, op: MlirOperation) {
+    unsafe { mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(anchor), anchor, op) }
+}
+
+/// Appends the (detached) `op` to `block`.
+pub fn append(block: MlirBlock, op: MlirOperation) {
+    unsafe { mlirBlockAppendOwnedOperation(block, op) }
+}
+
+/// Detaches `op` from its block (it must then be re-inserted or destroyed).
+pub fn detach(op: MlirOperation) {
+    unsafe { mlirOperationRemoveFromParent(op) }
+}
+
+/// Erases `op` (it must have no remaining uses).
+pub fn erase(op: MlirOperation) {
+    unsafe { mlirOperationDestroy(op) }
+}
+
+/// Clones `op` (with its regions); the clone is detached.
+pub fn clone(op: MlirOperation) -> MlirOperation {
+    unsafe { mlirOperationClone(op) }
+}
+
+/// A new block with arguments of the given types, all at `loc`.
+pub fn new_block(types: &[MlirType], loc: MlirLocation) -> MlirBlock {
+    let locs = vec![loc; types.len()];
+    unsafe { mlirBlockCreate(types.len() as isize, types.as_ptr(), locs.as_ptr()) }
+}
+
+/// A new region holding `block`.
+pub fn new_region(block: MlirBlock) -> MlirRegion {
+    unsafe {
+        let region = mlirRegionCreate();
+        mlirRegionAppendOwnedBlock(region, block);
+        region
+    }
+}
+
+/// Creates a detached op.
+pub fn create(
+    name: &str,
+    loc: MlirLocation,
+    operands: &[MlirValue],
+    results: &[MlirType],
+    attributes: &[(&str, MlirAttribute)],
+    regions: Vec<MlirRegion>,
+) -> MlirOperation {
+    unsafe {
+        let ctx = mlirLocationGetContext(loc);
+        let mut state = mlirOperationStateGet(sref(name), loc);
+        mlirOperationStateAddOperands(&mut state, operands.len() as isize, operands.as_ptr());
+        mlirOperationStateAddResults(&mut state, results.len() as isize, results.as_ptr());
+        let named: Vec<MlirNamedAttribute> = attributes
+            .iter()
+            .map(|(n, a)| mlirNamedAttributeGet(mlirIdentifierGet(ctx, sref(n)), *a))
+            .collect();
+        mlirOperationStateAddAttributes(&mut state, named.len() as isize, named.as_ptr());
+        mlirOperationStateAddOwnedRegions(&mut state, regions.len() as isize, regions.as_ptr());
+        mlirOperationCreate(&mut state)
+    }
+}
+
+/// A string attribute.
+pub fn string_attr(ctx: MlirContext, value: &str) -> MlirAttribute {
+    unsafe { mlirStringAttrGet(ctx, sref(value)) }
+}
+
+/// An array-of-strings attribute.
+pub fn string_array_attr(ctx: MlirContext, values: &[String]) -> MlirAttribute {
+    let elements: Vec<MlirAttribute> = values.iter().map(|v| string_attr(ctx, v)).collect();
+    unsafe { mlirArrayAttrGet(ctx, elements.len() as isize, elements.as_ptr()) }
+}
+
+/// An `array<i64: ...>` attribute.
+pub fn i64_array_attr(ctx: MlirContext, values: &[i64]) -> MlirAttribute {
+    unsafe { mlirDenseI64ArrayGet(ctx, values.len() as isize, values.as_ptr()) }
+}
+
+/// An array attribute of attributes.
+pub fn array_attr(ctx: MlirContext, values: &[MlirAttribute]) -> MlirAttribute {
+    unsafe { mlirArrayAttrGet(ctx, values.len() as isize, values.as_ptr()) }
+}
+
+/// `N : i64`.
+pub fn i64_attr(ctx: MlirContext, value: i64) -> MlirAttribute {
+    unsafe { mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), value) }
+}
+
+/// `true` / `false`.
+pub fn bool_attr(ctx: MlirContext, value: bool) -> MlirAttribute {
+    unsafe { mlirBoolAttrGet(ctx, value as i32) }
+}
+
+/// `X : f64`.
+pub fn f64_attr(ctx: MlirContext, value: f64) -> MlirAttribute {
+    unsafe { mlirFloatAttrDoubleGet(ctx, mlirF64TypeGet(ctx), value) }
+}
+
+/// Emits an error at `loc` through MLIR (it reaches the context's diagnostic handler).
+pub fn emit_error(loc: MlirLocation, message: &str) {
+    let text = std::ffi::CString::new(message.replace('\0', " ")).unwrap_or_default();
+    unsafe { mlirEmitError(loc, text.as_ptr()) }
+}
+
+/// Wraps a raw operation as a melior reference (for the typed dialect accessors).
+///
+/// # Safety
+/// `op` must be a valid operation that outlives the returned reference.
+pub unsafe fn op_ref<'c, 'a>(op: MlirOperation) -> melior::ir::OperationRef<'c, 'a> {
+    unsafe { melior::ir::OperationRef::from_raw(op) }
+}
+
+/// Walks `root` (pre-order) collecting every nested op whose name satisfies `pred`.
+pub fn collect_ops(root: MlirOperation, pred: impl Fn(&str) -> bool) -> Vec<MlirOperation> {
+    let mut out = Vec::new();
+    collect_into(root, &pred, &mut out);
+    out
+}
+
+fn collect_into(root: MlirOperation, pred: &dyn Fn(&str) -> bool, out: &mut Vec<MlirOperation>) {
+    let n = unsafe { mlirOperationGetNumRegions(root) } as usize;
+    for r in 0..n {
+        let mut block = unsafe { mlirRegionGetFirstBlock(region(root, r)) };
+        while !block.ptr.is_null() {
+            for op in block_ops(block) {
+                if pred(&op_name(op)) {
+                    out.push(op);
+                }
+                collect_into(op, pred, out);
+            }
+            block = unsafe { mlirBlockGetNextInRegion(block) };
+        }
+    }
+}

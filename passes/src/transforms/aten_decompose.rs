@@ -1,0 +1,363 @@
+//! `--aten-decompose`: composite aten ops to primitive aten ops, the way Inductor's
+//! decomposition table and lowerings do (torch/_decomp, torch/_inductor/decomposition.py,
+//! lowering.py):
+//! - `mean(x, dims)` = `sum(x, dims) / N` (Inductor's mean lowering: the row sum is the
+//!   realized reduction, the division goes to its user — seed 000 §6.4);
+//! - `var(x, dims, correction)` = `sum((x - mean)^2) / (N - correction)`;
+//! - `layer_norm` = `(x - mean) * rsqrt(var(correction=0) + eps) * w + b`;
+//! - `rms_norm` = `x * rsqrt(mean(x*x) + eps) * w`;
+//! - `softmax` = `exp(x - amax) / sum(exp(x - amax))`; `log_softmax` =
+//!   `(x - amax) - log(sum(exp(x - amax)))` (the max-subtracted, numerically safe form);
+//! - `gelu` (erf form) = `0.5 x (1 + erf(x / sqrt 2))`; tanh form =
+//!   `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`;
+//! - `silu` = `x * sigmoid(x)`; `linear` = `mm(x, W^T) + b` (batched inputs viewed as 2-D);
+//!   `addmm(b, m1, m2)` = `mm(m1, m2) + b`.
+//!
+//! Every created op carries `fuselab.origin` (the composite's name, used for kernel names
+//! as Inductor uses FX origins) and `fuselab.eager_id` (one id per composite instance,
+//! so cost reports can count one eager kernel per original aten op).
+
+use crate::{
+    ir,
+    registry::{PassContext, PassId, PassInfo},
+};
+use fuselab_dialects::{
+    aten::{attr, AtenOp, AtenOpKind},
+    types::TensorType,
+};
+use melior::ir::OperationRef;
+use mlir_sys::{MlirLocation, MlirOperation, MlirValue};
+
+static ID: PassId = PassId::new();
+
+/// The registry entry.
+pub const INFO: PassInfo = PassInfo {
+    argument: "aten-decompose",
+    summary:
+        "Decompose composite aten ops (layer_norm, softmax, gelu, linear, mean, var, ...) into primitives",
+    anchor: "func.func",
+    options: &[],
+    run,
+    id: &ID,
+};
+
+/// Attribute naming the aten op a primitive came from.
+pub const ORIGIN_ATTR: &str = "fuselab.origin";
+/// Attribute grouping the primitives of one decomposed composite.
+pub const EAGER_ID_ATTR: &str = "fuselab.eager_id";
+
+/// Whether `kind` is decomposed by this pass.
+pub fn is_composite(kind: AtenOpKind) -> bool {
+    use AtenOpKind::*;
+    matches!(
+        kind,
+        Mean | Var | LayerNorm | RmsNorm | Softmax | LogSoftmax | Gelu | Silu | Linear | Addmm
+    )
+}
+
+/// Creates primitive aten ops in front of one composite op.
+struct Emitter {
+    anchor: MlirOperation,
+    loc: MlirLocation,
+    origin: String,
+    eager_id: i64,
+    ctx: mlir_sys::MlirContext,
+}
+
+impl Emitter {
+    fn op(
+        &self,
+        kind: AtenOpKind,
+        operands: &[MlirValue],
+        attrs: &[(&str, mlir_sys::MlirAttribute)],
+        result: &TensorType,
+    ) -> MlirValue {
+        let ty = ir::parse_type(self.ctx, &result.to_string()).expect("tensor types print parseably");
+        let mut all: Vec<(&str, mlir_sys::MlirAttribute)> = attrs.to_vec();
+        all.push((ORIGIN_ATTR, ir::string_attr(self.ctx, &self.origin)));
+        all.push((EAGER_ID_ATTR, ir::i64_attr(self.ctx, self.eager_id)));
+        let op = ir::create(kind.op_name(), self.loc, operands, &[ty], &all, Vec::new());
+        ir::insert_before(self.anchor, op);
+        // Composites created by a decomposition (mean inside var, ...) are decomposed too.
+        if is_composite(kind) {
+            if let Some(value) = decompose(op, self.eager_id) {
+                ir::replace_uses(ir::result(op, 0), value);
+                ir::erase(op);
+                return value;
+            }
+        }
+        ir::result(op, 0)
+    }
+
+    /// A rank-0 constant of `dtype`.
+    fn scalar(&self, value: f64, like: &TensorType) -> MlirValue {
+        let ty = format!("tensor<{}>", like.dtype);
+        let text = if like.dtype.is_float() {
+            format!("dense<{value:.17e}> : {ty}")
+        } else {
+            format!("dense<{}> : {ty}", value as i64)
+        };
+        let attr = ir::parse_attr(self.ctx, &text).expect("scalar constants print parseably");
+        let op = ir::create(
+            "arith.constant",
+            self.loc,
+            &[],
+            &[ir::parse_type(self.ctx, &ty).expect("scalar type")],
+            &[("value", attr)],
+            Vec::new(),
+        );
+        ir::insert_before(self.anchor, op);
+        ir::result(op, 0)
+    }
+
+    fn reduce(
+        &self,
+        kind: AtenOpKind,
+        x: MlirValue,
+        xt: &TensorType,
+        dims: &[usize],
+        keepdim: bool,
+    ) -> (MlirValue, TensorType) {
+        let shape = xt
+            .shape
+            .iter()
+            .enumerate()
+            .filter_map(|(d, &s)| {
+                if dims.contains(&d) {
+                    keepdim.then_some(1)
+                } else {
+                    Some(s)
+                }
+            })
+            .collect();
+        let out = TensorType {
+            shape,
+            dtype: xt.dtype,
+        };
+        let dims: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+        let v = self.op(
+            kind,
+            &[x],
+            &[
+                (attr::DIMS, ir::i64_array_attr(self.ctx, &dims)),
+                (attr::KEEPDIM, ir::bool_attr(self.ctx, keepdim)),
+            ],
+            &out,
+        );
+        (v, out)
+    }
+
+    fn binary(&self, kind: AtenOpKind, a: MlirValue, b: MlirValue, out: &TensorType) -> MlirValue {
+        self.op(kind, &[a, b], &[], out)
+    }
+
+    fn unary(&self, kind: AtenOpKind, a: MlirValue, out: &TensorType) -> MlirValue {
+        self.op(kind, &[a], &[], out)
+    }
+
+    /// `mean(x, dims)` as `sum / N`.
+    fn mean(&self, x: MlirValue, xt: &TensorType, dims: &[usize], keepdim: bool) -> (MlirValue, TensorType) {
+        let count: i64 = dims_or_all(dims, xt.rank())
+            .iter()
+            .map(|&d| xt.shape[d])
+            .product();
+        let (sum, st) = self.reduce(AtenOpKind::Sum, x, xt, dims, keepdim);
+        let n = self.scalar(count as f64, &st);
+        (self.binary(AtenOpKind::Div, sum, n, &st), st)
+    }
+
+    /// Variance with `correction`.
+    fn var(
+        &self,
+        x: MlirValue,
+        xt: &TensorType,
+        dims: &[usize],
+        keepdim: bool,
+        correction: i64,
+    ) -> (MlirValue, TensorType) {
+        let count: i64 = dims_or_all(dims, xt.rank())
+            .iter()
+            .map(|&d| xt.shape[d])
+            .product();
+        let (m, _) = self.mean(x, xt, dims, true);
+        let d = self.binary(AtenOpKind::Sub, x, m, xt);
+        let sq = self.binary(AtenOpKind::Mul, d, d, xt);
+        let (s, st) = self.reduce(AtenOpKind::Sum, sq, xt, dims, keepdim);
+        let n = self.scalar((count - correction) as f64, &st);
+        (self.binary(AtenOpKind::Div, s, n, &st), st)
+    }
+}
+
+fn dims_or_all(dims: &[usize], rank: usize) -> Vec<usize> {
+    if dims.is_empty() {
+        (0..rank).collect()
+    } else {
+        dims.to_vec()
+    }
+}
+
+fn wrap(dim: i64, rank: usize) -> usize {
+    if dim < 0 {
+        (dim + rank as i64) as usize
+    } else {
+        dim as usize
+    }
+}
+
+/// Decomposes one composite op (emitting before it); returns the value replacing its
+/// result, or `None` if the op is not a composite. The op itself is left for the caller.
+fn decompose(op: MlirOperation, eager_id: i64) -> Option<MlirValue> {
+    // SAFETY: `op` is alive for the whole call.
+    let aten = AtenOp::new(unsafe { ir::op_ref(op) })?;
+    let kind = aten.kind();
+    if !is_composite(kind) {
+        return None;
+    }
+    let inputs = aten.operand_types().ok()?;
+    let out = aten.result_type().ok()?;
+    let e = Emitter {
+        anchor: op,
+        loc: ir::location(op),
+        origin: ir::attr(op, ORIGIN_ATTR)
+            .and_then(fuselab_dialects::attrs::string_raw)
+            .unwrap_or_else(|| kind.short_name().to_string()),
+        eager_id,
+        ctx: ir::context(op),
+    };
+    let x = ir::operand(op, 0);
+    let xt = &inputs[0];
+    let value = match kind {
+        AtenOpKind::Mean | AtenOpKind::Var => {
+            let dims: Vec<usize> = aten.dims()?.iter().map(|&d| wrap(d, xt.rank())).collect();
+            let keepdim = aten.keepdim()?;
+            if kind == AtenOpKind::Mean {
+                e.mean(x, xt, &dims, keepdim).0
+            } else {
+                e.var(x, xt, &dims, keepdim, aten.int(attr::CORRECTION)?).0
+            }
+        }
+        AtenOpKind::LayerNorm | AtenOpKind::RmsNorm => {
+            let normalized = aten.ints(attr::NORMALIZED_SHAPE)?;
+            let eps = aten.float(attr::EPS)?;
+            let dims: Vec<usize> = (xt.rank() - normalized.len()..xt.rank()).collect();
+            let w = ir::operand(op, 1);
+            if kind == AtenOpKind::LayerNorm {
+                let (m, _) = e.mean(x, xt, &dims, true);
+                let d = e.binary(AtenOpKind::Sub, x, m, xt);
+                let sq = e.binary(AtenOpKind::Mul, d, d, xt);
+                let (v, vt) = e.mean(sq, xt, &dims, true);
+                let eps = e.scalar(eps, &vt);
+                let ve = e.binary(AtenOpKind::Add, v, eps, &vt);
+                let r = e.unary(AtenOpKind::Rsqrt, ve, &vt);
+                let n = e.binary(AtenOpKind::Mul, d, r, xt);
+                let scaled = e.binary(AtenOpKind::Mul, n, w, xt);
+                e.binary(AtenOpKind::Add, scaled, ir::operand(op, 2), xt)
+            } else {
+                let sq = e.binary(AtenOpKind::Mul, x, x, xt);
+                let (ms, mt) = e.mean(sq, xt, &dims, true);
+                let eps = e.scalar(eps, &mt);
+                let me = e.binary(AtenOpKind::Add, ms, eps, &mt);
+                let r = e.unary(AtenOpKind::Rsqrt, me, &mt);
+                let n = e.binary(AtenOpKind::Mul, x, r, xt);
+                e.binary(AtenOpKind::Mul, n, w, xt)
+            }
+        }
+        AtenOpKind::Softmax | AtenOpKind::LogSoftmax => {
+            let dim = wrap(aten.dim()?, xt.rank());
+            let (m, _) = e.reduce(AtenOpKind::Amax, x, xt, &[dim], true);
+            let shifted = e.binary(AtenOpKind::Sub, x, m, xt);
+            let ex = e.unary(AtenOpKind::Exp, shifted, xt);
+            let (s, st) = e.reduce(AtenOpKind::Sum, ex, xt, &[dim], true);
+            if kind == AtenOpKind::Softmax {
+                e.binary(AtenOpKind::Div, ex, s, xt)
+            } else {
+                let l = e.unary(AtenOpKind::Log, s, &st);
+                e.binary(AtenOpKind::Sub, shifted, l, xt)
+            }
+        }
+        AtenOpKind::Gelu => {
+            let half = e.scalar(0.5, xt);
+            let one = e.scalar(1.0, xt);
+            let hx = e.binary(AtenOpKind::Mul, x, half, xt);
+            let inner = if aten.string(attr::APPROXIMATE).as_deref() == Some("tanh") {
+                let x2 = e.binary(AtenOpKind::Mul, x, x, xt);
+                let x3 = e.binary(AtenOpKind::Mul, x2, x, xt);
+                let k = e.scalar(0.044715, xt);
+                let kx3 = e.binary(AtenOpKind::Mul, x3, k, xt);
+                let sum = e.binary(AtenOpKind::Add, x, kx3, xt);
+                let c = e.scalar((2.0 / std::f64::consts::PI).sqrt(), xt);
+                let arg = e.binary(AtenOpKind::Mul, sum, c, xt);
+                e.unary(AtenOpKind::Tanh, arg, xt)
+            } else {
+                let c = e.scalar(std::f64::consts::FRAC_1_SQRT_2, xt);
+                let arg = e.binary(AtenOpKind::Mul, x, c, xt);
+                e.unary(AtenOpKind::Erf, arg, xt)
+            };
+            let t = e.binary(AtenOpKind::Add, inner, one, xt);
+            e.binary(AtenOpKind::Mul, hx, t, xt)
+        }
+        AtenOpKind::Silu => {
+            let s = e.unary(AtenOpKind::Sigmoid, x, xt);
+            e.binary(AtenOpKind::Mul, x, s, xt)
+        }
+        AtenOpKind::Linear => {
+            let wt_ = &inputs[1];
+            let (n, k) = (wt_.shape[0], wt_.shape[1]);
+            let wt = TensorType {
+                shape: vec![k, n],
+                dtype: wt_.dtype,
+            };
+            let w_t = e.op(
+                AtenOpKind::Permute,
+                &[ir::operand(op, 1)],
+                &[(attr::DIMS, ir::i64_array_attr(e.ctx, &[1, 0]))],
+                &wt,
+            );
+            let rows = xt.numel() / k;
+            let x2t = TensorType {
+                shape: vec![rows, k],
+                dtype: xt.dtype,
+            };
+            let x2 = if xt.rank() == 2 {
+                x
+            } else {
+                e.unary(AtenOpKind::View, x, &x2t)
+            };
+            let mt = TensorType {
+                shape: vec![rows, n],
+                dtype: xt.dtype,
+            };
+            let mm = e.binary(AtenOpKind::Mm, x2, w_t, &mt);
+            let mm = if xt.rank() == 2 {
+                mm
+            } else {
+                e.unary(AtenOpKind::View, mm, &out)
+            };
+            if inputs.len() > 2 {
+                e.binary(AtenOpKind::Add, mm, ir::operand(op, 2), &out)
+            } else {
+                mm
+            }
+        }
+        AtenOpKind::Addmm => {
+            let mm = e.binary(AtenOpKind::Mm, ir::operand(op, 1), ir::operand(op, 2), &out);
+            e.binary(AtenOpKind::Add, mm, ir::operand(op, 0), &out)
+        }
+        _ => return None,
+    };
+    Some(value)
+}
+
+fn run(func: OperationRef, _cx: &PassContext) -> Result<(), ()> {
+    let func = func.to_raw();
+    let composites = ir::collect_ops(func, |name| {
+        AtenOpKind::from_op_name(name).is_some_and(is_composite)
+    });
+    for (eager_id, op) in composites.into_iter().enumerate() {
+        if let Some(value) = decompose(op, eager_id as i64) {
+            ir::replace_uses(ir::result(op, 0), value);
+            ir::erase(op);
+        }
+    }
+    Ok(())
+}

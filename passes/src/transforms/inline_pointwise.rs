@@ -1,0 +1,305 @@
+//! `--inline-pointwise`: Inductor's realize rules at lowering time (seed 000 §6.3–6.4,
+//! torch/_inductor/ir.py `StorageBox.should_realize_on_reuse`, `has_exceeded_max_reads`,
+//! graph.py `run_node`).
+//!
+//! Nodes are visited in program order. Every load of a node that was *not* realized is
+//! replaced by a copy of that node's body (recomputation), with the load's index mapped
+//! into the producer's indices (flat index → `(i floordiv stride) mod size`, simplified).
+//! Then the node itself is realized (kept as a buffer) when:
+//! - it is a reduction (a reduction's output shape differs from its input: always stored);
+//! - it is a graph output or the input of an extern kernel;
+//! - it has more than one user and its body has more than `realize-opcount-threshold`
+//!   ops or reads more than `realize-reads-threshold` distinct buffers
+//!   (`should_realize_on_reuse`, GPU thresholds 30 and 4);
+//! - it reads more than `realize-acc-reads-threshold` buffers or has more than
+//!   `realize-opcount-threshold` ops whatever its users (`has_exceeded_max_reads`).
+//!
+//! Unrealized nodes are erased; realized nodes and externs are renamed `buf0, buf1, ...`
+//! in program order, as Inductor numbers realized buffers.
+
+use super::super::conversion::body::BodyBuilder;
+use crate::{
+    ir,
+    registry::{OptionKind, PassContext, PassId, PassInfo, PassOption},
+};
+use fuselab_dialects::loops::index::{from_affine_map_attr, unravel, IndexExpr};
+use melior::ir::{operation::OperationLike as _, OperationRef};
+use mlir_sys::{MlirOperation, MlirValue};
+use std::collections::{HashMap, HashSet};
+
+static ID: PassId = PassId::new();
+
+/// The registry entry.
+pub const INFO: PassInfo = PassInfo {
+    argument: "inline-pointwise",
+    summary: "Inline unrealized pointwise nodes into their users; realize by Inductor's rules",
+    anchor: "func.func",
+    options: &[
+        PassOption {
+            name: "realize-reads-threshold",
+            kind: OptionKind::UInt,
+            default: "4",
+            help: "a multi-user node reading more distinct buffers is realized",
+        },
+        PassOption {
+            name: "realize-opcount-threshold",
+            kind: OptionKind::UInt,
+            default: "30",
+            help: "a node with a larger body is realized",
+        },
+        PassOption {
+            name: "realize-acc-reads-threshold",
+            kind: OptionKind::UInt,
+            default: "8",
+            help: "a node reading more distinct buffers is realized, whatever its users",
+        },
+    ],
+    run,
+    id: &ID,
+};
+
+/// Why a node was realized (for tests and reports).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RealizeReason {
+    /// Reductions always are.
+    Reduction,
+    /// Returned from the function.
+    GraphOutput,
+    /// Read by a `loop.extern`.
+    ExternInput,
+    /// More than one user and a large body or many reads.
+    ReuseCost,
+    /// Too many reads or ops in any case.
+    AccumulatedReads,
+}
+
+fn is_node(op: MlirOperation) -> bool {
+    matches!(ir::op_name(op).as_str(), "loop.pointwise" | "loop.reduction")
+}
+
+/// The op directly in `block` that contains `op` (or `op` itself).
+fn top_level(mut op: MlirOperation, block: MlirBlock) -> MlirOperation {
+    loop {
+        if ir::parent_block(op).ptr == block.ptr {
+            return op;
+        }
+        op = unsafe { mlir_sys::mlirOperationGetParentOperation(op) };
+    }
+}
+
+use mlir_sys::MlirBlock;
+
+/// Body op count after common-subexpression elimination (terminator excluded), as
+/// Inductor's `inner_fn_opcount` counts with `OpCounterCSE`, and distinct buffers loaded.
+fn body_stats(node: MlirOperation) -> (usize, usize) {
+    let Some(block) = ir::body(node) else {
+        return (0, 0);
+    };
+    let mut buffers: HashSet<usize> = HashSet::new();
+    let mut canonical: HashMap<usize, usize> = HashMap::new();
+    let mut first_result: HashMap<String, Option<usize>> = HashMap::new();
+    for op in ir::block_ops(block) {
+        let name = ir::op_name(op);
+        if name == "gpu.yield" {
+            continue;
+        }
+        if name == "loop.load" {
+            buffers.insert(ir::operand(op, 0).ptr as usize);
+        }
+        let operands: Vec<usize> = ir::operands(op)
+            .into_iter()
+            .map(|v| *canonical.get(&(v.ptr as usize)).unwrap_or(&(v.ptr as usize)))
+            .collect();
+        let attrs: Vec<String> = ["index", "value", "map", "predicate"]
+            .iter()
+            .filter_map(|a| ir::attr(op, a).map(ir::attr_string))
+            .collect();
+        let key = format!("{name}{operands:?}{attrs:?}");
+        let result = (ir::result_count(op) == 1).then(|| ir::result(op, 0).ptr as usize);
+        let first = *first_result.entry(key).or_insert(result);
+        if let (Some(result), Some(first)) = (result, first) {
+            canonical.insert(result, first);
+        }
+    }
+    (first_result.len(), buffers.len())
+}
+
+/// Inlines the unrealized producer read by `load` into the load's block.
+fn inline_load(load: MlirOperation, producer: MlirOperation) -> Result<(), String> {
+    let consumer_block = ir::parent_block(load);
+    let consumer_ranges = node_ranges(top_level_node(load)).ok_or("consumer without ranges")?;
+    let producer_ranges = node_ranges(producer).ok_or("producer without ranges")?;
+    let (flat, _, _) =
+        from_affine_map_attr(ir::attr(load, "index").ok_or("load without index")?).ok_or("bad load index")?;
+    let load_syms: Vec<MlirValue> = ir::operands(load).into_iter().skip(1).collect();
+    let p_idx = unravel(&flat, &producer_ranges, &consumer_ranges);
+    let bx = BodyBuilder {
+        ctx: ir::context(load),
+        loc: ir::location(load),
+        block: consumer_block,
+        ranges: consumer_ranges.clone(),
+        before: Some(load),
+    };
+    let pblock = ir::body(producer).ok_or("producer without body")?;
+    let mut mapping: HashMap<usize, MlirValue> = HashMap::new();
+    for (k, arg) in ir::block_arguments(pblock).into_iter().enumerate() {
+        // Block arguments used directly become affine.apply of the mapped index.
+        if !ir::users(arg).is_empty() {
+            let v = bx.index_value_with(&p_idx[k], &load_syms);
+            mapping.insert(arg.ptr as usize, v);
+        }
+    }
+    let map_value =
+        |mapping: &HashMap<usize, MlirValue>, v: MlirValue| *mapping.get(&(v.ptr as usize)).unwrap_or(&v);
+    let mut yielded = None;
+    for op in ir::block_ops(pblock) {
+        let name = ir::op_name(op);
+        match name.as_str() {
+            "gpu.yield" => yielded = Some(map_value(&mapping, ir::operand(op, 0))),
+            "loop.load" | "affine.apply" => {
+                let attr_name = if name == "loop.load" { "index" } else { "map" };
+                let (pe, pdims, _) =
+                    from_affine_map_attr(ir::attr(op, attr_name).ok_or("missing map")?).ok_or("bad map")?;
+                let operands = ir::operands(op);
+                let own_syms: Vec<MlirValue> = if name == "loop.load" {
+                    operands[1..].iter().map(|v| map_value(&mapping, *v)).collect()
+                } else {
+                    operands[pdims..]
+                        .iter()
+                        .map(|v| map_value(&mapping, *v))
+                        .collect()
+                };
+                let shifted: Vec<IndexExpr> = (0..own_syms.len())
+                    .map(|s| IndexExpr::sym(load_syms.len() + s))
+                    .collect();
+                let e = pe.substitute(&p_idx, &shifted, &consumer_ranges);
+                let mut syms = load_syms.clone();
+                syms.extend(own_syms);
+                let v = if name == "loop.load" {
+                    bx.load(operands[0], &e, &syms, ir::value_type(ir::result(op, 0)))
+                } else {
+                    bx.index_value_with(&e, &syms)
+                };
+                mapping.insert(ir::result(op, 0).ptr as usize, v);
+            }
+            _ => {
+                let copy = ir::clone(op);
+                for (i, v) in ir::operands(op).into_iter().enumerate() {
+                    ir::set_operand(copy, i, map_value(&mapping, v));
+                }
+                ir::insert_before(load, copy);
+                for i in 0..ir::result_count(op) {
+                    mapping.insert(ir::result(op, i).ptr as usize, ir::result(copy, i));
+                }
+            }
+        }
+    }
+    let value = yielded.ok_or("producer body without gpu.yield")?;
+    ir::replace_uses(ir::result(load, 0), value);
+    ir::erase(load);
+    Ok(())
+}
+
+fn top_level_node(mut op: MlirOperation) -> MlirOperation {
+    loop {
+        if is_node(op) {
+            return op;
+        }
+        op = unsafe { mlir_sys::mlirOperationGetParentOperation(op) };
+    }
+}
+
+/// All index extents of a node: ranges then reduction ranges.
+pub fn node_ranges(node: MlirOperation) -> Option<Vec<i64>> {
+    let ranges = ir::attr(node, "ranges")
+        .and_then(|a| fuselab_dialects::attrs::i64_array(unsafe { melior::ir::Attribute::from_raw(a) }))?;
+    let mut all = ranges;
+    if let Some(rr) = ir::attr(node, "reduction_ranges") {
+        all.extend(fuselab_dialects::attrs::i64_array(unsafe {
+            melior::ir::Attribute::from_raw(rr)
+        })?);
+    }
+    Some(all)
+}
+
+fn run(func: OperationRef, cx: &PassContext) -> Result<(), ()> {
+    let func_raw = func.to_raw();
+    let Some(block) = ir::body(func_raw) else {
+        return Ok(());
+    };
+    let reads_threshold = cx.options.uint("realize-reads-threshold") as usize;
+    let opcount_threshold = cx.options.uint("realize-opcount-threshold") as usize;
+    let acc_threshold = cx.options.uint("realize-acc-reads-threshold") as usize;
+    let ops = ir::block_ops(block);
+    let mut realized: HashSet<usize> = HashSet::new();
+    let mut unrealized: Vec<MlirOperation> = Vec::new();
+    for &node in ops.iter().filter(|&&op| is_node(op)) {
+        // 1. Recompute unrealized producers inside this node's body.
+        let Some(body) = ir::body(node) else { continue };
+        let loads: Vec<MlirOperation> = ir::collect_ops(node, |n| n == "loop.load");
+        let _ = body;
+        for load in loads {
+            let buffer = ir::operand(load, 0);
+            if let Some(producer) = ir::defining_op(buffer) {
+                if is_node(producer) && !realized.contains(&(producer.ptr as usize)) {
+                    if let Err(message) = inline_load(load, producer) {
+                        cx.sink.error(
+                            unsafe { ir::op_ref(node) }.location(),
+                            format!("cannot inline: {message}"),
+                        );
+                        return Err(());
+                    }
+                }
+            }
+        }
+        // 2. Decide whether this node is stored (realized).
+        let result = ir::result(node, 0);
+        let mut consumers: HashSet<usize> = HashSet::new();
+        let mut reason = None;
+        for user in ir::users(result) {
+            let top = top_level(user, block);
+            match ir::op_name(top).as_str() {
+                "func.return" => reason = reason.or(Some(RealizeReason::GraphOutput)),
+                "loop.extern" => reason = reason.or(Some(RealizeReason::ExternInput)),
+                _ => {}
+            }
+            consumers.insert(top.ptr as usize);
+        }
+        let (opcount, reads) = body_stats(node);
+        if ir::op_name(node) == "loop.reduction" {
+            reason = Some(RealizeReason::Reduction);
+        } else if reason.is_none()
+            && consumers.len() > 1
+            && (opcount > opcount_threshold || reads > reads_threshold)
+        {
+            reason = Some(RealizeReason::ReuseCost);
+        } else if reason.is_none() && (reads > acc_threshold || opcount > opcount_threshold) {
+            reason = Some(RealizeReason::AccumulatedReads);
+        }
+        if reason.is_some() {
+            realized.insert(node.ptr as usize);
+        } else {
+            unrealized.push(node);
+        }
+    }
+    // 3. Erase what every consumer recomputed, then number the stored buffers.
+    for &node in unrealized.iter().rev() {
+        if !ir::users(ir::result(node, 0)).is_empty() {
+            cx.sink.error(
+                unsafe { ir::op_ref(node) }.location(),
+                "unrealized node still has users (a fuselab bug)",
+            );
+            return Err(());
+        }
+        ir::erase(node);
+    }
+    let ctx = ir::context(func_raw);
+    let mut next = 0;
+    for op in ir::block_ops(block) {
+        if is_node(op) || ir::op_name(op) == "loop.extern" {
+            ir::set_attr(op, "name", ir::string_attr(ctx, &format!("buf{next}")));
+            next += 1;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,4 @@
+//! Transforms: passes that rewrite the IR.
+
+pub mod aten_decompose;
+pub mod inline_pointwise;
