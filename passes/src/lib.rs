@@ -20,4 +20,5 @@ pub static PASSES: &[PassInfo] = &[
     transforms::aten_decompose::INFO,
     conversion::lower_aten_to_loop::INFO,
     transforms::inline_pointwise::INFO,
+    analysis::print_memory_deps::INFO,
 ];

@@ -1,4 +1,6 @@
-//! Analyses: passes that compute plain data from the IR and report it, without
+//! Analyses: passes that compute plain Rust data from the IR and report it, without
 //! rewriting.
 
+pub mod memory_deps;
+pub mod print_memory_deps;
 pub mod verify_shapes;

@@ -197,7 +197,25 @@ fn inline_load(load: MlirOperation, producer: MlirOperation) -> Result<(), Strin
     let value = yielded.ok_or("producer body without gpu.yield")?;
     ir::replace_uses(ir::result(load, 0), value);
     ir::erase(load);
+    // The consumer now also computes what the producer came from (Inductor's origins).
+    let consumer = top_level_node(consumer_block_owner(consumer_block));
+    let mut origins = string_list(consumer, "origins");
+    origins.extend(string_list(producer, "origins"));
+    origins.sort();
+    origins.dedup();
+    ir::set_attr(consumer, "origins", ir::string_array_attr(ir::context(consumer), &origins));
     Ok(())
+}
+
+fn consumer_block_owner(block: MlirBlock) -> MlirOperation {
+    unsafe { mlir_sys::mlirBlockGetParentOperation(block) }
+}
+
+/// An array-of-strings attribute of `op` (empty if absent).
+pub fn string_list(op: MlirOperation, name: &str) -> Vec<String> {
+    ir::attr(op, name)
+        .and_then(|a| fuselab_dialects::attrs::string_array(unsafe { melior::ir::Attribute::from_raw(a) }))
+        .unwrap_or_default()
 }
 
 fn top_level_node(mut op: MlirOperation) -> MlirOperation {
