@@ -11,7 +11,7 @@ pub mod registry;
 pub mod transforms;
 
 pub use registry::{
-    all_passes, lookup, OptionKind, PassContext, PassError, PassInfo, PassOption, PassOptions,
+    all_passes, lookup, DriverSettings, OptionKind, PassContext, PassError, PassInfo, PassOption, PassOptions,
 };
 
 /// The pass table, in `--help` order.
@@ -21,4 +21,5 @@ pub static PASSES: &[PassInfo] = &[
     conversion::lower_aten_to_loop::INFO,
     transforms::inline_pointwise::INFO,
     analysis::print_memory_deps::INFO,
+    transforms::inductor_fuse::INFO,
 ];

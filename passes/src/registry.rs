@@ -95,6 +95,15 @@ impl PassOptions {
     }
 }
 
+/// Driver-wide settings passes may consult (from `fuse-opt` flags).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DriverSettings {
+    /// `--fusion-report=<file|->`: where fusion passes write their JSON report.
+    pub fusion_report: Option<String>,
+    /// `--fusion-explain`: emit why-not-fused remarks at op locations.
+    pub fusion_explain: bool,
+}
+
 /// What a running pass may use besides the IR.
 #[derive(Clone, Debug)]
 pub struct PassContext {
@@ -102,6 +111,8 @@ pub struct PassContext {
     pub sink: DiagnosticSink,
     /// The pass's options.
     pub options: PassOptions,
+    /// Driver-wide settings.
+    pub settings: std::rc::Rc<DriverSettings>,
 }
 
 /// The body of a Rust pass: inspect/rewrite `op`, report to `cx.sink`, return
@@ -196,13 +207,10 @@ impl PassInfo {
     }
 
     /// Creates the MLIR pass object for one instance with these options.
-    pub fn create(&self, options: PassOptions, sink: &DiagnosticSink) -> Pass {
+    pub fn create(&self, options: PassOptions, sink: &DiagnosticSink, settings: &std::rc::Rc<DriverSettings>) -> Pass {
         let runner = RustPass {
             run: self.run,
-            cx: PassContext {
-                sink: sink.clone(),
-                options,
-            },
+            cx: PassContext { sink: sink.clone(), options, settings: settings.clone() },
         };
         create_external(
             runner,

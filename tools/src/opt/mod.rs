@@ -40,6 +40,8 @@ pub struct Options {
     pub print_op_generic: bool,
     /// The pipeline, in command-line order.
     pub steps: Vec<Step>,
+    /// Settings handed to passes (`--fusion-report`, `--fusion-explain`).
+    pub settings: fuselab_passes::DriverSettings,
 }
 
 /// What `parse_args` decided.
@@ -74,6 +76,9 @@ GENERAL OPTIONS:
   --mlir-print-ir-before-all   Print the IR before every pass (stderr)
   --mlir-print-debuginfo       Print source locations in the output
   --mlir-print-op-generic      Print all operations in generic form
+  --fusion-report=<file|->     Fusion passes write a JSON report (kernels, bytes, rejected
+                               pairs with reasons) to <file>, or to stdout for '-'
+  --fusion-explain             Fusion passes emit a remark at each rejected pair's op
   --help, -h                   Show this help
   --version                    Show the version
 
@@ -136,6 +141,17 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             "--mlir-print-ir-before-all" => options.print_ir_before_all = true,
             "--mlir-print-debuginfo" => options.print_debuginfo = true,
             "--mlir-print-op-generic" => options.print_op_generic = true,
+            "--fusion-explain" => options.settings.fusion_explain = true,
+            "--fusion-report" => {
+                let path = match value {
+                    Some(v) => v.to_string(),
+                    None => {
+                        i += 1;
+                        args.get(i - 1).cloned().ok_or("option '--fusion-report' requires a file name or '-'")?
+                    }
+                };
+                options.settings.fusion_report = Some(path);
+            }
             "--pass-pipeline" => {
                 let text = match value {
                     Some(v) => v.to_string(),
@@ -187,7 +203,8 @@ fn process_chunk(text: &str, buffer_name: &str, options: &Options) -> Result<Chu
     let context = fuse.context();
     let sink = DiagnosticSink::new();
     sink.capture(context);
-    let manager = pipeline::build_pass_manager(context, &options.steps, &sink)?;
+    let settings = std::rc::Rc::new(options.settings.clone());
+    let manager = pipeline::build_pass_manager(context, &options.steps, &sink, &settings)?;
     if options.print_ir_after_all || options.print_ir_before_all {
         manager.enable_ir_printing(&PassIrPrintingOptions {
             before_all: options.print_ir_before_all,

@@ -7,7 +7,8 @@
 //! `parse_pass_pipeline`, which would replace what is already there).
 
 use fuselab_dialects::DiagnosticSink;
-use fuselab_passes::{PassInfo, PassOptions};
+use fuselab_passes::{DriverSettings, PassInfo, PassOptions};
+use std::rc::Rc;
 use melior::{
     pass::{OperationPassManager, PassManager},
     StringRef,
@@ -195,11 +196,12 @@ pub fn add_steps(
     anchor: &str,
     steps: &[Step],
     sink: &DiagnosticSink,
+    settings: &Rc<DriverSettings>,
 ) -> Result<(), String> {
     for step in steps {
         match step {
             Step::Fuselab { info, options } => {
-                let pass = info.create(options.clone(), sink);
+                let pass = info.create(options.clone(), sink, settings);
                 if info.anchor == anchor {
                     manager.add_pass(pass);
                 } else if anchor == "builtin.module" {
@@ -212,7 +214,7 @@ pub fn add_steps(
                 }
             }
             Step::Upstream(text) => add_upstream(manager, text)?,
-            Step::Nest { op, steps } => add_steps(manager.nested_under(op), op, steps, sink)?,
+            Step::Nest { op, steps } => add_steps(manager.nested_under(op), op, steps, sink, settings)?,
         }
     }
     Ok(())
@@ -223,10 +225,11 @@ pub fn build_pass_manager<'c>(
     context: &'c melior::Context,
     steps: &[Step],
     sink: &DiagnosticSink,
+    settings: &Rc<DriverSettings>,
 ) -> Result<PassManager<'c>, String> {
     melior::utility::register_all_passes();
     let manager = PassManager::new(context);
     manager.enable_verifier(true);
-    add_steps(manager.as_operation_pass_manager(), "builtin.module", steps, sink)?;
+    add_steps(manager.as_operation_pass_manager(), "builtin.module", steps, sink, settings)?;
     Ok(manager)
 }

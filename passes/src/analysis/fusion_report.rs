@@ -1,0 +1,197 @@
+//! The fusion report, common to every strategy: per kernel its member nodes, origins,
+//! iteration `(numel, rnumel)`, bytes read from and written to memory (HBM), launches;
+//! totals; the eager baseline (one kernel per original aten op, recorded by
+//! `--lower-aten-to-loop`); and every rejected candidate pair with its reason.
+//!
+//! Bytes follow the seed article's accounting (seed 000 Table 2): a kernel reads each
+//! buffer it does not produce once, whole, and writes each buffer it produces that is
+//! used outside it (a graph output or another kernel's input). Buffers produced and last
+//! used inside one kernel are kernel-local (`remove_kernel_local_buffers`): no traffic.
+
+use super::{
+    inductor_scheduler::{FusionPlan, Rejection},
+    memory_deps::{NodeKind, SchedGraph},
+};
+use serde_json::{json, Value};
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// One generated or extern kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelReport {
+    /// `fused_<origins>_<n>`, or the buffer name for an extern.
+    pub name: String,
+    /// Member buffer names, in execution order.
+    pub members: Vec<String>,
+    /// Sorted, unique aten origins.
+    pub origins: Vec<String>,
+    /// `(numel, rnumel)`.
+    pub iteration: (i64, i64),
+    /// Bytes read from memory.
+    pub bytes_read: u64,
+    /// Bytes written to memory.
+    pub bytes_written: u64,
+    /// Members whose buffer never leaves the kernel.
+    pub kernel_local: Vec<String>,
+    /// `Some(kind)` for a library kernel (mm, bmm, convolution).
+    pub extern_kind: Option<String>,
+}
+
+/// The report of one function.
+#[derive(Clone, Debug)]
+pub struct FunctionReport {
+    /// Function name.
+    pub function: String,
+    /// Strategy name (`inductor`, `tvm`, ...).
+    pub strategy: String,
+    /// Kernels in execution order (generated and extern).
+    pub kernels: Vec<KernelReport>,
+    /// Rejected candidate pairs.
+    pub rejections: Vec<Rejection>,
+    /// Eager baseline `(kernels, bytes_read, bytes_written)`, if known.
+    pub unfused: Option<[i64; 3]>,
+}
+
+impl FunctionReport {
+    /// Builds the report of `plan` over `graph`; kernel names are numbered in order.
+    pub fn new(function: &str, strategy: &str, graph: &SchedGraph, plan: &FusionPlan) -> Self {
+        let mut group_of: HashMap<&str, usize> = HashMap::new();
+        for (g, members) in plan.groups.iter().enumerate() {
+            for &m in members {
+                group_of.insert(&graph.nodes[m].name, g);
+            }
+        }
+        // Which groups (or the graph output) use each buffer.
+        let mut used_outside: HashSet<(usize, &str)> = HashSet::new();
+        for (g, members) in plan.groups.iter().enumerate() {
+            for &m in members {
+                for dep in &graph.nodes[m].reads {
+                    if let Some(&pg) = group_of.get(dep.buffer.as_str()) {
+                        if pg != g {
+                            used_outside.insert((pg, dep.buffer.as_str()));
+                        }
+                    }
+                }
+            }
+        }
+        let mut kernels = Vec::new();
+        let mut counter = 0;
+        for (g, members) in plan.groups.iter().enumerate() {
+            let names: HashSet<&str> = members.iter().map(|&m| graph.nodes[m].name.as_str()).collect();
+            let mut read: BTreeSet<(&str, u64)> = BTreeSet::new();
+            for &m in members {
+                for dep in &graph.nodes[m].reads {
+                    if !names.contains(dep.buffer.as_str()) {
+                        read.insert((&dep.buffer, dep.buffer_bytes));
+                    }
+                }
+            }
+            let mut written = 0;
+            let mut kernel_local = Vec::new();
+            for &m in members {
+                let node = &graph.nodes[m];
+                if node.is_output || used_outside.contains(&(g, node.name.as_str())) {
+                    written += node.out_bytes;
+                } else {
+                    kernel_local.push(node.name.clone());
+                }
+            }
+            let origins: BTreeSet<String> = members.iter().flat_map(|&m| graph.nodes[m].origins.iter().cloned()).collect();
+            let origins: Vec<String> = origins.into_iter().collect();
+            let first = &graph.nodes[members[0]];
+            let is_extern = first.kind == NodeKind::Extern;
+            let reduction = members.iter().map(|&m| &graph.nodes[m]).find(|n| n.kind == NodeKind::Reduction);
+            let iteration = match reduction {
+                Some(r) => r.iteration(),
+                None => (members.iter().map(|&m| graph.nodes[m].iteration().0).max().unwrap_or(1), 1),
+            };
+            let name = if is_extern {
+                first.name.clone()
+            } else {
+                counter += 1;
+                format!("fused_{}_{}", origins.join("_"), counter - 1)
+            };
+            kernels.push(KernelReport {
+                name,
+                members: members.iter().map(|&m| graph.nodes[m].name.clone()).collect(),
+                origins,
+                iteration,
+                bytes_read: read.iter().map(|(_, b)| b).sum(),
+                bytes_written: written,
+                kernel_local: if is_extern { Vec::new() } else { kernel_local },
+                extern_kind: is_extern.then(|| first.origins.first().cloned().unwrap_or_default()),
+            });
+        }
+        Self {
+            function: function.to_string(),
+            strategy: strategy.to_string(),
+            kernels,
+            rejections: plan.rejections.clone(),
+            unfused: graph.unfused,
+        }
+    }
+
+    /// Generated (non-extern) kernels.
+    pub fn generated_kernels(&self) -> usize {
+        self.kernels.iter().filter(|k| k.extern_kind.is_none()).count()
+    }
+
+    /// The report as JSON.
+    pub fn to_json(&self) -> Value {
+        let read: u64 = self.kernels.iter().map(|k| k.bytes_read).sum();
+        let written: u64 = self.kernels.iter().map(|k| k.bytes_written).sum();
+        let kernels: Vec<Value> = self
+            .kernels
+            .iter()
+            .map(|k| {
+                json!({
+                    "name": k.name,
+                    "extern": k.extern_kind,
+                    "members": k.members,
+                    "origins": k.origins,
+                    "iteration": [k.iteration.0, k.iteration.1],
+                    "bytes_read": k.bytes_read,
+                    "bytes_written": k.bytes_written,
+                    "kernel_local": k.kernel_local,
+                    "launches": 1,
+                })
+            })
+            .collect();
+        let rejected: Vec<Value> = self
+            .rejections
+            .iter()
+            .map(|r| json!({"node1": r.node1.join(","), "node2": r.node2.join(","), "reason": r.reason}))
+            .collect();
+        let mut out = json!({
+            "function": self.function,
+            "strategy": self.strategy,
+            "kernels": kernels,
+            "totals": {
+                "kernels": self.generated_kernels(),
+                "extern_kernels": self.kernels.len() - self.generated_kernels(),
+                "launches": self.kernels.len(),
+                "bytes_read": read,
+                "bytes_written": written,
+                "bytes_total": read + written,
+            },
+            "rejected": rejected,
+        });
+        if let Some([kernels, read, written]) = self.unfused {
+            out["unfused"] = json!({
+                "kernels": kernels, "bytes_read": read, "bytes_written": written, "bytes_total": read + written,
+            });
+        }
+        out
+    }
+}
+
+/// Writes reports (one JSON document `{"functions": [...]}`) to `path` or stdout (`-`).
+pub fn write_reports(path: &str, reports: &[FunctionReport]) -> Result<(), String> {
+    let doc = json!({ "functions": reports.iter().map(FunctionReport::to_json).collect::<Vec<_>>() });
+    let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n";
+    if path == "-" {
+        print!("{text}");
+        Ok(())
+    } else {
+        std::fs::write(path, text).map_err(|e| format!("cannot write fusion report '{path}': {e}"))
+    }
+}
