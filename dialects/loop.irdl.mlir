@@ -78,6 +78,17 @@ irdl.dialect @loop {
     irdl.results(result: %r)
   }
 
+  // A strided view of a buffer (offset, sizes..., strides... in elements), no copy:
+  // Inductor's ReinterpretView. Used for graph outputs that are views of a buffer.
+  irdl.operation @view {
+    %layout = irdl.base "#builtin.dense_array"
+    irdl.attributes { "layout" = %layout }
+    %b = irdl.base "!builtin.tensor"
+    irdl.operands(buffer: %b)
+    %r = irdl.base "!builtin.tensor"
+    irdl.results(result: %r)
+  }
+
   // A fused group: one generated kernel. The body holds the member nodes in execution
   // order and ends with `gpu.yield` of the buffers that leave the kernel; the kernel's
   // single result is the tuple of those buffers, read with `loop.output`. (IRDL binds a

@@ -207,10 +207,19 @@ impl PassInfo {
     }
 
     /// Creates the MLIR pass object for one instance with these options.
-    pub fn create(&self, options: PassOptions, sink: &DiagnosticSink, settings: &std::rc::Rc<DriverSettings>) -> Pass {
+    pub fn create(
+        &self,
+        options: PassOptions,
+        sink: &DiagnosticSink,
+        settings: &std::rc::Rc<DriverSettings>,
+    ) -> Pass {
         let runner = RustPass {
             run: self.run,
-            cx: PassContext { sink: sink.clone(), options, settings: settings.clone() },
+            cx: PassContext {
+                sink: sink.clone(),
+                options,
+                settings: settings.clone(),
+            },
         };
         create_external(
             runner,

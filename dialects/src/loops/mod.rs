@@ -29,6 +29,8 @@ pub enum LoopOpKind {
     Load,
     /// `loop.extern`: a library kernel (matmul, convolution), a fusion barrier.
     Extern,
+    /// `loop.view`: a strided view of a buffer (no copy).
+    View,
     /// `loop.kernel`: a fused group of nodes.
     Kernel,
     /// `loop.output`: one buffer of a kernel's result tuple.
@@ -42,6 +44,7 @@ impl LoopOpKind {
         Self::Reduction,
         Self::Load,
         Self::Extern,
+        Self::View,
         Self::Kernel,
         Self::Output,
     ];
@@ -53,6 +56,7 @@ impl LoopOpKind {
             Self::Reduction => "loop.reduction",
             Self::Load => "loop.load",
             Self::Extern => "loop.extern",
+            Self::View => "loop.view",
             Self::Kernel => "loop.kernel",
             Self::Output => "loop.output",
         }
@@ -473,6 +477,23 @@ fn check_loop_op(node: &LoopOp) -> Result<(), String> {
             .extern_kind()
             .map(|_| ())
             .ok_or_else(|| "requires an extern 'kind'".into()),
+        LoopOpKind::View => {
+            use melior::ir::ValueLike;
+            let layout = node
+                .attribute("layout")
+                .and_then(attrs::i64_array)
+                .ok_or("requires 'layout'")?;
+            let result = op.result(0).map_err(|_| "requires a result".to_string())?;
+            let ty = TensorType::from_mlir(result.r#type()).map_err(|e| format!("result: {e}"))?;
+            if layout.len() != 1 + 2 * ty.rank() || layout[1..=ty.rank()] != ty.shape[..] {
+                return Err(format!(
+                    "'layout' {} must be [offset, sizes {}, strides] for the result",
+                    shape_str(&layout),
+                    shape_str(&ty.shape)
+                ));
+            }
+            Ok(())
+        }
         LoopOpKind::Kernel => {
             let iteration = node.iteration().ok_or("requires 'iteration'")?;
             if iteration.len() != 2 {

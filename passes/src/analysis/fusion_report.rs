@@ -95,14 +95,27 @@ impl FunctionReport {
                     kernel_local.push(node.name.clone());
                 }
             }
-            let origins: BTreeSet<String> = members.iter().flat_map(|&m| graph.nodes[m].origins.iter().cloned()).collect();
+            let origins: BTreeSet<String> = members
+                .iter()
+                .flat_map(|&m| graph.nodes[m].origins.iter().cloned())
+                .collect();
             let origins: Vec<String> = origins.into_iter().collect();
             let first = &graph.nodes[members[0]];
             let is_extern = first.kind == NodeKind::Extern;
-            let reduction = members.iter().map(|&m| &graph.nodes[m]).find(|n| n.kind == NodeKind::Reduction);
+            let reduction = members
+                .iter()
+                .map(|&m| &graph.nodes[m])
+                .find(|n| n.kind == NodeKind::Reduction);
             let iteration = match reduction {
                 Some(r) => r.iteration(),
-                None => (members.iter().map(|&m| graph.nodes[m].iteration().0).max().unwrap_or(1), 1),
+                None => (
+                    members
+                        .iter()
+                        .map(|&m| graph.nodes[m].iteration().0)
+                        .max()
+                        .unwrap_or(1),
+                    1,
+                ),
             };
             let name = if is_extern {
                 first.name.clone()

@@ -52,7 +52,13 @@ pub struct FusionConfig {
 
 impl Default for FusionConfig {
     fn default() -> Self {
-        Self { max_fusion_size: 64, score_threshold: 10, pairwise_attempts: 64, max_rounds: 10, aggressive: false }
+        Self {
+            max_fusion_size: 64,
+            score_threshold: 10,
+            pairwise_attempts: 64,
+            max_rounds: 10,
+            aggressive: false,
+        }
     }
 }
 
@@ -83,7 +89,12 @@ impl FusionScore {
             return self.memory < other.memory;
         }
         (self.node_type, self.memory, self.buffer_overlap, self.proximity)
-            < (other.node_type, other.memory, other.buffer_overlap, other.proximity)
+            < (
+                other.node_type,
+                other.memory,
+                other.buffer_overlap,
+                other.proximity,
+            )
     }
 }
 
@@ -161,7 +172,12 @@ impl<'g> Scheduler<'g> {
                 })
             })
             .collect();
-        let producer_of = graph.nodes.iter().enumerate().map(|(i, node)| (node.name.clone(), i)).collect();
+        let producer_of = graph
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, node)| (node.name.clone(), i))
+            .collect();
         Self {
             graph,
             config,
@@ -179,11 +195,19 @@ impl<'g> Scheduler<'g> {
     }
 
     fn names(&self, g: usize) -> Vec<String> {
-        self.group(g).members.iter().map(|&m| self.graph.nodes[m].name.clone()).collect()
+        self.group(g)
+            .members
+            .iter()
+            .map(|&m| self.graph.nodes[m].name.clone())
+            .collect()
     }
 
     fn reject(&mut self, g1: usize, g2: usize, reason: impl Into<String>) -> bool {
-        let r = Rejection { node1: self.names(g1), node2: self.names(g2), reason: reason.into() };
+        let r = Rejection {
+            node1: self.names(g1),
+            node2: self.names(g2),
+            reason: reason.into(),
+        };
         if self.seen_rejections.insert(r.clone()) {
             self.rejections.push(r);
         }
@@ -234,31 +258,46 @@ impl<'g> Scheduler<'g> {
 
     fn buffer_overlap(&self, g1: usize, g2: usize) -> u64 {
         let names = |g: &Group| -> HashMap<String, u64> {
-            g.reads.iter().chain(g.writes.iter()).map(|d| (d.buffer.clone(), d.buffer_bytes)).collect()
+            g.reads
+                .iter()
+                .chain(g.writes.iter())
+                .map(|d| (d.buffer.clone(), d.buffer_bytes))
+                .collect()
         };
         let (a, b) = (names(self.group(g1)), names(self.group(g2)));
-        a.iter().filter(|(n, _)| b.contains_key(*n)).map(|(_, bytes)| *bytes).sum()
+        a.iter()
+            .filter(|(n, _)| b.contains_key(*n))
+            .map(|(_, bytes)| *bytes)
+            .sum()
     }
 
     fn score(&self, g1: usize, g2: usize) -> FusionScore {
         let (a, b) = (self.group(g1), self.group(g2));
         let memory = self.shared_bytes(g1, g2);
         let both_reduction = a.reduction.is_some() == b.reduction.is_some();
-        let buffer_overlap =
-            if memory == 0 && a.reduction.is_none() && b.reduction.is_none() { self.buffer_overlap(g1, g2) } else { 0 };
+        let buffer_overlap = if memory == 0 && a.reduction.is_none() && b.reduction.is_none() {
+            self.buffer_overlap(g1, g2)
+        } else {
+            0
+        };
         FusionScore {
             template: 1 + i64::from(memory > 0),
             node_type: i64::from(both_reduction && memory > 0),
             memory,
             buffer_overlap,
-            proximity: -((a.min_order as i64 - b.max_order as i64).abs()).max((b.min_order as i64 - a.max_order as i64).abs()),
+            proximity: -((a.min_order as i64 - b.max_order as i64).abs())
+                .max((b.min_order as i64 - a.max_order as i64).abs()),
         }
     }
 
     /// Reads of `g` from buffers no member of `g` produces (Inductor's unmet deps).
     fn unmet(&self, g: usize) -> Vec<&MemoryDep> {
         let group = self.group(g);
-        group.reads.iter().filter(|d| !group.names.contains(&d.buffer) && self.producer_of.contains_key(&d.buffer)).collect()
+        group
+            .reads
+            .iter()
+            .filter(|d| !group.names.contains(&d.buffer) && self.producer_of.contains_key(&d.buffer))
+            .collect()
     }
 
     /// `fusable_read_and_write`.
@@ -282,7 +321,9 @@ impl<'g> Scheduler<'g> {
         }
         let mut checked: HashSet<usize> = HashSet::new();
         for dep in &remaining {
-            let Some(&producer) = self.producer_of.get(&dep.buffer) else { continue };
+            let Some(&producer) = self.producer_of.get(&dep.buffer) else {
+                continue;
+            };
             let pg = self.group_of[producer];
             if pg != g1 && checked.insert(pg) && self.reaches(g1, pg, false) {
                 return self.reject(g1, g2, "intermediate nodes between node1 & node2");
@@ -295,10 +336,27 @@ impl<'g> Scheduler<'g> {
     fn backend_can_fuse(&mut self, g1: usize, g2: usize) -> bool {
         let (a, b) = (self.group(g1).clone(), self.group(g2).clone());
         match (a.reduction, b.reduction) {
-            (Some(ra), Some(rb)) => ra == rb || self.reject(g1, g2, format!("numel/rnumel mismatch (reduce) ({}, {}), ({}, {})", ra.0, rb.0, ra.1, rb.1)),
+            (Some(ra), Some(rb)) => {
+                ra == rb
+                    || self.reject(
+                        g1,
+                        g2,
+                        format!(
+                            "numel/rnumel mismatch (reduce) ({}, {}), ({}, {})",
+                            ra.0, rb.0, ra.1, rb.1
+                        ),
+                    )
+            }
             (None, None) => {
                 a.numel == b.numel
-                    || self.reject(g1, g2, format!("numel/rnumel mismatch (non-reduce) ({}, {}), (1, 1)", a.numel, b.numel))
+                    || self.reject(
+                        g1,
+                        g2,
+                        format!(
+                            "numel/rnumel mismatch (non-reduce) ({}, {}), (1, 1)",
+                            a.numel, b.numel
+                        ),
+                    )
             }
             (Some((numel, rnumel)), None) | (None, Some((numel, rnumel))) => {
                 let pw = if a.reduction.is_none() { &a } else { &b };
@@ -320,14 +378,21 @@ impl<'g> Scheduler<'g> {
             return false;
         }
         if self.group(g1).is_extern || self.group(g2).is_extern {
-            let which = if self.group(g1).is_extern { "node1" } else { "node2" };
+            let which = if self.group(g1).is_extern {
+                "node1"
+            } else {
+                "node2"
+            };
             return self.reject(g1, g2, format!("{which} is extern or nop"));
         }
         if self.reaches(g2, g1, false) {
             return self.reject(g1, g2, "node1 must go before node2");
         }
         let shared = self.shared_bytes(g1, g2);
-        let (r1, r2) = (self.group(g1).reduction.is_some(), self.group(g2).reduction.is_some());
+        let (r1, r2) = (
+            self.group(g1).reduction.is_some(),
+            self.group(g2).reduction.is_some(),
+        );
         if shared == 0 && (!self.config.aggressive || r1 || r2) {
             return self.reject(g1, g2, "no shared data");
         }
@@ -341,9 +406,16 @@ impl<'g> Scheduler<'g> {
                 return self.reject(g1, g2, "score_fusion_memory_threshold");
             }
             let (a, b) = (self.group(g1), self.group(g2));
-            let distance = a.min_order.abs_diff(b.max_order).max(b.min_order.abs_diff(a.max_order));
+            let distance = a
+                .min_order
+                .abs_diff(b.max_order)
+                .max(b.min_order.abs_diff(a.max_order));
             if distance > 64 {
-                return self.reject(g1, g2, "Nodes are too far away. Fusing them may increase peak memory.");
+                return self.reject(
+                    g1,
+                    g2,
+                    "Nodes are too far away. Fusing them may increase peak memory.",
+                );
             }
             self.backend_can_fuse(g1, g2)
         }
@@ -381,7 +453,9 @@ impl<'g> Scheduler<'g> {
 
     /// Live groups in topological order (Kahn, smallest min_order first).
     fn ordered_groups(&self) -> Vec<usize> {
-        let live: Vec<usize> = (0..self.groups.len()).filter(|&g| self.groups[g].is_some()).collect();
+        let live: Vec<usize> = (0..self.groups.len())
+            .filter(|&g| self.groups[g].is_some())
+            .collect();
         let mut indegree: HashMap<usize, usize> = live.iter().map(|&g| (g, 0)).collect();
         let mut succ: HashMap<usize, BTreeSet<usize>> = HashMap::new();
         for &g in &live {
@@ -394,14 +468,22 @@ impl<'g> Scheduler<'g> {
                 }
             }
         }
-        let mut ready: BTreeSet<(usize, usize)> =
-            live.iter().filter(|g| indegree[g] == 0).map(|&g| (self.group(g).min_order, g)).collect();
+        let mut ready: BTreeSet<(usize, usize)> = live
+            .iter()
+            .filter(|g| indegree[g] == 0)
+            .map(|&g| (self.group(g).min_order, g))
+            .collect();
         let mut out = Vec::with_capacity(live.len());
         while let Some(&first) = ready.iter().next() {
             ready.remove(&first);
             let g = first.1;
             out.push(g);
-            for &s in succ.get(&g).map(|s| s.iter().copied().collect::<Vec<_>>()).unwrap_or_default().iter() {
+            for &s in succ
+                .get(&g)
+                .map(|s| s.iter().copied().collect::<Vec<_>>())
+                .unwrap_or_default()
+                .iter()
+            {
                 let d = indegree.get_mut(&s).expect("live");
                 *d -= 1;
                 if *d == 0 {
@@ -453,7 +535,12 @@ impl<'g> Scheduler<'g> {
         // Remember each candidate by one member node, so it maps to the current groups.
         let mut scored: Vec<((usize, usize), FusionScore)> = candidates
             .into_iter()
-            .map(|(g1, g2)| ((self.group(g1).members[0], self.group(g2).members[0]), self.score(g1, g2)))
+            .map(|(g1, g2)| {
+                (
+                    (self.group(g1).members[0], self.group(g2).members[0]),
+                    self.score(g1, g2),
+                )
+            })
             .collect();
         scored.sort_by(|a, b| {
             if b.1.less_than(&a.1) {
@@ -494,7 +581,10 @@ pub fn plan_fusion(graph: &SchedGraph, config: FusionConfig) -> FusionPlan {
         }
     }
     FusionPlan {
-        groups: order.iter().map(|&g| scheduler.group(g).members.clone()).collect(),
+        groups: order
+            .iter()
+            .map(|&g| scheduler.group(g).members.clone())
+            .collect(),
         rejections: scheduler.rejections,
         rounds,
     }

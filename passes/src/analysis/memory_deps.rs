@@ -48,8 +48,13 @@ impl MemoryDep {
         if self.star || self.is_indirect() {
             return self.buffer_bytes;
         }
-        let elements: i64 =
-            self.ranges.iter().enumerate().filter(|(d, _)| self.index.uses_dim(*d)).map(|(_, r)| *r).product();
+        let elements: i64 = self
+            .ranges
+            .iter()
+            .enumerate()
+            .filter(|(d, _)| self.index.uses_dim(*d))
+            .map(|(_, r)| *r)
+            .product();
         elements as u64 * self.elem_bytes
     }
 }
@@ -59,8 +64,19 @@ impl fmt::Display for MemoryDep {
         if self.star {
             return write!(f, "StarDep(name='{}')", self.buffer);
         }
-        let ranges: Vec<String> = self.ranges.iter().enumerate().map(|(d, r)| format!("d{d}: {r}")).collect();
-        write!(f, "MemoryDep('{}', {}, {{{}}})", self.buffer, self.index.to_inductor(), ranges.join(", "))
+        let ranges: Vec<String> = self
+            .ranges
+            .iter()
+            .enumerate()
+            .map(|(d, r)| format!("d{d}: {r}"))
+            .collect();
+        write!(
+            f,
+            "MemoryDep('{}', {}, {{{}}})",
+            self.buffer,
+            self.index.to_inductor(),
+            ranges.join(", ")
+        )
     }
 }
 
@@ -105,7 +121,10 @@ pub struct SchedNode {
 impl SchedNode {
     /// Inductor's `group[1]`: `(numel, rnumel)`.
     pub fn iteration(&self) -> (i64, i64) {
-        (self.ranges.iter().product(), self.reduction_ranges.iter().product())
+        (
+            self.ranges.iter().product(),
+            self.reduction_ranges.iter().product(),
+        )
     }
 }
 
@@ -123,7 +142,10 @@ pub struct SchedGraph {
 impl SchedGraph {
     /// Met (`reads of graph inputs`) and unmet (reads of node buffers) deps of `node`.
     pub fn met_unmet(&self, node: &SchedNode) -> (Vec<MemoryDep>, Vec<MemoryDep>) {
-        node.reads.iter().cloned().partition(|d| self.inputs.iter().any(|(n, _)| *n == d.buffer))
+        node.reads
+            .iter()
+            .cloned()
+            .partition(|d| self.inputs.iter().any(|(n, _)| *n == d.buffer))
     }
 }
 
@@ -132,7 +154,10 @@ fn tensor_of(value: MlirValue) -> Option<TensorType> {
 }
 
 fn truncate(index: &IndexExpr, ranges: &[i64]) -> Vec<i64> {
-    let used = (0..ranges.len()).rev().find(|&d| index.uses_dim(d)).map_or(0, |d| d + 1);
+    let used = (0..ranges.len())
+        .rev()
+        .find(|&d| index.uses_dim(d))
+        .map_or(0, |d| d + 1);
     ranges[..used].to_vec()
 }
 
@@ -155,12 +180,14 @@ pub fn analyze(func: MlirOperation) -> Result<SchedGraph, String> {
     let mut names: HashMap<usize, (String, Option<usize>)> = HashMap::new();
     for (i, arg) in ir::block_arguments(block).into_iter().enumerate() {
         let name = format!("arg{i}_1");
-        graph.inputs.push((name.clone(), tensor_of(arg).map_or(0, |t| t.size_bytes())));
+        graph
+            .inputs
+            .push((name.clone(), tensor_of(arg).map_or(0, |t| t.size_bytes())));
         names.insert(arg.ptr as usize, (name, None));
     }
     let returned: Vec<usize> = ir::block_ops(block)
         .into_iter()
-        .filter(|op| ir::op_name(*op) == "func.return")
+        .filter(|op| matches!(ir::op_name(*op).as_str(), "func.return" | "loop.view"))
         .flat_map(|op| ir::operands(op).into_iter().map(|v| v.ptr as usize))
         .collect();
     for op in ir::block_ops(block) {
@@ -173,22 +200,28 @@ pub fn analyze(func: MlirOperation) -> Result<SchedGraph, String> {
         };
         let result = ir::result(op, 0);
         let out = tensor_of(result).ok_or("node result is not a supported tensor")?;
-        let name = ir::attr(op, "name").and_then(fuselab_dialects::attrs::string_raw).unwrap_or_default();
+        let name = ir::attr(op, "name")
+            .and_then(fuselab_dialects::attrs::string_raw)
+            .unwrap_or_default();
         let ranges = i64s(op, "ranges");
         let reduction_ranges = i64s(op, "reduction_ranges");
         let mut all = ranges.clone();
         all.extend(&reduction_ranges);
         let mut reads = Vec::new();
         let mut producers = Vec::new();
-        let read_of = |buffer: MlirValue, producers: &mut Vec<usize>| -> Result<(String, TensorType), String> {
-            let (name, producer) = names.get(&(buffer.ptr as usize)).cloned().ok_or("load of an unknown buffer")?;
-            if let Some(p) = producer {
-                if !producers.contains(&p) {
-                    producers.push(p);
+        let read_of =
+            |buffer: MlirValue, producers: &mut Vec<usize>| -> Result<(String, TensorType), String> {
+                let (name, producer) = names
+                    .get(&(buffer.ptr as usize))
+                    .cloned()
+                    .ok_or("load of an unknown buffer")?;
+                if let Some(p) = producer {
+                    if !producers.contains(&p) {
+                        producers.push(p);
+                    }
                 }
-            }
-            Ok((name, tensor_of(buffer).ok_or("buffer is not a supported tensor")?))
-        };
+                Ok((name, tensor_of(buffer).ok_or("buffer is not a supported tensor")?))
+            };
         if kind == NodeKind::Extern {
             for v in ir::operands(op) {
                 let (buffer, t) = read_of(v, &mut producers)?;
@@ -205,7 +238,8 @@ pub fn analyze(func: MlirOperation) -> Result<SchedGraph, String> {
             for load in ir::collect_ops(op, |n| n == "loop.load") {
                 let (buffer, t) = read_of(ir::operand(load, 0), &mut producers)?;
                 let (index, _, _) =
-                    from_affine_map_attr(ir::attr(load, "index").ok_or("load without index")?).ok_or("bad load index")?;
+                    from_affine_map_attr(ir::attr(load, "index").ok_or("load without index")?)
+                        .ok_or("bad load index")?;
                 let ranges = truncate(&index, &all);
                 reads.push(MemoryDep {
                     buffer,
@@ -222,7 +256,11 @@ pub fn analyze(func: MlirOperation) -> Result<SchedGraph, String> {
         let write_index = contiguous_index(&ranges);
         let writes = vec![MemoryDep {
             buffer: name.clone(),
-            ranges: if kind == NodeKind::Extern { Vec::new() } else { truncate(&write_index, &ranges) },
+            ranges: if kind == NodeKind::Extern {
+                Vec::new()
+            } else {
+                truncate(&write_index, &ranges)
+            },
             index: write_index,
             star: kind == NodeKind::Extern,
             elem_bytes: out.dtype.size_bytes(),

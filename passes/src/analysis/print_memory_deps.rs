@@ -26,7 +26,9 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), ()> {
             return Err(());
         }
     };
-    let name = crate::ir::attr(func.to_raw(), "sym_name").and_then(fuselab_dialects::attrs::string_raw).unwrap_or_default();
+    let name = crate::ir::attr(func.to_raw(), "sym_name")
+        .and_then(fuselab_dialects::attrs::string_raw)
+        .unwrap_or_default();
     let mut out = format!("// MemoryDeps of @{name}\n");
     for node in &graph.nodes {
         let kind = match node.kind {
@@ -35,9 +37,19 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), ()> {
             NodeKind::Extern => "extern",
         };
         let (numel, rnumel) = node.iteration();
-        let _ = writeln!(out, "{}: {kind} group.iteration = ({numel}, {rnumel}) origins = [{}]", node.name, node.origins.join(", "));
+        let _ = writeln!(
+            out,
+            "{}: {kind} group.iteration = ({numel}, {rnumel}) origins = [{}]",
+            node.name,
+            node.origins.join(", ")
+        );
         let (met, unmet) = graph.met_unmet(node);
-        for (label, deps) in [("reads", &node.reads), ("writes", &node.writes), ("met_dependencies", &met), ("unmet_dependencies", &unmet)] {
+        for (label, deps) in [
+            ("reads", &node.reads),
+            ("writes", &node.writes),
+            ("met_dependencies", &met),
+            ("unmet_dependencies", &unmet),
+        ] {
             let _ = writeln!(out, "  {label} = [");
             for dep in deps.iter() {
                 let _ = writeln!(out, "    {dep},");

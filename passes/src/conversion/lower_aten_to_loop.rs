@@ -25,7 +25,7 @@ use crate::{
     transforms::aten_decompose::{is_composite, EAGER_ID_ATTR, ORIGIN_ATTR},
 };
 use fuselab_dialects::{
-    aten::{attr, AtenOp, AtenOpKind},
+    aten::{attr, AtenOp, AtenOpClass, AtenOpKind},
     loops::index::{contiguous_index, unravel, IndexExpr},
     types::{DType, TensorType},
 };
@@ -289,6 +289,7 @@ impl Lowering {
                 )?;
                 ir::replace_uses(result, value);
             }
+            Add if out.dtype.is_float() && self.fold_bias_into_mm(op, &operands, &out)? => {}
             Mm | Bmm | Convolution => {
                 let value = self.lower_extern(op, &aten, &operands, &out, &origin)?;
                 ir::replace_uses(result, value);
@@ -360,6 +361,97 @@ impl Lowering {
             }
         }
         Ok(())
+    }
+
+    /// Inductor keeps `mm + bias` as one `addmm` extern call (the BLAS epilogue adds the
+    /// bias) unless a pointwise op consumes the sum (then the bias is unfused into that
+    /// pointwise kernel: post_grad `should_prefer_unfused_addmm`). This folds
+    /// `add(mm(a, b), bias[N])` into the extern when the mm has no other use and some user
+    /// of the sum is not elementwise. Returns whether it folded.
+    fn fold_bias_into_mm(
+        &mut self,
+        add: MlirOperation,
+        operands: &[Access],
+        out: &TensorType,
+    ) -> Result<bool, String> {
+        let sum_users = ir::users(ir::result(add, 0));
+        let all_elementwise = !sum_users.is_empty()
+            && sum_users.iter().all(|&u| {
+                AtenOpKind::from_op_name(&ir::op_name(u))
+                    .is_some_and(|k| matches!(k.class(), AtenOpClass::Unary | AtenOpClass::Broadcasting))
+            });
+        if all_elementwise {
+            return Ok(false);
+        }
+        for (mm_at, bias_at) in [(0, 1), (1, 0)] {
+            let (
+                Access::Buffer {
+                    base, shape, index, ..
+                },
+                Access::Buffer {
+                    base: bias,
+                    shape: bias_shape,
+                    index: bias_index,
+                    ..
+                },
+            ) = (&operands[mm_at], &operands[bias_at])
+            else {
+                continue;
+            };
+            let Some(ext) = ir::defining_op(*base) else {
+                continue;
+            };
+            let is_plain_mm = ir::op_name(ext) == "loop.extern"
+                && ir::attr(ext, "kind")
+                    .and_then(fuselab_dialects::attrs::string_raw)
+                    .as_deref()
+                    == Some("mm")
+                && ir::operands(ext).len() == 2;
+            let n = *shape.last().unwrap_or(&0);
+            let bias_is_row = bias_shape.iter().product::<i64>() == n && bias_shape.last() == Some(&n);
+            let reshape_of_whole = *index == contiguous_index(shape)
+                && value_bytes(*base) == out.size_bytes()
+                && self.single_consumer(*base, ir::operand(add, mm_at));
+            if !(is_plain_mm
+                && bias_is_row
+                && reshape_of_whole
+                && *bias_index == contiguous_index(bias_shape))
+            {
+                continue;
+            }
+            let mut new_operands = ir::operands(ext);
+            new_operands.push(*bias);
+            unsafe {
+                mlir_sys::mlirOperationSetOperands(ext, new_operands.len() as isize, new_operands.as_ptr())
+            };
+            let ctx = ir::context(ext);
+            let mut views: Vec<mlir_sys::MlirAttribute> = (0..2)
+                .map(|i| unsafe {
+                    mlir_sys::mlirArrayAttrGetElement(
+                        ir::attr(ext, OPERAND_VIEWS_ATTR).expect("set at creation"),
+                        i,
+                    )
+                })
+                .collect();
+            views.push(ir::i64_array_attr(ctx, &[]));
+            ir::set_attr(ext, OPERAND_VIEWS_ATTR, ir::array_attr(ctx, &views));
+            ir::set_attr(ext, "origins", ir::string_array_attr(ctx, &["addmm".to_string()]));
+            self.accesses
+                .insert(key(ir::result(add, 0)), operands[mm_at].clone());
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// Whether `buffer` is used only by `via` (itself, or a view op whose only user
+    /// chain leads to the op being lowered).
+    fn single_consumer(&self, buffer: MlirValue, via: MlirValue) -> bool {
+        let users = ir::users(buffer);
+        if via.ptr == buffer.ptr {
+            return users.len() == 1;
+        }
+        users.len() == 1
+            && ir::defining_op(via).is_some_and(|v| v.ptr == users[0].ptr && ir::users(via).len() == 1)
     }
 
     fn lower_extern(
@@ -675,6 +767,49 @@ fn convert(bx: &BodyBuilder, value: MlirValue, from: DType, to: DType) -> MlirVa
     }
 }
 
+/// A graph output that is a strided view of a buffer is returned as that buffer (same
+/// layout) or a `loop.view` of it, without a copy (Inductor's ReinterpretView output).
+fn reinterpret(anchor: MlirOperation, access: &Access) -> Option<MlirValue> {
+    let Access::Buffer {
+        base, shape, index, ..
+    } = access
+    else {
+        return None;
+    };
+    let base_shape = TensorType::from_mlir(unsafe { melior::ir::Type::from_raw(ir::value_type(*base)) })
+        .ok()?
+        .shape;
+    if base_shape == *shape && *index == contiguous_index(shape) {
+        return Some(*base);
+    }
+    let strides = index.linear_coefficients(shape.len())?;
+    let mut layout = vec![index.constant_part()];
+    layout.extend(shape);
+    layout.extend(strides);
+    let ctx = ir::context(anchor);
+    let dtype = TensorType::from_mlir(unsafe { melior::ir::Type::from_raw(ir::value_type(*base)) })
+        .ok()?
+        .dtype;
+    let ty = ir::parse_type(
+        ctx,
+        &TensorType {
+            shape: shape.clone(),
+            dtype,
+        }
+        .to_string(),
+    )?;
+    let view = ir::create(
+        "loop.view",
+        ir::location(anchor),
+        &[*base],
+        &[ty],
+        &[("layout", ir::i64_array_attr(ctx, &layout))],
+        Vec::new(),
+    );
+    ir::insert_before(anchor, view);
+    Some(ir::result(view, 0))
+}
+
 /// Splat value of a dense tensor constant.
 fn splat_value(op: MlirOperation) -> Option<(f64, DType)> {
     let value = ir::attr(op, "value")?;
@@ -804,6 +939,10 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), ()> {
                 let is_arg = ir::block_argument_number(v).is_some();
                 if !is_node && !is_arg {
                     if let Ok(access) = lowering.access(v) {
+                        if let Some(direct) = reinterpret(op, &access) {
+                            ir::set_operand(op, i, direct);
+                            continue;
+                        }
                         match lowering.copy(op, &access) {
                             Ok(copy) => ir::set_operand(op, i, copy),
                             Err(message) => {

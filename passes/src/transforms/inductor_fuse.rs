@@ -69,7 +69,10 @@ pub fn config_from(cx: &PassContext) -> FusionConfig {
 }
 
 fn is_scheduler_node(op: MlirOperation) -> bool {
-    matches!(ir::op_name(op).as_str(), "loop.pointwise" | "loop.reduction" | "loop.extern")
+    matches!(
+        ir::op_name(op).as_str(),
+        "loop.pointwise" | "loop.reduction" | "loop.extern"
+    )
 }
 
 /// Replaces the uses of `old` by `new` in ops outside `kernel`.
@@ -78,7 +81,10 @@ fn replace_uses_outside(old: MlirValue, new: MlirValue, kernel: MlirOperation, b
     unsafe {
         let mut u = mlir_sys::mlirValueGetFirstUse(old);
         while !mlir_sys::mlirOpOperandIsNull(u) {
-            uses.push((mlir_sys::mlirOpOperandGetOwner(u), mlir_sys::mlirOpOperandGetOperandNumber(u) as usize));
+            uses.push((
+                mlir_sys::mlirOpOperandGetOwner(u),
+                mlir_sys::mlirOpOperandGetOperandNumber(u) as usize,
+            ));
             u = mlir_sys::mlirOpOperandGetNextUse(u);
         }
     }
@@ -94,7 +100,12 @@ fn replace_uses_outside(old: MlirValue, new: MlirValue, kernel: MlirOperation, b
 }
 
 /// Rewrites `func` into kernels following `plan` (node order = analysis order).
-pub fn apply_plan(func: MlirOperation, plan: &FusionPlan, report: &FunctionReport, strategy: &str) -> Result<(), String> {
+pub fn apply_plan(
+    func: MlirOperation,
+    plan: &FusionPlan,
+    report: &FunctionReport,
+    strategy: &str,
+) -> Result<(), String> {
     let block = ir::body(func).ok_or("function without a body")?;
     let ops = ir::block_ops(block);
     let nodes: Vec<MlirOperation> = ops.iter().copied().filter(|&op| is_scheduler_node(op)).collect();
@@ -130,19 +141,38 @@ pub fn apply_plan(func: MlirOperation, plan: &FusionPlan, report: &FunctionRepor
             ir::append(body, op);
         }
         ir::append(body, ir::create("gpu.yield", loc, &outputs, &[], &[], Vec::new()));
-        let types: Vec<String> = outputs.iter().map(|&v| ir::type_string(ir::value_type(v))).collect();
+        let types: Vec<String> = outputs
+            .iter()
+            .map(|&v| ir::type_string(ir::value_type(v)))
+            .collect();
         let tuple = ir::parse_type(ctx, &format!("tuple<{}>", types.join(", "))).ok_or("bad tuple type")?;
         let attrs = [
             ("name", ir::string_attr(ctx, &kernel.name)),
-            ("iteration", ir::i64_array_attr(ctx, &[kernel.iteration.0, kernel.iteration.1])),
+            (
+                "iteration",
+                ir::i64_array_attr(ctx, &[kernel.iteration.0, kernel.iteration.1]),
+            ),
             ("strategy", ir::string_attr(ctx, strategy)),
         ];
-        let kernel_op = ir::create("loop.kernel", loc, &[], &[tuple], &attrs, vec![ir::new_region(body)]);
+        let kernel_op = ir::create(
+            "loop.kernel",
+            loc,
+            &[],
+            &[tuple],
+            &attrs,
+            vec![ir::new_region(body)],
+        );
         ir::insert_before(terminator, kernel_op);
         for (i, &value) in outputs.iter().enumerate() {
             let ty = ir::value_type(value);
-            let output =
-                ir::create("loop.output", loc, &[ir::result(kernel_op, 0)], &[ty], &[("index", ir::i64_attr(ctx, i as i64))], Vec::new());
+            let output = ir::create(
+                "loop.output",
+                loc,
+                &[ir::result(kernel_op, 0)],
+                &[ty],
+                &[("index", ir::i64_attr(ctx, i as i64))],
+                Vec::new(),
+            );
             ir::insert_before(terminator, output);
             replace_uses_outside(value, ir::result(output, 0), kernel_op, block);
         }
@@ -161,7 +191,12 @@ pub fn explain(cx: &PassContext, graph: &crate::analysis::memory_deps::SchedGrap
         cx.sink.push(Diagnostic::new(
             Severity::Remark,
             loc,
-            format!("not fusing {} with {}: {}", r.node1.join(","), r.node2.join(","), r.reason),
+            format!(
+                "not fusing {} with {}: {}",
+                r.node1.join(","),
+                r.node2.join(","),
+                r.reason
+            ),
         ));
     }
 }
@@ -180,18 +215,22 @@ pub fn run_strategy(
         let graph = match analyze(func) {
             Ok(graph) => graph,
             Err(message) => {
-                cx.sink.error(loc, format!("cannot analyze for fusion: {message}"));
+                cx.sink
+                    .error(loc, format!("cannot analyze for fusion: {message}"));
                 return Err(());
             }
         };
         let plan = decide(&graph);
-        let name = ir::attr(func, "sym_name").and_then(fuselab_dialects::attrs::string_raw).unwrap_or_default();
+        let name = ir::attr(func, "sym_name")
+            .and_then(fuselab_dialects::attrs::string_raw)
+            .unwrap_or_default();
         let report = FunctionReport::new(&name, strategy, &graph, &plan);
         if cx.settings.fusion_explain {
             explain(cx, &graph, &plan);
         }
         if let Err(message) = apply_plan(func, &plan, &report, strategy) {
-            cx.sink.error(loc, format!("cannot apply the fusion plan: {message}"));
+            cx.sink
+                .error(loc, format!("cannot apply the fusion plan: {message}"));
             return Err(());
         }
         reports.push(report);
@@ -207,5 +246,7 @@ pub fn run_strategy(
 
 fn run(module: OperationRef, cx: &PassContext) -> Result<(), ()> {
     let config = config_from(cx);
-    run_strategy(module, cx, "inductor", &|graph| plan_fusion(graph, config.clone()))
+    run_strategy(module, cx, "inductor", &|graph| {
+        plan_fusion(graph, config.clone())
+    })
 }

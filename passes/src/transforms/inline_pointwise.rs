@@ -203,7 +203,11 @@ fn inline_load(load: MlirOperation, producer: MlirOperation) -> Result<(), Strin
     origins.extend(string_list(producer, "origins"));
     origins.sort();
     origins.dedup();
-    ir::set_attr(consumer, "origins", ir::string_array_attr(ir::context(consumer), &origins));
+    ir::set_attr(
+        consumer,
+        "origins",
+        ir::string_array_attr(ir::context(consumer), &origins),
+    );
     Ok(())
 }
 
@@ -277,7 +281,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), ()> {
         for user in ir::users(result) {
             let top = top_level(user, block);
             match ir::op_name(top).as_str() {
-                "func.return" => reason = reason.or(Some(RealizeReason::GraphOutput)),
+                "func.return" | "loop.view" => reason = reason.or(Some(RealizeReason::GraphOutput)),
                 "loop.extern" => reason = reason.or(Some(RealizeReason::ExternInput)),
                 _ => {}
             }

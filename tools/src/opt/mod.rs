@@ -147,7 +147,9 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
                     Some(v) => v.to_string(),
                     None => {
                         i += 1;
-                        args.get(i - 1).cloned().ok_or("option '--fusion-report' requires a file name or '-'")?
+                        args.get(i - 1)
+                            .cloned()
+                            .ok_or("option '--fusion-report' requires a file name or '-'")?
                     }
                 };
                 options.settings.fusion_report = Some(path);

@@ -8,12 +8,12 @@
 
 use fuselab_dialects::DiagnosticSink;
 use fuselab_passes::{DriverSettings, PassInfo, PassOptions};
-use std::rc::Rc;
 use melior::{
     pass::{OperationPassManager, PassManager},
     StringRef,
 };
 use std::ffi::c_void;
+use std::rc::Rc;
 
 /// One element of a pipeline.
 #[derive(Debug, Clone)]
@@ -230,6 +230,12 @@ pub fn build_pass_manager<'c>(
     melior::utility::register_all_passes();
     let manager = PassManager::new(context);
     manager.enable_verifier(true);
-    add_steps(manager.as_operation_pass_manager(), "builtin.module", steps, sink, settings)?;
+    add_steps(
+        manager.as_operation_pass_manager(),
+        "builtin.module",
+        steps,
+        sink,
+        settings,
+    )?;
     Ok(manager)
 }
