@@ -203,7 +203,7 @@ pub fn analyze(func: MlirOperation) -> Result<SchedGraph, String> {
         let name = ir::attr(op, "name")
             .and_then(fuselab_dialects::attrs::string_raw)
             .unwrap_or_default();
-        let ranges = i64s(op, "ranges");
+        let ranges = if kind == NodeKind::Extern { out.shape.clone() } else { i64s(op, "ranges") };
         let reduction_ranges = i64s(op, "reduction_ranges");
         let mut all = ranges.clone();
         all.extend(&reduction_ranges);
@@ -240,6 +240,7 @@ pub fn analyze(func: MlirOperation) -> Result<SchedGraph, String> {
                 let (index, _, _) =
                     from_affine_map_attr(ir::attr(load, "index").ok_or("load without index")?)
                         .ok_or("bad load index")?;
+                let index = index.drop_unit_dims(&all);
                 let ranges = truncate(&index, &all);
                 reads.push(MemoryDep {
                     buffer,
@@ -253,7 +254,7 @@ pub fn analyze(func: MlirOperation) -> Result<SchedGraph, String> {
         }
         reads.sort();
         reads.dedup();
-        let write_index = contiguous_index(&ranges);
+        let write_index = contiguous_index(&ranges).drop_unit_dims(&ranges);
         let writes = vec![MemoryDep {
             buffer: name.clone(),
             ranges: if kind == NodeKind::Extern {

@@ -38,6 +38,8 @@ pub struct Options {
     pub print_debuginfo: bool,
     /// Print every op in generic form.
     pub print_op_generic: bool,
+    /// Print attributes inline instead of as `#map` aliases.
+    pub print_local_scope: bool,
     /// The pipeline, in command-line order.
     pub steps: Vec<Step>,
     /// Settings handed to passes (`--fusion-report`, `--fusion-explain`).
@@ -76,6 +78,7 @@ GENERAL OPTIONS:
   --mlir-print-ir-before-all   Print the IR before every pass (stderr)
   --mlir-print-debuginfo       Print source locations in the output
   --mlir-print-op-generic      Print all operations in generic form
+  --mlir-print-local-scope     Print attributes (affine maps) inline instead of as aliases
   --fusion-report=<file|->     Fusion passes write a JSON report (kernels, bytes, rejected
                                pairs with reasons) to <file>, or to stdout for '-'
   --fusion-explain             Fusion passes emit a remark at each rejected pair's op
@@ -141,6 +144,7 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             "--mlir-print-ir-before-all" => options.print_ir_before_all = true,
             "--mlir-print-debuginfo" => options.print_debuginfo = true,
             "--mlir-print-op-generic" => options.print_op_generic = true,
+            "--mlir-print-local-scope" => options.print_local_scope = true,
             "--fusion-explain" => options.settings.fusion_explain = true,
             "--fusion-report" => {
                 let path = match value {
@@ -228,6 +232,9 @@ fn process_chunk(text: &str, buffer_name: &str, options: &Options) -> Result<Chu
             }
             if options.print_op_generic {
                 flags = flags.print_generic_operation_form();
+            }
+            if options.print_local_scope {
+                flags = flags.use_local_scope();
             }
             output = Some(
                 module
