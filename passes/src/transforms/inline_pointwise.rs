@@ -125,7 +125,7 @@ fn body_stats(node: MlirOperation) -> (usize, usize) {
 }
 
 /// Inlines the unrealized producer read by `load` into the load's block.
-fn inline_load(load: MlirOperation, producer: MlirOperation) -> Result<(), String> {
+fn inline_load(load: MlirOperation, producer: MlirOperation) -> Result<MlirValue, String> {
     let consumer_block = ir::parent_block(load);
     let consumer_ranges = node_ranges(top_level_node(load)).ok_or("consumer without ranges")?;
     let producer_ranges = node_ranges(producer).ok_or("producer without ranges")?;
@@ -208,7 +208,7 @@ fn inline_load(load: MlirOperation, producer: MlirOperation) -> Result<(), Strin
         "origins",
         ir::string_array_attr(ir::context(consumer), &origins),
     );
-    Ok(())
+    Ok(value)
 }
 
 fn consumer_block_owner(block: MlirBlock) -> MlirOperation {
@@ -260,16 +260,32 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), ()> {
         let Some(body) = ir::body(node) else { continue };
         let loads: Vec<MlirOperation> = ir::collect_ops(node, |n| n == "loop.load");
         let _ = body;
+        // Identical reads of the same producer are recomputed once (CSE, as Inductor's
+        // codegen does); without this, x * x chains would grow exponentially.
+        let mut inlined: HashMap<String, MlirValue> = HashMap::new();
         for load in loads {
             let buffer = ir::operand(load, 0);
             if let Some(producer) = ir::defining_op(buffer) {
                 if is_node(producer) && !realized.contains(&(producer.ptr as usize)) {
-                    if let Err(message) = inline_load(load, producer) {
-                        cx.sink.error(
-                            unsafe { ir::op_ref(node) }.location(),
-                            format!("cannot inline: {message}"),
-                        );
-                        return Err(());
+                    let operands: Vec<usize> = ir::operands(load).iter().map(|v| v.ptr as usize).collect();
+                    let index = ir::attr(load, "index").map(ir::attr_string).unwrap_or_default();
+                    let key = format!("{operands:?}{index}");
+                    if let Some(&value) = inlined.get(&key) {
+                        ir::replace_uses(ir::result(load, 0), value);
+                        ir::erase(load);
+                        continue;
+                    }
+                    match inline_load(load, producer) {
+                        Ok(value) => {
+                            inlined.insert(key, value);
+                        }
+                        Err(message) => {
+                            cx.sink.error(
+                                unsafe { ir::op_ref(node) }.location(),
+                                format!("cannot inline: {message}"),
+                            );
+                            return Err(());
+                        }
                     }
                 }
             }
