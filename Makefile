@@ -12,9 +12,10 @@ deps:
 build: deps
 	$(CARGO) build --workspace
 
-## Run fuse-opt on the bundled seed example (the seed article's 10-op model).
+## Run Inductor's pipeline on the bundled seed example and print the fused module and the report.
 demo: build
-	$(CARGO) run --quiet --bin fuse-opt -- examples/seed_10op.mlir
+	$(CARGO) run --quiet --bin fuse-opt -- examples/seed_10op.mlir \
+	  --aten-decompose --lower-aten-to-loop --inline-pointwise --inductor-fuse --fusion-report=-
 
 ## Run every test: Rust unit tests and every test/**/*.mlir through the lit-like harness.
 test: deps

@@ -177,6 +177,13 @@ pub fn apply_plan(
             replace_uses_outside(value, ir::result(output, 0), kernel_op, block);
         }
     }
+    // Views of buffers (graph outputs) follow the kernels that now produce them.
+    for op in ops {
+        if ir::op_name(op) == "loop.view" {
+            ir::detach(op);
+            ir::insert_before(terminator, op);
+        }
+    }
     Ok(())
 }
 
