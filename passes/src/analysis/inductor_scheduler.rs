@@ -30,9 +30,12 @@
 //! memory and unique-IO caps, tiling heuristics, benchmark_fusion.
 
 use super::memory_deps::{MemoryDep, NodeKind, SchedGraph};
+use rustc_hash::FxHashSet;
 use std::{
     cmp::Ordering,
-    collections::{BTreeSet, HashMap, HashSet},
+    cell::RefCell,
+    rc::Rc,
+    collections::HashMap,
 };
 
 /// The knobs of `--inductor-fuse` (defaults = Inductor's config).
@@ -120,28 +123,115 @@ pub struct FusionPlan {
     pub rounds: usize,
 }
 
+/// Why a pair was rejected (formatted only when first recorded).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Reason {
+    Fixed(&'static str),
+    ReduceMismatch(i64, i64, i64, i64),
+    PointwiseMismatch(i64, i64),
+    Extern(&'static str),
+}
+
+impl Reason {
+    fn text(&self) -> String {
+        match self {
+            Reason::Fixed(text) => text.to_string(),
+            Reason::ReduceMismatch(a, b, c, d) => format!("numel/rnumel mismatch (reduce) ({a}, {b}), ({c}, {d})"),
+            Reason::PointwiseMismatch(a, b) => format!("numel/rnumel mismatch (non-reduce) ({a}, {b}), (1, 1)"),
+            Reason::Extern(which) => format!("{which} is extern or nop"),
+        }
+    }
+}
+
+/// Interned dependency id (index into `Scheduler::deps`).
+type DepId = u32;
+/// Interned buffer-name id.
+type BufId = u32;
+
 #[derive(Clone, Debug)]
 struct Group {
     members: Vec<usize>,
     min_order: usize,
     max_order: usize,
-    reads: Vec<MemoryDep>,
-    writes: Vec<MemoryDep>,
-    names: HashSet<String>,
+    /// Sorted, unique; reads satisfied by the group's own writes removed (ReadWrites.merge).
+    reads: Vec<DepId>,
+    /// Sorted, unique.
+    writes: Vec<DepId>,
+    /// Buffers produced by members, sorted.
+    names: Vec<BufId>,
     reduction: Option<(i64, i64)>,
     numel: i64,
     is_extern: bool,
 }
 
+/// Sorted-vector union.
+fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        let next = match (a.get(i), b.get(j)) {
+            (Some(&x), Some(&y)) if x == y => {
+                i += 1;
+                j += 1;
+                x
+            }
+            (Some(&x), Some(&y)) if x < y => {
+                i += 1;
+                x
+            }
+            (Some(_), Some(&y)) | (None, Some(&y)) => {
+                j += 1;
+                y
+            }
+            (Some(&x), None) => {
+                i += 1;
+                x
+            }
+            (None, None) => break,
+        };
+        out.push(next);
+    }
+    out
+}
+
+/// Calls `f` for every element present in both sorted slices.
+fn for_common(a: &[u32], b: &[u32], mut f: impl FnMut(u32)) {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            Ordering::Less => i += 1,
+            Ordering::Greater => j += 1,
+            Ordering::Equal => {
+                f(a[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+}
+
 struct Scheduler<'g> {
     graph: &'g SchedGraph,
     config: FusionConfig,
+    /// Interned dependencies and their buffer ids.
+    deps: Vec<MemoryDep>,
+    dep_buffer: Vec<BufId>,
+    /// For each buffer id, the node producing it (None for graph inputs).
+    producer: Vec<Option<usize>>,
+    buffer_bytes: Vec<u64>,
     group_of: Vec<usize>,
     groups: Vec<Option<Group>>,
     consumers: Vec<Vec<usize>>,
-    producer_of: HashMap<String, usize>,
-    rejections: Vec<Rejection>,
-    seen_rejections: HashSet<Rejection>,
+    rejections: Vec<(Vec<usize>, Vec<usize>, Reason)>,
+    seen_rejections: FxHashSet<(usize, usize, usize, usize, Reason)>,
+    /// Cached group-level successors (invalidated when a neighbour fuses).
+    succ_cache: RefCell<Vec<Option<Rc<[usize]>>>>,
+    /// A topological order of the live groups, as slots (`None` = freed by a fusion).
+    order: Vec<Option<usize>>,
+    /// Slot of each live group in `order`.
+    pos: Vec<usize>,
+    /// Scratch marks for graph searches (epoch-stamped, so no clearing).
+    mark: RefCell<(Vec<u32>, u32)>,
 }
 
 impl<'g> Scheduler<'g> {
@@ -153,40 +243,72 @@ impl<'g> Scheduler<'g> {
                 consumers[p].push(i);
             }
         }
-        let groups = graph
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(i, node)| {
-                let (numel, rnumel) = node.iteration();
+        let mut dep_ids: HashMap<MemoryDep, DepId> = HashMap::new();
+        let mut buf_ids: HashMap<String, BufId> = HashMap::new();
+        let (mut deps, mut dep_buffer, mut producer, mut buffer_bytes) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let producer_of: HashMap<&str, usize> = graph.nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), i)).collect();
+        let mut intern = |dep: &MemoryDep| -> DepId {
+            if let Some(&id) = dep_ids.get(dep) {
+                return id;
+            }
+            let buf = *buf_ids.entry(dep.buffer.clone()).or_insert_with(|| {
+                producer.push(producer_of.get(dep.buffer.as_str()).copied());
+                buffer_bytes.push(dep.buffer_bytes);
+                (producer.len() - 1) as BufId
+            });
+            let id = deps.len() as DepId;
+            deps.push(dep.clone());
+            dep_buffer.push(buf);
+            dep_ids.insert(dep.clone(), id);
+            id
+        };
+        let mut groups = Vec::with_capacity(n);
+        for (i, node) in graph.nodes.iter().enumerate() {
+            let (numel, rnumel) = node.iteration();
+            let mut reads: Vec<DepId> = node.reads.iter().map(&mut intern).collect();
+            let mut writes: Vec<DepId> = node.writes.iter().map(&mut intern).collect();
+            reads.sort_unstable();
+            reads.dedup();
+            writes.sort_unstable();
+            writes.dedup();
+            groups.push((i, reads, writes, numel, rnumel));
+        }
+        let groups = groups
+            .into_iter()
+            .map(|(i, reads, writes, numel, rnumel)| {
+                let node = &graph.nodes[i];
+                let mut names: Vec<BufId> = writes.iter().map(|&w| dep_buffer[w as usize]).collect();
+                names.sort_unstable();
+                names.dedup();
                 Some(Group {
                     members: vec![i],
                     min_order: i,
                     max_order: i,
-                    reads: node.reads.clone(),
-                    writes: node.writes.clone(),
-                    names: std::iter::once(node.name.clone()).collect(),
+                    reads,
+                    writes,
+                    names,
                     reduction: (node.kind == NodeKind::Reduction).then_some((numel, rnumel)),
                     numel,
                     is_extern: node.kind == NodeKind::Extern,
                 })
             })
             .collect();
-        let producer_of = graph
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(i, node)| (node.name.clone(), i))
-            .collect();
         Self {
             graph,
             config,
+            deps,
+            dep_buffer,
+            producer,
+            buffer_bytes,
             group_of: (0..n).collect(),
             groups,
             consumers,
-            producer_of,
             rejections: Vec::new(),
-            seen_rejections: HashSet::new(),
+            seen_rejections: FxHashSet::default(),
+            succ_cache: RefCell::new(vec![None; n]),
+            order: (0..n).map(Some).collect(),
+            pos: (0..n).collect(),
+            mark: RefCell::new((vec![0; n], 0)),
         }
     }
 
@@ -194,110 +316,125 @@ impl<'g> Scheduler<'g> {
         self.groups[g].as_ref().expect("live group")
     }
 
-    fn names(&self, g: usize) -> Vec<String> {
-        self.group(g)
-            .members
-            .iter()
-            .map(|&m| self.graph.nodes[m].name.clone())
-            .collect()
-    }
-
-    fn reject(&mut self, g1: usize, g2: usize, reason: impl Into<String>) -> bool {
-        let r = Rejection {
-            node1: self.names(g1),
-            node2: self.names(g2),
-            reason: reason.into(),
-        };
-        if self.seen_rejections.insert(r.clone()) {
-            self.rejections.push(r);
+    fn reject(&mut self, g1: usize, g2: usize, reason: Reason) -> bool {
+        let (a, b) = (self.group(g1), self.group(g2));
+        let key = (a.members[0], b.members[0], a.members.len(), b.members.len(), reason.clone());
+        if !self.seen_rejections.contains(&key) {
+            let members = (a.members.clone(), b.members.clone());
+            self.seen_rejections.insert(key);
+            self.rejections.push((members.0, members.1, reason));
         }
         false
     }
 
-    /// Whether some member of `from` reaches some member of `to` through consumer edges
-    /// (`from` is an ancestor of `to`). With `avoid_pair`, the path must leave both
-    /// groups before arriving (a cycle through an outside node).
-    fn reaches(&self, from: usize, to: usize, avoid_pair: bool) -> bool {
-        let limit = self.group(to).max_order;
-        let mut stack: Vec<usize> = Vec::new();
-        let mut visited: HashSet<usize> = HashSet::new();
-        for &m in &self.group(from).members {
+    /// Groups consuming a buffer of `g` (group-level successors), without `g`.
+    fn successors(&self, g: usize) -> Rc<[usize]> {
+        if let Some(cached) = &self.succ_cache.borrow()[g] {
+            return cached.clone();
+        }
+        let mut out: Vec<usize> = Vec::new();
+        for &m in &self.group(g).members {
             for &c in &self.consumers[m] {
-                let g = self.group_of[c];
-                if avoid_pair && (g == from || g == to) {
-                    continue;
+                let cg = self.group_of[c];
+                if cg != g && !out.contains(&cg) {
+                    out.push(cg);
                 }
-                stack.push(c);
             }
         }
-        while let Some(node) = stack.pop() {
-            if node > limit || !visited.insert(node) {
-                continue;
-            }
-            let g = self.group_of[node];
-            if g == to {
-                return true;
-            }
-            if g == from {
-                continue;
-            }
-            stack.extend(self.consumers[node].iter().copied());
-        }
-        false
+        let out: Rc<[usize]> = out.into();
+        self.succ_cache.borrow_mut()[g] = Some(out.clone());
+        out
     }
 
-    fn all_deps(g: &Group) -> BTreeSet<&MemoryDep> {
-        g.reads.iter().chain(g.writes.iter()).collect()
+    /// Starts a new search epoch; returns it.
+    fn new_epoch(&self) -> u32 {
+        let mut mark = self.mark.borrow_mut();
+        mark.1 += 1;
+        mark.1
+    }
+
+    /// Marks group `g` (by its first member) in `epoch`; false if already marked.
+    fn visit(&self, g: usize, epoch: u32) -> bool {
+        let mut mark = self.mark.borrow_mut();
+        let slot = &mut mark.0[g];
+        if *slot == epoch {
+            false
+        } else {
+            *slot = epoch;
+            true
+        }
+    }
+
+    /// Whether `from` is an ancestor of `to` in the current group graph. With
+    /// `avoid_pair`, the path must pass through a third group (fusing the two would then
+    /// create a cycle: `will_fusion_create_cycle`). `order` is a topological order of the
+    /// groups, so only groups placed between the two are explored.
+    fn reaches(&self, from: usize, to: usize, avoid_pair: bool) -> bool {
+        let (start, limit) = (self.pos[from], self.pos[to]);
+        if start >= limit {
+            return false;
+        }
+        let epoch = self.new_epoch();
+        let mut stack: Vec<usize> = Vec::new();
+        for &s in self.successors(from).iter() {
+            if s == to {
+                if !avoid_pair {
+                    return true;
+                }
+            } else if self.pos[s] < limit && self.visit(s, epoch) {
+                stack.push(s);
+            }
+        }
+        while let Some(g) = stack.pop() {
+            for &s in self.successors(g).iter() {
+                if s == to {
+                    return true;
+                }
+                if s != from && self.pos[s] < limit && self.visit(s, epoch) {
+                    stack.push(s);
+                }
+            }
+        }
+        false
     }
 
     /// `score_fusion_memory`: bytes of deps common to both (same buffer and index).
     fn shared_bytes(&self, g1: usize, g2: usize) -> u64 {
-        let (a, b) = (Self::all_deps(self.group(g1)), Self::all_deps(self.group(g2)));
-        a.intersection(&b).map(|d| d.numbytes()).sum()
+        let (a, b) = (self.group(g1), self.group(g2));
+        let mut total = 0;
+        for x in [&a.reads, &a.writes] {
+            for y in [&b.reads, &b.writes] {
+                for_common(x, y, |d| total += self.deps[d as usize].numbytes());
+            }
+        }
+        total
     }
 
     fn buffer_overlap(&self, g1: usize, g2: usize) -> u64 {
-        let names = |g: &Group| -> HashMap<String, u64> {
-            g.reads
-                .iter()
-                .chain(g.writes.iter())
-                .map(|d| (d.buffer.clone(), d.buffer_bytes))
-                .collect()
+        let buffers = |g: &Group| -> Vec<u32> {
+            let mut v: Vec<u32> = g.reads.iter().chain(&g.writes).map(|&d| self.dep_buffer[d as usize]).collect();
+            v.sort_unstable();
+            v.dedup();
+            v
         };
-        let (a, b) = (names(self.group(g1)), names(self.group(g2)));
-        a.iter()
-            .filter(|(n, _)| b.contains_key(*n))
-            .map(|(_, bytes)| *bytes)
-            .sum()
+        let mut total = 0;
+        for_common(&buffers(self.group(g1)), &buffers(self.group(g2)), |b| total += self.buffer_bytes[b as usize]);
+        total
     }
 
     fn score(&self, g1: usize, g2: usize) -> FusionScore {
         let (a, b) = (self.group(g1), self.group(g2));
         let memory = self.shared_bytes(g1, g2);
         let both_reduction = a.reduction.is_some() == b.reduction.is_some();
-        let buffer_overlap = if memory == 0 && a.reduction.is_none() && b.reduction.is_none() {
-            self.buffer_overlap(g1, g2)
-        } else {
-            0
-        };
+        let buffer_overlap =
+            if memory == 0 && a.reduction.is_none() && b.reduction.is_none() { self.buffer_overlap(g1, g2) } else { 0 };
         FusionScore {
             template: 1 + i64::from(memory > 0),
             node_type: i64::from(both_reduction && memory > 0),
             memory,
             buffer_overlap,
-            proximity: -((a.min_order as i64 - b.max_order as i64).abs())
-                .max((b.min_order as i64 - a.max_order as i64).abs()),
+            proximity: -((a.min_order as i64 - b.max_order as i64).abs()).max((b.min_order as i64 - a.max_order as i64).abs()),
         }
-    }
-
-    /// Reads of `g` from buffers no member of `g` produces (Inductor's unmet deps).
-    fn unmet(&self, g: usize) -> Vec<&MemoryDep> {
-        let group = self.group(g);
-        group
-            .reads
-            .iter()
-            .filter(|d| !group.names.contains(&d.buffer) && self.producer_of.contains_key(&d.buffer))
-            .collect()
     }
 
     /// `fusable_read_and_write`.
@@ -312,21 +449,32 @@ impl<'g> Scheduler<'g> {
     }
 
     fn can_fuse_vertical(&mut self, g1: usize, g2: usize) -> bool {
-        let writes = self.group(g1).writes.clone();
-        let g1_names = self.group(g1).names.clone();
-        let mut remaining: Vec<MemoryDep> = self.unmet(g2).into_iter().cloned().collect();
-        remaining.retain(|read| !writes.iter().any(|w| Self::fusable_read_and_write(read, w)));
-        if remaining.iter().any(|d| g1_names.contains(&d.buffer)) {
-            return self.reject(g1, g2, "memory deps did not match");
+        let (a, b) = (self.group(g1), self.group(g2));
+        // node2's unmet deps: reads of buffers produced by some node outside node2.
+        let remaining: Vec<DepId> = b
+            .reads
+            .iter()
+            .copied()
+            .filter(|&r| {
+                let buf = self.dep_buffer[r as usize];
+                self.producer[buf as usize].is_some() && b.names.binary_search(&buf).is_err()
+            })
+            .filter(|&r| !a.writes.iter().any(|&w| Self::fusable_read_and_write(&self.deps[r as usize], &self.deps[w as usize])))
+            .collect();
+        if remaining.iter().any(|&r| a.names.binary_search(&self.dep_buffer[r as usize]).is_ok()) {
+            return self.reject(g1, g2, Reason::Fixed("memory deps did not match"));
         }
-        let mut checked: HashSet<usize> = HashSet::new();
-        for dep in &remaining {
-            let Some(&producer) = self.producer_of.get(&dep.buffer) else {
-                continue;
-            };
-            let pg = self.group_of[producer];
-            if pg != g1 && checked.insert(pg) && self.reaches(g1, pg, false) {
-                return self.reject(g1, g2, "intermediate nodes between node1 & node2");
+        let mut producers: Vec<usize> = remaining
+            .iter()
+            .filter_map(|&r| self.producer[self.dep_buffer[r as usize] as usize])
+            .map(|p| self.group_of[p])
+            .filter(|&pg| pg != g1)
+            .collect();
+        producers.sort_unstable();
+        producers.dedup();
+        for pg in producers {
+            if self.reaches(g1, pg, false) {
+                return self.reject(g1, g2, Reason::Fixed("intermediate nodes between node1 & node2"));
             }
         }
         true
@@ -334,40 +482,26 @@ impl<'g> Scheduler<'g> {
 
     /// The Triton backend's iteration-space rules (codegen/simd.py `can_fuse`).
     fn backend_can_fuse(&mut self, g1: usize, g2: usize) -> bool {
-        let (a, b) = (self.group(g1).clone(), self.group(g2).clone());
+        let (a, b) = (self.group(g1), self.group(g2));
         match (a.reduction, b.reduction) {
             (Some(ra), Some(rb)) => {
                 ra == rb
-                    || self.reject(
-                        g1,
-                        g2,
-                        format!(
-                            "numel/rnumel mismatch (reduce) ({}, {}), ({}, {})",
-                            ra.0, rb.0, ra.1, rb.1
-                        ),
-                    )
+                    || self.reject(g1, g2, Reason::ReduceMismatch(ra.0, rb.0, ra.1, rb.1))
             }
             (None, None) => {
-                a.numel == b.numel
-                    || self.reject(
-                        g1,
-                        g2,
-                        format!(
-                            "numel/rnumel mismatch (non-reduce) ({}, {}), (1, 1)",
-                            a.numel, b.numel
-                        ),
-                    )
+                let (na, nb) = (a.numel, b.numel);
+                na == nb || self.reject(g1, g2, Reason::PointwiseMismatch(na, nb))
             }
             (Some((numel, rnumel)), None) | (None, Some((numel, rnumel))) => {
-                let pw = if a.reduction.is_none() { &a } else { &b };
+                let pw = if a.reduction.is_none() { a } else { b };
                 if pw.numel == numel * rnumel {
                     let splits = pw.members.iter().all(|&m| {
                         let ranges = &self.graph.nodes[m].ranges;
                         (0..=ranges.len()).any(|k| ranges[..k].iter().product::<i64>() == numel)
                     });
-                    splits || self.reject(g1, g2, "nodes numel/rnumel incompatibility")
+                    splits || self.reject(g1, g2, Reason::Fixed("nodes numel/rnumel incompatibility"))
                 } else {
-                    pw.numel == numel || self.reject(g1, g2, "nodes numel incompatibility")
+                    pw.numel == numel || self.reject(g1, g2, Reason::Fixed("nodes numel incompatibility"))
                 }
             }
         }
@@ -378,68 +512,74 @@ impl<'g> Scheduler<'g> {
             return false;
         }
         if self.group(g1).is_extern || self.group(g2).is_extern {
-            let which = if self.group(g1).is_extern {
-                "node1"
-            } else {
-                "node2"
-            };
-            return self.reject(g1, g2, format!("{which} is extern or nop"));
+            let which = if self.group(g1).is_extern { "node1" } else { "node2" };
+            return self.reject(g1, g2, Reason::Extern(which));
         }
         if self.reaches(g2, g1, false) {
-            return self.reject(g1, g2, "node1 must go before node2");
+            return self.reject(g1, g2, Reason::Fixed("node1 must go before node2"));
         }
         let shared = self.shared_bytes(g1, g2);
-        let (r1, r2) = (
-            self.group(g1).reduction.is_some(),
-            self.group(g2).reduction.is_some(),
-        );
+        let (r1, r2) = (self.group(g1).reduction.is_some(), self.group(g2).reduction.is_some());
         if shared == 0 && (!self.config.aggressive || r1 || r2) {
-            return self.reject(g1, g2, "no shared data");
+            return self.reject(g1, g2, Reason::Fixed("no shared data"));
         }
         if self.group(g1).members.len() + self.group(g2).members.len() > self.config.max_fusion_size {
-            return self.reject(g1, g2, "exceeds max fusion");
+            return self.reject(g1, g2, Reason::Fixed("exceeds max fusion"));
         }
         if self.reaches(g1, g2, false) {
             self.can_fuse_vertical(g1, g2) && self.backend_can_fuse(g1, g2)
         } else {
             if shared < self.config.score_threshold {
-                return self.reject(g1, g2, "score_fusion_memory_threshold");
+                return self.reject(g1, g2, Reason::Fixed("score_fusion_memory_threshold"));
             }
             let (a, b) = (self.group(g1), self.group(g2));
-            let distance = a
-                .min_order
-                .abs_diff(b.max_order)
-                .max(b.min_order.abs_diff(a.max_order));
+            let distance = a.min_order.abs_diff(b.max_order).max(b.min_order.abs_diff(a.max_order));
             if distance > 64 {
-                return self.reject(
-                    g1,
-                    g2,
-                    "Nodes are too far away. Fusing them may increase peak memory.",
-                );
+                return self.reject(g1, g2, Reason::Fixed("Nodes are too far away. Fusing them may increase peak memory."));
             }
             self.backend_can_fuse(g1, g2)
         }
     }
 
     fn fuse(&mut self, g1: usize, g2: usize) {
+        // Keep `order` topological: between the two groups, every group that depends on
+        // the earlier one moves after the merged group (none of them can be an ancestor
+        // of the later one: that would have been a cycle).
+        let (early, late) = if self.pos[g1] < self.pos[g2] { (g1, g2) } else { (g2, g1) };
+        let (p_early, p_late) = (self.pos[early], self.pos[late]);
+        let epoch = self.new_epoch();
+        let mut stack = vec![early];
+        while let Some(g) = stack.pop() {
+            for &s in self.successors(g).iter() {
+                if s != late && self.pos[s] < p_late && self.visit(s, epoch) {
+                    stack.push(s);
+                }
+            }
+        }
+        let dependent = |g: usize| self.mark.borrow().0[g] == epoch;
+        let window: Vec<usize> = self.order[p_early..=p_late].iter().flatten().copied().collect();
+        let mut rewritten: Vec<Option<usize>> =
+            window.iter().copied().filter(|&g| g != early && g != late && !dependent(g)).map(Some).collect();
+        rewritten.push(Some(g1));
+        rewritten.extend(window.iter().copied().filter(|&g| g != early && g != late && dependent(g)).map(Some));
+        rewritten.resize(p_late - p_early + 1, None);
+        for (offset, slot) in rewritten.into_iter().enumerate() {
+            if let Some(g) = slot {
+                self.pos[g] = p_early + offset;
+            }
+            self.order[p_early + offset] = slot;
+        }
         let b = self.groups[g2].take().expect("live group");
         let a = self.groups[g1].as_mut().expect("live group");
-        for &m in &b.members {
-            a.members.push(m);
-        }
+        a.members.extend(&b.members);
         a.members.sort_unstable();
         a.min_order = a.min_order.min(b.min_order);
         a.max_order = a.max_order.max(b.max_order);
-        a.names.extend(b.names);
-        a.writes.extend(b.writes);
-        a.writes.sort();
-        a.writes.dedup();
-        a.reads.extend(b.reads);
-        a.reads.sort();
-        a.reads.dedup();
-        // ReadWrites.merge: reads satisfied by the merged writes are no longer reads.
+        a.names = union(&a.names, &b.names);
+        a.writes = union(&a.writes, &b.writes);
         let writes = a.writes.clone();
-        a.reads.retain(|r| !writes.contains(r));
+        // ReadWrites.merge: reads satisfied by the merged writes are no longer reads.
+        a.reads = union(&a.reads, &b.reads).into_iter().filter(|r| writes.binary_search(r).is_err()).collect();
         if a.reduction.is_none() {
             a.reduction = b.reduction;
             if b.reduction.is_none() {
@@ -449,81 +589,48 @@ impl<'g> Scheduler<'g> {
         for &m in &b.members {
             self.group_of[m] = g1;
         }
+        // Successor lists of the merged group and of every group feeding it changed.
+        let mut cache = self.succ_cache.borrow_mut();
+        cache[g1] = None;
+        cache[g2] = None;
+        for &m in &self.groups[g1].as_ref().expect("live group").members {
+            for &p in &self.graph.nodes[m].producers {
+                cache[self.group_of[p]] = None;
+            }
+        }
     }
 
-    /// Live groups in topological order (Kahn, smallest min_order first).
+    /// Live groups in topological order.
     fn ordered_groups(&self) -> Vec<usize> {
-        let live: Vec<usize> = (0..self.groups.len())
-            .filter(|&g| self.groups[g].is_some())
-            .collect();
-        let mut indegree: HashMap<usize, usize> = live.iter().map(|&g| (g, 0)).collect();
-        let mut succ: HashMap<usize, BTreeSet<usize>> = HashMap::new();
-        for &g in &live {
-            for &m in &self.group(g).members {
-                for &c in &self.consumers[m] {
-                    let cg = self.group_of[c];
-                    if cg != g && succ.entry(g).or_default().insert(cg) {
-                        *indegree.get_mut(&cg).expect("live") += 1;
-                    }
-                }
-            }
-        }
-        let mut ready: BTreeSet<(usize, usize)> = live
-            .iter()
-            .filter(|g| indegree[g] == 0)
-            .map(|&g| (self.group(g).min_order, g))
-            .collect();
-        let mut out = Vec::with_capacity(live.len());
-        while let Some(&first) = ready.iter().next() {
-            ready.remove(&first);
-            let g = first.1;
-            out.push(g);
-            for &s in succ
-                .get(&g)
-                .map(|s| s.iter().copied().collect::<Vec<_>>())
-                .unwrap_or_default()
-                .iter()
-            {
-                let d = indegree.get_mut(&s).expect("live");
-                *d -= 1;
-                if *d == 0 {
-                    ready.insert((self.group(s).min_order, s));
-                }
-            }
-        }
-        out
+        self.order.iter().flatten().copied().collect()
     }
 
     fn fuse_nodes_once(&mut self, order: &[usize]) {
-        // get_possible_fusions: group by buffer name, pair within a window.
-        let mut by_buffer: Vec<(String, Vec<usize>)> = Vec::new();
-        let mut index: HashMap<String, usize> = HashMap::new();
-        let mut add = |key: String, g: usize, by_buffer: &mut Vec<(String, Vec<usize>)>| {
-            let slot = *index.entry(key.clone()).or_insert_with(|| {
-                by_buffer.push((key, Vec::new()));
-                by_buffer.len() - 1
-            });
-            if by_buffer[slot].1.last() != Some(&g) {
-                by_buffer[slot].1.push(g);
-            }
-        };
+        // get_possible_fusions: group by buffer name (and by iteration with aggressive),
+        // pair each node with the next `pairwise_attempts` nodes of the group.
+        let mut by_key: HashMap<u64, Vec<usize>> = HashMap::new();
+        let mut keys: Vec<u64> = Vec::new();
         for &g in order {
             let group = self.group(g);
-            let mut used: BTreeSet<String> = BTreeSet::new();
-            for d in group.reads.iter().chain(group.writes.iter()) {
-                used.insert(d.buffer.clone());
-            }
-            for name in used {
-                add(name, g, &mut by_buffer);
-            }
+            let mut used: Vec<u64> = group.reads.iter().chain(&group.writes).map(|&d| self.dep_buffer[d as usize] as u64).collect();
+            used.sort_unstable();
+            used.dedup();
             if self.config.aggressive {
-                let key = format!("#group {:?} {}", group.reduction, group.numel);
-                add(key, g, &mut by_buffer);
+                let (n, r) = group.reduction.unwrap_or((group.numel, 1));
+                used.push((1u64 << 63) ^ ((n as u64) << 20) ^ r as u64);
+            }
+            for key in used {
+                let list = by_key.entry(key).or_insert_with(|| {
+                    keys.push(key);
+                    Vec::new()
+                });
+                list.push(g);
             }
         }
-        let mut seen: HashSet<(usize, usize)> = HashSet::new();
+        let mut seen: FxHashSet<(usize, usize)> = FxHashSet::default();
         let mut candidates: Vec<(usize, usize)> = Vec::new();
-        for (_, nodes) in &by_buffer {
+        for key in keys {
+            let nodes = by_key.remove(&key).unwrap_or_default();
             for (i, &g1) in nodes.iter().enumerate() {
                 for &g2 in nodes.iter().skip(i + 1).take(self.config.pairwise_attempts) {
                     if seen.insert((g1, g2)) && self.can_fuse(g1, g2) {
@@ -535,12 +642,7 @@ impl<'g> Scheduler<'g> {
         // Remember each candidate by one member node, so it maps to the current groups.
         let mut scored: Vec<((usize, usize), FusionScore)> = candidates
             .into_iter()
-            .map(|(g1, g2)| {
-                (
-                    (self.group(g1).members[0], self.group(g2).members[0]),
-                    self.score(g1, g2),
-                )
-            })
+            .map(|(g1, g2)| ((self.group(g1).members[0], self.group(g2).members[0]), self.score(g1, g2)))
             .collect();
         scored.sort_by(|a, b| {
             if b.1.less_than(&a.1) {
@@ -558,10 +660,27 @@ impl<'g> Scheduler<'g> {
                 continue;
             }
             if self.reaches(g1, g2, true) || self.reaches(g2, g1, true) {
-                self.reject(g1, g2, "will create cycle");
+                self.reject(g1, g2, Reason::Fixed("will create cycle"));
                 continue;
             }
             self.fuse(g1, g2);
+        }
+    }
+
+    fn finish(self, rounds: usize) -> FusionPlan {
+        let name = |m: &usize| self.graph.nodes[*m].name.clone();
+        FusionPlan {
+            groups: self.ordered_groups().iter().map(|&g| self.group(g).members.clone()).collect(),
+            rejections: self
+                .rejections
+                .iter()
+                .map(|(a, b, reason)| Rejection {
+                    node1: a.iter().map(name).collect(),
+                    node2: b.iter().map(name).collect(),
+                    reason: reason.text(),
+                })
+                .collect(),
+            rounds,
         }
     }
 }
@@ -580,12 +699,5 @@ pub fn plan_fusion(graph: &SchedGraph, config: FusionConfig) -> FusionPlan {
             break;
         }
     }
-    FusionPlan {
-        groups: order
-            .iter()
-            .map(|&g| scheduler.group(g).members.clone())
-            .collect(),
-        rejections: scheduler.rejections,
-        rounds,
-    }
+    scheduler.finish(rounds)
 }

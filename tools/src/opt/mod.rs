@@ -6,7 +6,7 @@ mod expected;
 mod pipeline;
 mod split;
 
-pub use pipeline::{parse_pipeline, Step};
+pub use pipeline::{build_pass_manager, parse_pipeline, Step};
 pub use split::{split_input, SPLIT_MARKER};
 
 use fuselab_dialects::{source::parse_module, Diagnostic, DiagnosticSink, FuseContext};

@@ -1,0 +1,264 @@
+//! `fuse-bench`: how fast the fusion decision and the whole `--inductor-fuse` pass run on
+//! generated graphs of 1k, 10k and 100k nodes (Inductor's own scheduler needs ~28 s for
+//! 1,127 nodes, `../shared/anchors.md`). Graphs are `loop` IR built from a seeded
+//! generator, so runs are reproducible:
+//! - `chain`: every node reads the previous one (one long pointwise chain);
+//! - `random`: every node reads one or two of the previous 8 nodes, sometimes a graph
+//!   input, and every 16th node is a row reduction (a random DAG with locality, like
+//!   real models).
+//!
+//! Times are wall-clock medians of the runs, measured in one process, side by side.
+
+use fuselab_dialects::{source::parse_module, DiagnosticSink, FuseContext};
+use fuselab_passes::{
+    analysis::{inductor_scheduler::plan_fusion, memory_deps::analyze},
+    DriverSettings,
+};
+use melior::ir::{operation::OperationLike, BlockLike};
+use std::{fmt::Write as _, rc::Rc, time::Instant};
+
+/// A small deterministic generator (xorshift), so graphs are the same on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// The shape of a generated graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GraphKind {
+    /// A single pointwise chain.
+    Chain,
+    /// A random DAG with locality and periodic reductions.
+    Random,
+}
+
+const ROWS: i64 = 64;
+const COLS: i64 = 64;
+
+/// `loop` IR text of a generated graph with `nodes` nodes.
+pub fn generate(kind: GraphKind, nodes: usize, seed: u64) -> String {
+    let mut rng = Rng(seed | 1);
+    let t = format!("tensor<{ROWS}x{COLS}xf32>");
+    let mut text = format!("func.func @bench(%in0: {t}, %in1: {t}) -> {t} {{\n");
+    let full = "affine_map<(d0, d1) -> (d0 * 64 + d1)>";
+    let row = "affine_map<(d0, d1) -> (d0)>";
+    let mut is_row: Vec<bool> = Vec::with_capacity(nodes);
+    for i in 0..nodes {
+        let reduction = kind == GraphKind::Random && i % 16 == 15;
+        let mut reads: Vec<String> = Vec::new();
+        let pick = |rng: &mut Rng| -> Option<usize> {
+            if i == 0 || (kind == GraphKind::Random && rng.below(10) == 0) {
+                None
+            } else if kind == GraphKind::Chain {
+                Some(i - 1)
+            } else {
+                Some(i - 1 - rng.below(i.min(8) as u64) as usize)
+            }
+        };
+        let count = if kind == GraphKind::Random { 1 + rng.below(2) } else { 1 };
+        for _ in 0..count {
+            match pick(&mut rng) {
+                Some(p) if is_row[p] => reads.push(format!("\"loop.load\"(%n{p}) {{index = {row}}} : (tensor<{ROWS}x1xf32>) -> f32")),
+                Some(p) => reads.push(format!("\"loop.load\"(%n{p}) {{index = {full}}} : ({t}) -> f32")),
+                None => reads.push(format!("\"loop.load\"(%in{}) {{index = {full}}} : ({t}) -> f32", rng.below(2))),
+            }
+        }
+        let _ = writeln!(text, "  %n{i} = \"loop.{}\"() ({{", if reduction { "reduction" } else { "pointwise" });
+        let _ = writeln!(text, "  ^bb0(%d0: index, %d1: index):");
+        for (k, r) in reads.iter().enumerate() {
+            let _ = writeln!(text, "    %v{k} = {r}");
+        }
+        let mut acc = "%v0".to_string();
+        for k in 1..reads.len() {
+            let _ = writeln!(text, "    %s{k} = arith.addf {acc}, %v{k} : f32");
+            acc = format!("%s{k}");
+        }
+        let _ = writeln!(text, "    %o = math.sin {acc} : f32");
+        let _ = writeln!(text, "    gpu.yield %o : f32");
+        if reduction {
+            let _ = writeln!(
+                text,
+                "  }}) {{name = \"buf{i}\", ranges = array<i64: {ROWS}>, reduction_ranges = array<i64: {COLS}>, kind = \"sum\", origins = [\"sum\"]}} : () -> tensor<{ROWS}x1xf32>"
+            );
+        } else {
+            let _ = writeln!(
+                text,
+                "  }}) {{name = \"buf{i}\", ranges = array<i64: {ROWS}, {COLS}>, origins = [\"sin\"]}} : () -> {t}"
+            );
+        }
+        is_row.push(reduction);
+    }
+    let last = (0..nodes).rev().find(|&i| !is_row[i]).unwrap_or(0);
+    let _ = writeln!(text, "  return %n{last} : {t}\n}}");
+    text
+}
+
+/// One measurement.
+#[derive(Clone, Debug)]
+pub struct BenchResult {
+    /// Graph kind.
+    pub kind: GraphKind,
+    /// Nodes.
+    pub nodes: usize,
+    /// Kernels after fusion.
+    pub kernels: usize,
+    /// Seconds to parse and verify the module.
+    pub parse_s: f64,
+    /// Seconds of the MemoryDep analysis (IR to plain data).
+    pub analyze_s: f64,
+    /// Seconds of the fusion decision alone (`fuse_nodes` on plain data).
+    pub decide_s: f64,
+    /// Seconds of the whole `--inductor-fuse` pass (analysis, plan, IR rewrite).
+    pub pass_s: f64,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// Measures one graph `runs` times (median).
+pub fn measure(kind: GraphKind, nodes: usize, runs: usize) -> Result<BenchResult, String> {
+    let text = generate(kind, nodes, 0x5eed + nodes as u64);
+    let (mut parse, mut analysis, mut decide, mut pass) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut kernels = 0;
+    for _ in 0..runs.max(1) {
+        let fuse = FuseContext::new().map_err(|e| e.to_string())?;
+        let sink = DiagnosticSink::new();
+        sink.capture(fuse.context());
+        let start = Instant::now();
+        let mut module = parse_module(fuse.context(), &text, "bench.mlir", &sink)
+            .ok_or_else(|| format!("generated graph does not parse: {:?}", sink.take()))?;
+        parse.push(start.elapsed().as_secs_f64());
+        let func = crate::bench::first_func(&module)?;
+        let start = Instant::now();
+        let graph = analyze(func)?;
+        analysis.push(start.elapsed().as_secs_f64());
+        let start = Instant::now();
+        let plan = plan_fusion(&graph, Default::default());
+        decide.push(start.elapsed().as_secs_f64());
+        kernels = plan.groups.len();
+        let steps = crate::opt::parse_pipeline("builtin.module(inductor-fuse)")?;
+        let manager = crate::opt::build_pass_manager(fuse.context(), &steps, &sink, &Rc::new(DriverSettings::default()))?;
+        let start = Instant::now();
+        manager.run(&mut module).map_err(|_| format!("--inductor-fuse failed: {:?}", sink.take()))?;
+        pass.push(start.elapsed().as_secs_f64());
+    }
+    Ok(BenchResult {
+        kind,
+        nodes,
+        kernels,
+        parse_s: median(parse),
+        analyze_s: median(analysis),
+        decide_s: median(decide),
+        pass_s: median(pass),
+    })
+}
+
+fn first_func(module: &melior::ir::Module) -> Result<mlir_sys::MlirOperation, String> {
+    let body = module.body();
+    let mut op = body.first_operation();
+    while let Some(o) = op {
+        if o.name().as_string_ref().as_str() == Ok("func.func") {
+            return Ok(o.to_raw());
+        }
+        op = o.next_in_block();
+    }
+    Err("no function in the generated module".to_string())
+}
+
+/// `fuse-bench [--sizes 1000,10000,100000] [--runs N] [--json]`; returns the exit code.
+pub fn run(args: &[String]) -> i32 {
+    let mut sizes = vec![1_000usize, 10_000, 100_000];
+    let mut runs = 3;
+    let mut json = false;
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--sizes" => {
+                i += 1;
+                let parsed: Result<Vec<usize>, _> = args.get(i).map(|s| s.split(',').map(str::parse).collect()).unwrap_or(Ok(vec![]));
+                match parsed {
+                    Ok(s) if !s.is_empty() && !s.contains(&0) => sizes = s,
+                    _ => {
+                        eprintln!("fuse-bench: error: --sizes expects positive integers like 1000,10000");
+                        return 1;
+                    }
+                }
+            }
+            "--runs" => {
+                i += 1;
+                match args.get(i).and_then(|s| s.parse().ok()) {
+                    Some(n) if n > 0 => runs = n,
+                    _ => {
+                        eprintln!("fuse-bench: error: --runs expects a positive integer");
+                        return 1;
+                    }
+                }
+            }
+            "--json" => json = true,
+            "-h" | "--help" => {
+                println!("USAGE: fuse-bench [--sizes 1000,10000,100000] [--runs N] [--json]\n\nTimes Inductor-style fusion (--inductor-fuse) on generated loop-IR graphs (chain and random DAG)\nof each size: parse, decision (MemoryDep analysis + fuse_nodes), whole pass; medians of N runs.");
+                return 0;
+            }
+            other => {
+                eprintln!("fuse-bench: error: unknown option '{other}' (see --help)");
+                return 1;
+            }
+        }
+        i += 1;
+    }
+    let mut results = Vec::new();
+    for &n in &sizes {
+        for kind in [GraphKind::Chain, GraphKind::Random] {
+            match measure(kind, n, runs) {
+                Ok(r) => results.push(r),
+                Err(e) => {
+                    eprintln!("fuse-bench: error: {e}");
+                    return 1;
+                }
+            }
+        }
+    }
+    if json {
+        let rows: Vec<String> = results
+            .iter()
+            .map(|r| {
+                format!(
+                    "{{\"graph\": \"{:?}\", \"nodes\": {}, \"kernels\": {}, \"parse_s\": {:.4}, \"analyze_s\": {:.4}, \"decide_s\": {:.4}, \"pass_s\": {:.4}, \"pass_nodes_per_s\": {:.0}}}",
+                    r.kind, r.nodes, r.kernels, r.parse_s, r.analyze_s, r.decide_s, r.pass_s, r.nodes as f64 / r.pass_s
+                )
+            })
+            .collect();
+        println!("[\n  {}\n]", rows.join(",\n  "));
+    } else {
+        println!(
+            "{:<7} {:>7} {:>8} {:>9} {:>10} {:>10} {:>9} {:>12}",
+            "graph", "nodes", "kernels", "parse s", "analyze s", "decide s", "pass s", "pass nodes/s"
+        );
+        for r in &results {
+            println!(
+                "{:<7} {:>7} {:>8} {:>9.3} {:>10.3} {:>10.3} {:>9.3} {:>12.0}",
+                format!("{:?}", r.kind).to_lowercase(),
+                r.nodes,
+                r.kernels,
+                r.parse_s,
+                r.analyze_s,
+                r.decide_s,
+                r.pass_s,
+                r.nodes as f64 / r.pass_s
+            );
+        }
+    }
+    0
+}
