@@ -11,7 +11,8 @@ pub mod registry;
 pub mod transforms;
 
 pub use registry::{
-    all_passes, lookup, DriverSettings, OptionKind, PassContext, PassError, PassInfo, PassOption, PassOptions,
+    all_passes, lookup, DriverSettings, OptionKind, PassContext, PassError, PassFailed, PassInfo, PassOption,
+    PassOptions,
 };
 
 /// The pass table, in `--help` order.

@@ -115,9 +115,13 @@ pub struct PassContext {
     pub settings: std::rc::Rc<DriverSettings>,
 }
 
+/// A pass failed; its error diagnostics are already in the sink.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PassFailed;
+
 /// The body of a Rust pass: inspect/rewrite `op`, report to `cx.sink`, return
-/// `Err(())` after reporting an error to make the pipeline fail.
-pub type RunFn = for<'c, 'a> fn(OperationRef<'c, 'a>, &PassContext) -> Result<(), ()>;
+/// `Err(PassFailed)` after reporting an error to make the pipeline fail.
+pub type RunFn = for<'c, 'a> fn(OperationRef<'c, 'a>, &PassContext) -> Result<(), PassFailed>;
 
 /// A distinct address per pass, used as its MLIR TypeID.
 #[repr(align(8))]

@@ -65,15 +65,28 @@ pub fn generate(kind: GraphKind, nodes: usize, seed: u64) -> String {
                 Some(i - 1 - rng.below(i.min(8) as u64) as usize)
             }
         };
-        let count = if kind == GraphKind::Random { 1 + rng.below(2) } else { 1 };
+        let count = if kind == GraphKind::Random {
+            1 + rng.below(2)
+        } else {
+            1
+        };
         for _ in 0..count {
             match pick(&mut rng) {
-                Some(p) if is_row[p] => reads.push(format!("\"loop.load\"(%n{p}) {{index = {row}}} : (tensor<{ROWS}x1xf32>) -> f32")),
+                Some(p) if is_row[p] => reads.push(format!(
+                    "\"loop.load\"(%n{p}) {{index = {row}}} : (tensor<{ROWS}x1xf32>) -> f32"
+                )),
                 Some(p) => reads.push(format!("\"loop.load\"(%n{p}) {{index = {full}}} : ({t}) -> f32")),
-                None => reads.push(format!("\"loop.load\"(%in{}) {{index = {full}}} : ({t}) -> f32", rng.below(2))),
+                None => reads.push(format!(
+                    "\"loop.load\"(%in{}) {{index = {full}}} : ({t}) -> f32",
+                    rng.below(2)
+                )),
             }
         }
-        let _ = writeln!(text, "  %n{i} = \"loop.{}\"() ({{", if reduction { "reduction" } else { "pointwise" });
+        let _ = writeln!(
+            text,
+            "  %n{i} = \"loop.{}\"() ({{",
+            if reduction { "reduction" } else { "pointwise" }
+        );
         let _ = writeln!(text, "  ^bb0(%d0: index, %d1: index):");
         for (k, r) in reads.iter().enumerate() {
             let _ = writeln!(text, "    %v{k} = {r}");
@@ -149,9 +162,16 @@ pub fn measure(kind: GraphKind, nodes: usize, runs: usize) -> Result<BenchResult
         decide.push(start.elapsed().as_secs_f64());
         kernels = plan.groups.len();
         let steps = crate::opt::parse_pipeline("builtin.module(inductor-fuse)")?;
-        let manager = crate::opt::build_pass_manager(fuse.context(), &steps, &sink, &Rc::new(DriverSettings::default()))?;
+        let manager = crate::opt::build_pass_manager(
+            fuse.context(),
+            &steps,
+            &sink,
+            &Rc::new(DriverSettings::default()),
+        )?;
         let start = Instant::now();
-        manager.run(&mut module).map_err(|_| format!("--inductor-fuse failed: {:?}", sink.take()))?;
+        manager
+            .run(&mut module)
+            .map_err(|_| format!("--inductor-fuse failed: {:?}", sink.take()))?;
         pass.push(start.elapsed().as_secs_f64());
     }
     Ok(BenchResult {
@@ -187,7 +207,10 @@ pub fn run(args: &[String]) -> i32 {
         match args[i].as_str() {
             "--sizes" => {
                 i += 1;
-                let parsed: Result<Vec<usize>, _> = args.get(i).map(|s| s.split(',').map(str::parse).collect()).unwrap_or(Ok(vec![]));
+                let parsed: Result<Vec<usize>, _> = args
+                    .get(i)
+                    .map(|s| s.split(',').map(str::parse).collect())
+                    .unwrap_or(Ok(vec![]));
                 match parsed {
                     Ok(s) if !s.is_empty() && !s.contains(&0) => sizes = s,
                     _ => {

@@ -31,12 +31,7 @@
 
 use super::memory_deps::{MemoryDep, NodeKind, SchedGraph};
 use rustc_hash::FxHashSet;
-use std::{
-    cmp::Ordering,
-    cell::RefCell,
-    rc::Rc,
-    collections::HashMap,
-};
+use std::{cell::RefCell, cmp::Ordering, collections::HashMap, rc::Rc};
 
 /// The knobs of `--inductor-fuse` (defaults = Inductor's config).
 #[derive(Clone, Debug)]
@@ -136,8 +131,12 @@ impl Reason {
     fn text(&self) -> String {
         match self {
             Reason::Fixed(text) => text.to_string(),
-            Reason::ReduceMismatch(a, b, c, d) => format!("numel/rnumel mismatch (reduce) ({a}, {b}), ({c}, {d})"),
-            Reason::PointwiseMismatch(a, b) => format!("numel/rnumel mismatch (non-reduce) ({a}, {b}), (1, 1)"),
+            Reason::ReduceMismatch(a, b, c, d) => {
+                format!("numel/rnumel mismatch (reduce) ({a}, {b}), ({c}, {d})")
+            }
+            Reason::PointwiseMismatch(a, b) => {
+                format!("numel/rnumel mismatch (non-reduce) ({a}, {b}), (1, 1)")
+            }
             Reason::Extern(which) => format!("{which} is extern or nop"),
         }
     }
@@ -245,8 +244,14 @@ impl<'g> Scheduler<'g> {
         }
         let mut dep_ids: HashMap<MemoryDep, DepId> = HashMap::new();
         let mut buf_ids: HashMap<String, BufId> = HashMap::new();
-        let (mut deps, mut dep_buffer, mut producer, mut buffer_bytes) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let producer_of: HashMap<&str, usize> = graph.nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), i)).collect();
+        let (mut deps, mut dep_buffer, mut producer, mut buffer_bytes) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let producer_of: HashMap<&str, usize> = graph
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.name.as_str(), i))
+            .collect();
         let mut intern = |dep: &MemoryDep| -> DepId {
             if let Some(&id) = dep_ids.get(dep) {
                 return id;
@@ -318,7 +323,13 @@ impl<'g> Scheduler<'g> {
 
     fn reject(&mut self, g1: usize, g2: usize, reason: Reason) -> bool {
         let (a, b) = (self.group(g1), self.group(g2));
-        let key = (a.members[0], b.members[0], a.members.len(), b.members.len(), reason.clone());
+        let key = (
+            a.members[0],
+            b.members[0],
+            a.members.len(),
+            b.members.len(),
+            reason.clone(),
+        );
         if !self.seen_rejections.contains(&key) {
             let members = (a.members.clone(), b.members.clone());
             self.seen_rejections.insert(key);
@@ -412,13 +423,20 @@ impl<'g> Scheduler<'g> {
 
     fn buffer_overlap(&self, g1: usize, g2: usize) -> u64 {
         let buffers = |g: &Group| -> Vec<u32> {
-            let mut v: Vec<u32> = g.reads.iter().chain(&g.writes).map(|&d| self.dep_buffer[d as usize]).collect();
+            let mut v: Vec<u32> = g
+                .reads
+                .iter()
+                .chain(&g.writes)
+                .map(|&d| self.dep_buffer[d as usize])
+                .collect();
             v.sort_unstable();
             v.dedup();
             v
         };
         let mut total = 0;
-        for_common(&buffers(self.group(g1)), &buffers(self.group(g2)), |b| total += self.buffer_bytes[b as usize]);
+        for_common(&buffers(self.group(g1)), &buffers(self.group(g2)), |b| {
+            total += self.buffer_bytes[b as usize]
+        });
         total
     }
 
@@ -426,14 +444,18 @@ impl<'g> Scheduler<'g> {
         let (a, b) = (self.group(g1), self.group(g2));
         let memory = self.shared_bytes(g1, g2);
         let both_reduction = a.reduction.is_some() == b.reduction.is_some();
-        let buffer_overlap =
-            if memory == 0 && a.reduction.is_none() && b.reduction.is_none() { self.buffer_overlap(g1, g2) } else { 0 };
+        let buffer_overlap = if memory == 0 && a.reduction.is_none() && b.reduction.is_none() {
+            self.buffer_overlap(g1, g2)
+        } else {
+            0
+        };
         FusionScore {
             template: 1 + i64::from(memory > 0),
             node_type: i64::from(both_reduction && memory > 0),
             memory,
             buffer_overlap,
-            proximity: -((a.min_order as i64 - b.max_order as i64).abs()).max((b.min_order as i64 - a.max_order as i64).abs()),
+            proximity: -((a.min_order as i64 - b.max_order as i64).abs())
+                .max((b.min_order as i64 - a.max_order as i64).abs()),
         }
     }
 
@@ -459,9 +481,20 @@ impl<'g> Scheduler<'g> {
                 let buf = self.dep_buffer[r as usize];
                 self.producer[buf as usize].is_some() && b.names.binary_search(&buf).is_err()
             })
-            .filter(|&r| !a.writes.iter().any(|&w| Self::fusable_read_and_write(&self.deps[r as usize], &self.deps[w as usize])))
+            .filter(|&r| {
+                // Only node1's write of the same buffer can satisfy the read.
+                let buf = self.dep_buffer[r as usize];
+                a.names.binary_search(&buf).is_err()
+                    || !a.writes.iter().any(|&w| {
+                        self.dep_buffer[w as usize] == buf
+                            && Self::fusable_read_and_write(&self.deps[r as usize], &self.deps[w as usize])
+                    })
+            })
             .collect();
-        if remaining.iter().any(|&r| a.names.binary_search(&self.dep_buffer[r as usize]).is_ok()) {
+        if remaining
+            .iter()
+            .any(|&r| a.names.binary_search(&self.dep_buffer[r as usize]).is_ok())
+        {
             return self.reject(g1, g2, Reason::Fixed("memory deps did not match"));
         }
         let mut producers: Vec<usize> = remaining
@@ -485,8 +518,7 @@ impl<'g> Scheduler<'g> {
         let (a, b) = (self.group(g1), self.group(g2));
         match (a.reduction, b.reduction) {
             (Some(ra), Some(rb)) => {
-                ra == rb
-                    || self.reject(g1, g2, Reason::ReduceMismatch(ra.0, rb.0, ra.1, rb.1))
+                ra == rb || self.reject(g1, g2, Reason::ReduceMismatch(ra.0, rb.0, ra.1, rb.1))
             }
             (None, None) => {
                 let (na, nb) = (a.numel, b.numel);
@@ -512,14 +544,21 @@ impl<'g> Scheduler<'g> {
             return false;
         }
         if self.group(g1).is_extern || self.group(g2).is_extern {
-            let which = if self.group(g1).is_extern { "node1" } else { "node2" };
+            let which = if self.group(g1).is_extern {
+                "node1"
+            } else {
+                "node2"
+            };
             return self.reject(g1, g2, Reason::Extern(which));
         }
         if self.reaches(g2, g1, false) {
             return self.reject(g1, g2, Reason::Fixed("node1 must go before node2"));
         }
         let shared = self.shared_bytes(g1, g2);
-        let (r1, r2) = (self.group(g1).reduction.is_some(), self.group(g2).reduction.is_some());
+        let (r1, r2) = (
+            self.group(g1).reduction.is_some(),
+            self.group(g2).reduction.is_some(),
+        );
         if shared == 0 && (!self.config.aggressive || r1 || r2) {
             return self.reject(g1, g2, Reason::Fixed("no shared data"));
         }
@@ -533,9 +572,16 @@ impl<'g> Scheduler<'g> {
                 return self.reject(g1, g2, Reason::Fixed("score_fusion_memory_threshold"));
             }
             let (a, b) = (self.group(g1), self.group(g2));
-            let distance = a.min_order.abs_diff(b.max_order).max(b.min_order.abs_diff(a.max_order));
+            let distance = a
+                .min_order
+                .abs_diff(b.max_order)
+                .max(b.min_order.abs_diff(a.max_order));
             if distance > 64 {
-                return self.reject(g1, g2, Reason::Fixed("Nodes are too far away. Fusing them may increase peak memory."));
+                return self.reject(
+                    g1,
+                    g2,
+                    Reason::Fixed("Nodes are too far away. Fusing them may increase peak memory."),
+                );
             }
             self.backend_can_fuse(g1, g2)
         }
@@ -545,7 +591,11 @@ impl<'g> Scheduler<'g> {
         // Keep `order` topological: between the two groups, every group that depends on
         // the earlier one moves after the merged group (none of them can be an ancestor
         // of the later one: that would have been a cycle).
-        let (early, late) = if self.pos[g1] < self.pos[g2] { (g1, g2) } else { (g2, g1) };
+        let (early, late) = if self.pos[g1] < self.pos[g2] {
+            (g1, g2)
+        } else {
+            (g2, g1)
+        };
         let (p_early, p_late) = (self.pos[early], self.pos[late]);
         let epoch = self.new_epoch();
         let mut stack = vec![early];
@@ -558,10 +608,20 @@ impl<'g> Scheduler<'g> {
         }
         let dependent = |g: usize| self.mark.borrow().0[g] == epoch;
         let window: Vec<usize> = self.order[p_early..=p_late].iter().flatten().copied().collect();
-        let mut rewritten: Vec<Option<usize>> =
-            window.iter().copied().filter(|&g| g != early && g != late && !dependent(g)).map(Some).collect();
+        let mut rewritten: Vec<Option<usize>> = window
+            .iter()
+            .copied()
+            .filter(|&g| g != early && g != late && !dependent(g))
+            .map(Some)
+            .collect();
         rewritten.push(Some(g1));
-        rewritten.extend(window.iter().copied().filter(|&g| g != early && g != late && dependent(g)).map(Some));
+        rewritten.extend(
+            window
+                .iter()
+                .copied()
+                .filter(|&g| g != early && g != late && dependent(g))
+                .map(Some),
+        );
         rewritten.resize(p_late - p_early + 1, None);
         for (offset, slot) in rewritten.into_iter().enumerate() {
             if let Some(g) = slot {
@@ -579,7 +639,10 @@ impl<'g> Scheduler<'g> {
         a.writes = union(&a.writes, &b.writes);
         let writes = a.writes.clone();
         // ReadWrites.merge: reads satisfied by the merged writes are no longer reads.
-        a.reads = union(&a.reads, &b.reads).into_iter().filter(|r| writes.binary_search(r).is_err()).collect();
+        a.reads = union(&a.reads, &b.reads)
+            .into_iter()
+            .filter(|r| writes.binary_search(r).is_err())
+            .collect();
         if a.reduction.is_none() {
             a.reduction = b.reduction;
             if b.reduction.is_none() {
@@ -612,7 +675,12 @@ impl<'g> Scheduler<'g> {
         let mut keys: Vec<u64> = Vec::new();
         for &g in order {
             let group = self.group(g);
-            let mut used: Vec<u64> = group.reads.iter().chain(&group.writes).map(|&d| self.dep_buffer[d as usize] as u64).collect();
+            let mut used: Vec<u64> = group
+                .reads
+                .iter()
+                .chain(&group.writes)
+                .map(|&d| self.dep_buffer[d as usize] as u64)
+                .collect();
             used.sort_unstable();
             used.dedup();
             if self.config.aggressive {
@@ -642,7 +710,12 @@ impl<'g> Scheduler<'g> {
         // Remember each candidate by one member node, so it maps to the current groups.
         let mut scored: Vec<((usize, usize), FusionScore)> = candidates
             .into_iter()
-            .map(|(g1, g2)| ((self.group(g1).members[0], self.group(g2).members[0]), self.score(g1, g2)))
+            .map(|(g1, g2)| {
+                (
+                    (self.group(g1).members[0], self.group(g2).members[0]),
+                    self.score(g1, g2),
+                )
+            })
             .collect();
         scored.sort_by(|a, b| {
             if b.1.less_than(&a.1) {
@@ -670,7 +743,11 @@ impl<'g> Scheduler<'g> {
     fn finish(self, rounds: usize) -> FusionPlan {
         let name = |m: &usize| self.graph.nodes[*m].name.clone();
         FusionPlan {
-            groups: self.ordered_groups().iter().map(|&g| self.group(g).members.clone()).collect(),
+            groups: self
+                .ordered_groups()
+                .iter()
+                .map(|&g| self.group(g).members.clone())
+                .collect(),
             rejections: self
                 .rejections
                 .iter()
@@ -726,7 +803,9 @@ mod tests {
         let reads = inputs
             .iter()
             .map(|input| match input {
-                Some(p) if nodes[*p].kind == NodeKind::Reduction => dep(&nodes[*p].name, IndexExpr::dim(0), &[8]),
+                Some(p) if nodes[*p].kind == NodeKind::Reduction => {
+                    dep(&nodes[*p].name, IndexExpr::dim(0), &[8])
+                }
                 Some(p) => dep(&nodes[*p].name, full.clone(), &[8, 8]),
                 None => dep("arg0_1", full.clone(), &[8, 8]),
             })
@@ -738,7 +817,11 @@ mod tests {
         };
         SchedNode {
             name: format!("buf{i}"),
-            kind: if reduction { NodeKind::Reduction } else { NodeKind::Pointwise },
+            kind: if reduction {
+                NodeKind::Reduction
+            } else {
+                NodeKind::Pointwise
+            },
             ranges,
             reduction_ranges,
             reads,
@@ -763,13 +846,21 @@ mod tests {
         for i in 0..n {
             let mut inputs = vec![];
             for _ in 0..1 + next(3) {
-                inputs.push(if i == 0 || next(5) == 0 { None } else { Some(i - 1 - next(i.min(6))) });
+                inputs.push(if i == 0 || next(5) == 0 {
+                    None
+                } else {
+                    Some(i - 1 - next(i.min(6)))
+                });
             }
             inputs.sort();
             inputs.dedup();
             nodes.push(node(i, next(7) == 0, &inputs, &nodes));
         }
-        SchedGraph { nodes, inputs: vec![("arg0_1".to_string(), 256)], unfused: None }
+        SchedGraph {
+            nodes,
+            inputs: vec![("arg0_1".to_string(), 256)],
+            unfused: None,
+        }
     }
 
     /// Every node lands in exactly one group, groups respect the size cap, and the group
@@ -778,7 +869,10 @@ mod tests {
     fn plans_are_acyclic_partitions_on_random_graphs() {
         for seed in 0..200u64 {
             let graph = random_graph(seed * 7919 + 1, 60);
-            let config = FusionConfig { max_fusion_size: 8, ..Default::default() };
+            let config = FusionConfig {
+                max_fusion_size: 8,
+                ..Default::default()
+            };
             let plan = plan_fusion(&graph, config);
             let mut group_of = vec![usize::MAX; graph.nodes.len()];
             for (g, members) in plan.groups.iter().enumerate() {
@@ -790,7 +884,10 @@ mod tests {
             }
             for (i, node) in graph.nodes.iter().enumerate() {
                 for &p in &node.producers {
-                    assert!(group_of[p] <= group_of[i], "seed {seed}: buf{p} -> buf{i} goes backwards between groups");
+                    assert!(
+                        group_of[p] <= group_of[i],
+                        "seed {seed}: buf{p} -> buf{i} goes backwards between groups"
+                    );
                 }
             }
         }
@@ -798,30 +895,54 @@ mod tests {
 
     #[test]
     fn reduction_and_its_epilogue_fuse_but_mismatched_rows_do_not() {
-        let mut nodes = Vec::new();
-        nodes.push(node(0, true, &[None], &nodes));
+        let mut nodes = vec![node(0, true, &[None], &[])];
         nodes.push(node(1, false, &[None, Some(0)], &nodes));
-        let graph = SchedGraph { nodes, inputs: vec![("arg0_1".to_string(), 256)], unfused: None };
+        let graph = SchedGraph {
+            nodes,
+            inputs: vec![("arg0_1".to_string(), 256)],
+            unfused: None,
+        };
         let plan = plan_fusion(&graph, FusionConfig::default());
         assert_eq!(plan.groups, vec![vec![0, 1]]);
         // A pointwise node over 16 elements cannot join a (8, 8) reduction.
         let mut odd = node(1, false, &[Some(0)], &graph.nodes);
         odd.ranges = vec![4, 4];
-        let graph = SchedGraph { nodes: vec![graph.nodes[0].clone(), odd], ..graph };
+        let graph = SchedGraph {
+            nodes: vec![graph.nodes[0].clone(), odd],
+            ..graph
+        };
         let plan = plan_fusion(&graph, FusionConfig::default());
         assert_eq!(plan.groups.len(), 2);
     }
 
     #[test]
     fn fusion_score_uses_the_16x_memory_rule() {
-        let base = FusionScore { template: 2, node_type: 1, memory: 100, buffer_overlap: 0, proximity: -1 };
-        let big_memory = FusionScore { node_type: 0, memory: 2000, ..base };
-        let close_memory = FusionScore { node_type: 0, memory: 1000, ..base };
+        let base = FusionScore {
+            template: 2,
+            node_type: 1,
+            memory: 100,
+            buffer_overlap: 0,
+            proximity: -1,
+        };
+        let big_memory = FusionScore {
+            node_type: 0,
+            memory: 2000,
+            ..base
+        };
+        let close_memory = FusionScore {
+            node_type: 0,
+            memory: 1000,
+            ..base
+        };
         // 2000 > 16 * 100: memory decides although node_type is lower.
         assert!(base.less_than(&big_memory));
         // 1000 <= 16 * 100: node_type decides first.
         assert!(close_memory.less_than(&base));
-        let prologue = FusionScore { template: 0, memory: 1 << 30, ..base };
+        let prologue = FusionScore {
+            template: 0,
+            memory: 1 << 30,
+            ..base
+        };
         assert!(prologue.less_than(&base));
     }
 }

@@ -203,7 +203,11 @@ pub fn analyze(func: MlirOperation) -> Result<SchedGraph, String> {
         let name = ir::attr(op, "name")
             .and_then(fuselab_dialects::attrs::string_raw)
             .unwrap_or_default();
-        let ranges = if kind == NodeKind::Extern { out.shape.clone() } else { i64s(op, "ranges") };
+        let ranges = if kind == NodeKind::Extern {
+            out.shape.clone()
+        } else {
+            i64s(op, "ranges")
+        };
         let reduction_ranges = i64s(op, "reduction_ranges");
         let mut all = ranges.clone();
         all.extend(&reduction_ranges);

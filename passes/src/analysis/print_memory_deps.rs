@@ -2,7 +2,7 @@
 //! function, in Inductor's notation, for FileCheck tests and for people.
 
 use super::memory_deps::{analyze, NodeKind};
-use crate::registry::{PassContext, PassId, PassInfo};
+use crate::registry::{PassContext, PassFailed, PassId, PassInfo};
 use melior::ir::{operation::OperationLike as _, OperationRef};
 use std::fmt::Write as _;
 
@@ -18,12 +18,12 @@ pub const INFO: PassInfo = PassInfo {
     id: &ID,
 };
 
-fn run(func: OperationRef, cx: &PassContext) -> Result<(), ()> {
+fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     let graph = match analyze(func.to_raw()) {
         Ok(graph) => graph,
         Err(message) => {
             cx.sink.error(func.location(), message);
-            return Err(());
+            return Err(PassFailed);
         }
     };
     let name = crate::ir::attr(func.to_raw(), "sym_name")

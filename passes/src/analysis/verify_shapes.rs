@@ -6,7 +6,7 @@
 //! semantics (broadcasting, `wrap_dim`, matmul/conv output sizes), see
 //! `dialects/src/aten/verify.rs`.
 
-use crate::registry::{PassContext, PassId, PassInfo};
+use crate::registry::{PassContext, PassFailed, PassId, PassInfo};
 use melior::ir::OperationRef;
 
 static ID: PassId = PassId::new();
@@ -21,10 +21,10 @@ pub const INFO: PassInfo = PassInfo {
     id: &ID,
 };
 
-fn run(op: OperationRef, cx: &PassContext) -> Result<(), ()> {
+fn run(op: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     if fuselab_dialects::verify_fuselab(op, &cx.sink) {
         Ok(())
     } else {
-        Err(())
+        Err(PassFailed)
     }
 }

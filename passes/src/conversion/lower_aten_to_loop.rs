@@ -21,7 +21,7 @@
 use super::body::{scalar_type, BodyBuilder};
 use crate::{
     ir,
-    registry::{PassContext, PassId, PassInfo},
+    registry::{PassContext, PassFailed, PassId, PassInfo},
     transforms::aten_decompose::{is_composite, EAGER_ID_ATTR, ORIGIN_ATTR},
 };
 use fuselab_dialects::{
@@ -885,7 +885,7 @@ fn unfused_cost(ops: &[MlirOperation], is_view: &dyn Fn(MlirOperation) -> bool) 
     [kernels, read as i64, written as i64]
 }
 
-fn run(func: OperationRef, cx: &PassContext) -> Result<(), ()> {
+fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     let func = func.to_raw();
     let Some(body) = ir::body(func) else { return Ok(()) };
     let mut lowering = Lowering {
@@ -947,7 +947,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), ()> {
                             Ok(copy) => ir::set_operand(op, i, copy),
                             Err(message) => {
                                 cx.sink.error(unsafe { ir::op_ref(op) }.location(), message);
-                                return Err(());
+                                return Err(PassFailed);
                             }
                         }
                     }
@@ -961,7 +961,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), ()> {
                 aten.location(),
                 format!("'{name}' op cannot be lowered to loop: {message}"),
             );
-            return Err(());
+            return Err(PassFailed);
         }
     }
     // Erase the aten ops (last first, so uses disappear before definitions) and dead
@@ -976,7 +976,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), ()> {
                     unsafe { ir::op_ref(op) }.location(),
                     "value is still used after lowering (a fuselab bug)",
                 );
-                return Err(());
+                return Err(PassFailed);
             }
             ir::erase(op);
         }

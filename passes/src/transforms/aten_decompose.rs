@@ -19,7 +19,7 @@
 
 use crate::{
     ir,
-    registry::{PassContext, PassId, PassInfo},
+    registry::{PassContext, PassFailed, PassId, PassInfo},
 };
 use fuselab_dialects::{
     aten::{attr, AtenOp, AtenOpKind},
@@ -348,7 +348,7 @@ fn decompose(op: MlirOperation, eager_id: i64) -> Option<MlirValue> {
     Some(value)
 }
 
-fn run(func: OperationRef, _cx: &PassContext) -> Result<(), ()> {
+fn run(func: OperationRef, _cx: &PassContext) -> Result<(), PassFailed> {
     let func = func.to_raw();
     let composites = ir::collect_ops(func, |name| {
         AtenOpKind::from_op_name(name).is_some_and(is_composite)

@@ -17,7 +17,7 @@ use crate::{
         memory_deps::analyze,
     },
     ir,
-    registry::{OptionKind, PassContext, PassId, PassInfo, PassOption},
+    registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption},
 };
 use fuselab_dialects::{Diagnostic, Severity, SourceLoc};
 use melior::ir::{operation::OperationLike as _, OperationRef};
@@ -215,7 +215,7 @@ pub fn run_strategy(
     cx: &PassContext,
     strategy: &str,
     decide: &dyn Fn(&crate::analysis::memory_deps::SchedGraph) -> FusionPlan,
-) -> Result<(), ()> {
+) -> Result<(), PassFailed> {
     let mut reports = Vec::new();
     for func in ir::collect_ops(module.to_raw(), |n| n == "func.func") {
         let loc = unsafe { ir::op_ref(func) }.location();
@@ -224,7 +224,7 @@ pub fn run_strategy(
             Err(message) => {
                 cx.sink
                     .error(loc, format!("cannot analyze for fusion: {message}"));
-                return Err(());
+                return Err(PassFailed);
             }
         };
         let plan = decide(&graph);
@@ -238,20 +238,20 @@ pub fn run_strategy(
         if let Err(message) = apply_plan(func, &plan, &report, strategy) {
             cx.sink
                 .error(loc, format!("cannot apply the fusion plan: {message}"));
-            return Err(());
+            return Err(PassFailed);
         }
         reports.push(report);
     }
     if let Some(path) = &cx.settings.fusion_report {
         if let Err(message) = write_reports(path, &reports) {
             cx.sink.error(module.location(), message);
-            return Err(());
+            return Err(PassFailed);
         }
     }
     Ok(())
 }
 
-fn run(module: OperationRef, cx: &PassContext) -> Result<(), ()> {
+fn run(module: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     let config = config_from(cx);
     run_strategy(module, cx, "inductor", &|graph| {
         plan_fusion(graph, config.clone())

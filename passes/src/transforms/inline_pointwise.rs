@@ -20,7 +20,7 @@
 use super::super::conversion::body::BodyBuilder;
 use crate::{
     ir,
-    registry::{OptionKind, PassContext, PassId, PassInfo, PassOption},
+    registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption},
 };
 use fuselab_dialects::loops::index::{from_affine_map_attr, unravel, IndexExpr};
 use melior::ir::{operation::OperationLike as _, OperationRef};
@@ -244,7 +244,7 @@ pub fn node_ranges(node: MlirOperation) -> Option<Vec<i64>> {
     Some(all)
 }
 
-fn run(func: OperationRef, cx: &PassContext) -> Result<(), ()> {
+fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     let func_raw = func.to_raw();
     let Some(block) = ir::body(func_raw) else {
         return Ok(());
@@ -284,7 +284,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), ()> {
                                 unsafe { ir::op_ref(node) }.location(),
                                 format!("cannot inline: {message}"),
                             );
-                            return Err(());
+                            return Err(PassFailed);
                         }
                     }
                 }
@@ -327,7 +327,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), ()> {
                 unsafe { ir::op_ref(node) }.location(),
                 "unrealized node still has users (a fuselab bug)",
             );
-            return Err(());
+            return Err(PassFailed);
         }
         ir::erase(node);
     }

@@ -10,3 +10,18 @@
 // CHECK: --aten-verify-shapes {{ *}}Check aten shapes/dtypes and loop IR structure
 // RUN: fuse-opt --version | FileCheck %s --check-prefix=VERSION
 // VERSION: fuse-opt (fuselab) {{[0-9]+\.[0-9]+\.[0-9]+}}
+// Every pass of Inductor's pipeline is listed, with its options and defaults.
+// RUN: fuse-opt --help | FileCheck %s --check-prefix=PASSES
+// PASSES: --aten-decompose
+// PASSES: --lower-aten-to-loop
+// PASSES: --inline-pointwise
+// PASSES-NEXT: realize-reads-threshold=<uint> {{.*}}(default: 4)
+// PASSES-NEXT: realize-opcount-threshold=<uint> {{.*}}(default: 30)
+// PASSES-NEXT: realize-acc-reads-threshold=<uint> {{.*}}(default: 8)
+// PASSES: --print-memory-deps
+// PASSES: --inductor-fuse
+// PASSES-NEXT: max-fusion-size=<uint> {{.*}}(default: 64)
+// PASSES-NEXT: score-threshold=<uint> {{.*}}(default: 10)
+// PASSES-NEXT: pairwise-attempts=<uint> {{.*}}(default: 64)
+// PASSES-NEXT: max-rounds=<uint> {{.*}}(default: 10)
+// PASSES-NEXT: aggressive=<bool> {{.*}}(default: false)
