@@ -18,6 +18,26 @@ use melior::{
 };
 use std::fmt;
 
+/// Op names of the `loop` dialect (and the body terminator), usable in `match` patterns.
+pub mod names {
+    /// `loop.pointwise`.
+    pub const POINTWISE: &str = "loop.pointwise";
+    /// `loop.reduction`.
+    pub const REDUCTION: &str = "loop.reduction";
+    /// `loop.load`.
+    pub const LOAD: &str = "loop.load";
+    /// `loop.extern`.
+    pub const EXTERN: &str = "loop.extern";
+    /// `loop.view`.
+    pub const VIEW: &str = "loop.view";
+    /// `loop.kernel`.
+    pub const KERNEL: &str = "loop.kernel";
+    /// `loop.output`.
+    pub const OUTPUT: &str = "loop.output";
+    /// The terminator of every `loop` body (`gpu.yield`).
+    pub const YIELD: &str = "gpu.yield";
+}
+
 /// Every operation of the `loop` dialect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LoopOpKind {
@@ -52,13 +72,13 @@ impl LoopOpKind {
     /// The full op name (`loop.pointwise`).
     pub const fn op_name(self) -> &'static str {
         match self {
-            Self::Pointwise => "loop.pointwise",
-            Self::Reduction => "loop.reduction",
-            Self::Load => "loop.load",
-            Self::Extern => "loop.extern",
-            Self::View => "loop.view",
-            Self::Kernel => "loop.kernel",
-            Self::Output => "loop.output",
+            Self::Pointwise => names::POINTWISE,
+            Self::Reduction => names::REDUCTION,
+            Self::Load => names::LOAD,
+            Self::Extern => names::EXTERN,
+            Self::View => names::VIEW,
+            Self::Kernel => names::KERNEL,
+            Self::Output => names::OUTPUT,
         }
     }
 
@@ -80,7 +100,7 @@ impl fmt::Display for LoopOpKind {
 }
 
 /// The terminator of every `loop` body (IRDL cannot define terminators).
-pub const BODY_TERMINATOR: &str = "gpu.yield";
+pub const BODY_TERMINATOR: &str = names::YIELD;
 
 /// How a `loop.reduction` combines values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

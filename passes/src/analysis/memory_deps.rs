@@ -10,6 +10,7 @@
 //! This is plain data: the fusion strategies and the report consume it.
 
 use crate::{ir, transforms::inline_pointwise::string_list};
+use fuselab_dialects::loops::names;
 use fuselab_dialects::{
     loops::index::{contiguous_index, from_affine_map_attr, IndexExpr},
     types::TensorType,
@@ -187,15 +188,15 @@ pub fn analyze(func: MlirOperation) -> Result<SchedGraph, String> {
     }
     let returned: Vec<usize> = ir::block_ops(block)
         .into_iter()
-        .filter(|op| matches!(ir::op_name(*op).as_str(), "func.return" | "loop.view"))
+        .filter(|op| matches!(ir::op_name(*op).as_str(), "func.return" | names::VIEW))
         .flat_map(|op| ir::operands(op).into_iter().map(|v| v.ptr as usize))
         .collect();
     for op in ir::block_ops(block) {
         let op_name = ir::op_name(op);
         let kind = match op_name.as_str() {
-            "loop.pointwise" => NodeKind::Pointwise,
-            "loop.reduction" => NodeKind::Reduction,
-            "loop.extern" => NodeKind::Extern,
+            names::POINTWISE => NodeKind::Pointwise,
+            names::REDUCTION => NodeKind::Reduction,
+            names::EXTERN => NodeKind::Extern,
             _ => continue,
         };
         let result = ir::result(op, 0);
@@ -239,7 +240,7 @@ pub fn analyze(func: MlirOperation) -> Result<SchedGraph, String> {
                 });
             }
         } else {
-            for load in ir::collect_ops(op, |n| n == "loop.load") {
+            for load in ir::collect_ops(op, |n| n == names::LOAD) {
                 let (buffer, t) = read_of(ir::operand(load, 0), &mut producers)?;
                 let (index, _, _) =
                     from_affine_map_attr(ir::attr(load, "index").ok_or("load without index")?)

@@ -3,6 +3,7 @@
 //! are `affine.apply` over all block arguments, and the body ends in `gpu.yield`.
 
 use crate::ir;
+use fuselab_dialects::loops::names;
 use fuselab_dialects::{loops::index::IndexExpr, types::DType};
 use mlir_sys::{MlirBlock, MlirContext, MlirLocation, MlirOperation, MlirType, MlirValue};
 
@@ -104,7 +105,7 @@ impl BodyBuilder {
         let attr = ir::parse_attr(self.ctx, &map).expect("index maps print parseably");
         let mut operands = vec![buffer];
         operands.extend_from_slice(syms);
-        self.op_with("loop.load", &operands, element, &[("index", attr)])
+        self.op_with(names::LOAD, &operands, element, &[("index", attr)])
     }
 
     /// The value of an index expression (over this block's indices), as `index`.
@@ -126,6 +127,6 @@ impl BodyBuilder {
 
     /// Ends the body with `gpu.yield %value`.
     pub fn finish(&self, value: MlirValue) {
-        self.place(ir::create("gpu.yield", self.loc, &[value], &[], &[], Vec::new()));
+        self.place(ir::create(names::YIELD, self.loc, &[value], &[], &[], Vec::new()));
     }
 }

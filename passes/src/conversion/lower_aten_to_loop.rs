@@ -24,6 +24,7 @@ use crate::{
     registry::{PassContext, PassFailed, PassId, PassInfo},
     transforms::aten_decompose::{is_composite, EAGER_ID_ATTR, ORIGIN_ATTR},
 };
+use fuselab_dialects::loops::names;
 use fuselab_dialects::{
     aten::{attr, AtenOp, AtenOpClass, AtenOpKind},
     loops::index::{contiguous_index, unravel, IndexExpr},
@@ -151,6 +152,18 @@ impl Lowering {
         name
     }
 
+    /// Records a node's or extern's result as a contiguous buffer; returns it.
+    fn record_buffer(&mut self, result: MlirValue, out: &TensorType) -> MlirValue {
+        let access = Access::Buffer {
+            base: result,
+            shape: out.shape.clone(),
+            dtype: out.dtype,
+            index: contiguous_index(&out.shape),
+        };
+        self.accesses.insert(key(result), access);
+        result
+    }
+
     /// Reads `access` at the logical index `idx` (expressions over the body's dims).
     fn read(&self, bx: &BodyBuilder, access: &Access, idx: &[IndexExpr]) -> MlirValue {
         match access {
@@ -195,23 +208,13 @@ impl Lowering {
             Some((rr, kind)) => {
                 attrs.push(("reduction_ranges", ir::i64_array_attr(ctx, rr)));
                 attrs.push(("kind", ir::string_attr(ctx, kind)));
-                "loop.reduction"
+                names::REDUCTION
             }
-            None => "loop.pointwise",
+            None => names::POINTWISE,
         };
         let node = ir::create(op_name, loc, &[], &[ty], &attrs, vec![ir::new_region(bx.block)]);
         ir::insert_before(anchor, node);
-        let result = ir::result(node, 0);
-        self.accesses.insert(
-            key(result),
-            Access::Buffer {
-                base: result,
-                shape: out.shape.clone(),
-                dtype: out.dtype,
-                index: contiguous_index(&out.shape),
-            },
-        );
-        Ok(result)
+        Ok(self.record_buffer(ir::result(node, 0), out))
     }
 
     /// A contiguous copy of `access` (used for graph outputs that are views and for
@@ -401,7 +404,7 @@ impl Lowering {
             let Some(ext) = ir::defining_op(*base) else {
                 continue;
             };
-            let is_plain_mm = ir::op_name(ext) == "loop.extern"
+            let is_plain_mm = ir::op_name(ext) == names::EXTERN
                 && ir::attr(ext, "kind")
                     .and_then(fuselab_dialects::attrs::string_raw)
                     .as_deref()
@@ -511,7 +514,7 @@ impl Lowering {
         }
         let ty = ir::parse_type(ctx, &out.to_string()).ok_or("unprintable result type")?;
         let node = ir::create(
-            "loop.extern",
+            names::EXTERN,
             ir::location(op),
             &values,
             &[ty],
@@ -519,17 +522,7 @@ impl Lowering {
             Vec::new(),
         );
         ir::insert_before(op, node);
-        let result = ir::result(node, 0);
-        self.accesses.insert(
-            key(result),
-            Access::Buffer {
-                base: result,
-                shape: out.shape.clone(),
-                dtype: out.dtype,
-                index: contiguous_index(&out.shape),
-            },
-        );
-        Ok(result)
+        Ok(self.record_buffer(ir::result(node, 0), out))
     }
 }
 
@@ -799,7 +792,7 @@ fn reinterpret(anchor: MlirOperation, access: &Access) -> Option<MlirValue> {
         .to_string(),
     )?;
     let view = ir::create(
-        "loop.view",
+        names::VIEW,
         ir::location(anchor),
         &[*base],
         &[ty],

@@ -19,6 +19,7 @@ use crate::{
     ir,
     registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption},
 };
+use fuselab_dialects::loops::names;
 use fuselab_dialects::{Diagnostic, Severity, SourceLoc};
 use melior::ir::{operation::OperationLike as _, OperationRef};
 use mlir_sys::{MlirOperation, MlirValue};
@@ -71,7 +72,7 @@ pub fn config_from(cx: &PassContext) -> FusionConfig {
 fn is_scheduler_node(op: MlirOperation) -> bool {
     matches!(
         ir::op_name(op).as_str(),
-        "loop.pointwise" | "loop.reduction" | "loop.extern"
+        names::POINTWISE | names::REDUCTION | names::EXTERN
     )
 }
 
@@ -140,7 +141,10 @@ pub fn apply_plan(
             ir::detach(op);
             ir::append(body, op);
         }
-        ir::append(body, ir::create("gpu.yield", loc, &outputs, &[], &[], Vec::new()));
+        ir::append(
+            body,
+            ir::create(names::YIELD, loc, &outputs, &[], &[], Vec::new()),
+        );
         let types: Vec<String> = outputs
             .iter()
             .map(|&v| ir::type_string(ir::value_type(v)))
@@ -155,7 +159,7 @@ pub fn apply_plan(
             ("strategy", ir::string_attr(ctx, strategy)),
         ];
         let kernel_op = ir::create(
-            "loop.kernel",
+            names::KERNEL,
             loc,
             &[],
             &[tuple],
@@ -166,7 +170,7 @@ pub fn apply_plan(
         for (i, &value) in outputs.iter().enumerate() {
             let ty = ir::value_type(value);
             let output = ir::create(
-                "loop.output",
+                names::OUTPUT,
                 loc,
                 &[ir::result(kernel_op, 0)],
                 &[ty],
@@ -179,7 +183,7 @@ pub fn apply_plan(
     }
     // Views of buffers (graph outputs) follow the kernels that now produce them.
     for op in ops {
-        if ir::op_name(op) == "loop.view" {
+        if ir::op_name(op) == names::VIEW {
             ir::detach(op);
             ir::insert_before(terminator, op);
         }

@@ -23,6 +23,7 @@ use crate::{
     registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption},
 };
 use fuselab_dialects::loops::index::{from_affine_map_attr, unravel, IndexExpr};
+use fuselab_dialects::loops::names;
 use melior::ir::{operation::OperationLike as _, OperationRef};
 use mlir_sys::{MlirOperation, MlirValue};
 use std::collections::{HashMap, HashSet};
@@ -74,7 +75,7 @@ pub enum RealizeReason {
 }
 
 fn is_node(op: MlirOperation) -> bool {
-    matches!(ir::op_name(op).as_str(), "loop.pointwise" | "loop.reduction")
+    matches!(ir::op_name(op).as_str(), names::POINTWISE | names::REDUCTION)
 }
 
 /// The op directly in `block` that contains `op` (or `op` itself).
@@ -100,10 +101,10 @@ fn body_stats(node: MlirOperation) -> (usize, usize) {
     let mut first_result: HashMap<String, Option<usize>> = HashMap::new();
     for op in ir::block_ops(block) {
         let name = ir::op_name(op);
-        if name == "gpu.yield" {
+        if name == names::YIELD {
             continue;
         }
-        if name == "loop.load" {
+        if name == names::LOAD {
             buffers.insert(ir::operand(op, 0).ptr as usize);
         }
         let operands: Vec<usize> = ir::operands(op)
@@ -155,13 +156,13 @@ fn inline_load(load: MlirOperation, producer: MlirOperation) -> Result<MlirValue
     for op in ir::block_ops(pblock) {
         let name = ir::op_name(op);
         match name.as_str() {
-            "gpu.yield" => yielded = Some(map_value(&mapping, ir::operand(op, 0))),
-            "loop.load" | "affine.apply" => {
-                let attr_name = if name == "loop.load" { "index" } else { "map" };
+            names::YIELD => yielded = Some(map_value(&mapping, ir::operand(op, 0))),
+            names::LOAD | "affine.apply" => {
+                let attr_name = if name == names::LOAD { "index" } else { "map" };
                 let (pe, pdims, _) =
                     from_affine_map_attr(ir::attr(op, attr_name).ok_or("missing map")?).ok_or("bad map")?;
                 let operands = ir::operands(op);
-                let own_syms: Vec<MlirValue> = if name == "loop.load" {
+                let own_syms: Vec<MlirValue> = if name == names::LOAD {
                     operands[1..].iter().map(|v| map_value(&mapping, *v)).collect()
                 } else {
                     operands[pdims..]
@@ -175,7 +176,7 @@ fn inline_load(load: MlirOperation, producer: MlirOperation) -> Result<MlirValue
                 let e = pe.substitute(&p_idx, &shifted, &consumer_ranges);
                 let mut syms = load_syms.clone();
                 syms.extend(own_syms);
-                let v = if name == "loop.load" {
+                let v = if name == names::LOAD {
                     bx.load(operands[0], &e, &syms, ir::value_type(ir::result(op, 0)))
                 } else {
                     bx.index_value_with(&e, &syms)
@@ -258,7 +259,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     for &node in ops.iter().filter(|&&op| is_node(op)) {
         // 1. Recompute unrealized producers inside this node's body.
         let Some(body) = ir::body(node) else { continue };
-        let loads: Vec<MlirOperation> = ir::collect_ops(node, |n| n == "loop.load");
+        let loads: Vec<MlirOperation> = ir::collect_ops(node, |n| n == names::LOAD);
         let _ = body;
         // Identical reads of the same producer are recomputed once (CSE, as Inductor's
         // codegen does); without this, x * x chains would grow exponentially.
@@ -297,14 +298,14 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
         for user in ir::users(result) {
             let top = top_level(user, block);
             match ir::op_name(top).as_str() {
-                "func.return" | "loop.view" => reason = reason.or(Some(RealizeReason::GraphOutput)),
-                "loop.extern" => reason = reason.or(Some(RealizeReason::ExternInput)),
+                "func.return" | names::VIEW => reason = reason.or(Some(RealizeReason::GraphOutput)),
+                names::EXTERN => reason = reason.or(Some(RealizeReason::ExternInput)),
                 _ => {}
             }
             consumers.insert(top.ptr as usize);
         }
         let (opcount, reads) = body_stats(node);
-        if ir::op_name(node) == "loop.reduction" {
+        if ir::op_name(node) == names::REDUCTION {
             reason = Some(RealizeReason::Reduction);
         } else if reason.is_none()
             && consumers.len() > 1
@@ -334,7 +335,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     let ctx = ir::context(func_raw);
     let mut next = 0;
     for op in ir::block_ops(block) {
-        if is_node(op) || ir::op_name(op) == "loop.extern" {
+        if is_node(op) || ir::op_name(op) == names::EXTERN {
             ir::set_attr(op, "name", ir::string_attr(ctx, &format!("buf{next}")));
             next += 1;
         }

@@ -127,16 +127,12 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
                 )))
             }
             "-o" => {
-                let path = match value {
-                    Some(v) => v.to_string(),
-                    None => {
-                        i += 1;
-                        args.get(i - 1)
-                            .cloned()
-                            .ok_or("option '-o' requires a file name")?
-                    }
-                };
-                options.output = Some(path);
+                options.output = Some(flag_value(
+                    value,
+                    args,
+                    &mut i,
+                    "option '-o' requires a file name",
+                )?)
             }
             "--split-input-file" => options.split_input_file = true,
             "--verify-diagnostics" => options.verify_diagnostics = true,
@@ -147,27 +143,16 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             "--mlir-print-local-scope" => options.print_local_scope = true,
             "--fusion-explain" => options.settings.fusion_explain = true,
             "--fusion-report" => {
-                let path = match value {
-                    Some(v) => v.to_string(),
-                    None => {
-                        i += 1;
-                        args.get(i - 1)
-                            .cloned()
-                            .ok_or("option '--fusion-report' requires a file name or '-'")?
-                    }
-                };
+                let path = flag_value(
+                    value,
+                    args,
+                    &mut i,
+                    "option '--fusion-report' requires a file name or '-'",
+                )?;
                 options.settings.fusion_report = Some(path);
             }
             "--pass-pipeline" => {
-                let text = match value {
-                    Some(v) => v.to_string(),
-                    None => {
-                        i += 1;
-                        args.get(i - 1)
-                            .cloned()
-                            .ok_or("option '--pass-pipeline' requires a value")?
-                    }
-                };
+                let text = flag_value(value, args, &mut i, "option '--pass-pipeline' requires a value")?;
                 options.steps.extend(parse_pipeline(&text)?);
             }
             "-" => set_input(&mut options, arg)?,
@@ -188,6 +173,17 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
         }
     }
     Ok(Command::Run(options))
+}
+
+/// The value of `--flag=value` or `--flag value` (advancing `i` past it).
+fn flag_value(value: Option<&str>, args: &[String], i: &mut usize, missing: &str) -> Result<String, String> {
+    match value {
+        Some(v) => Ok(v.to_string()),
+        None => {
+            *i += 1;
+            args.get(*i - 1).cloned().ok_or_else(|| missing.to_string())
+        }
+    }
 }
 
 fn set_input(options: &mut Options, path: &str) -> Result<(), String> {
