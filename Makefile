@@ -9,12 +9,15 @@ LLVM_BIN := /usr/lib/llvm-22/bin
 deps:
 	@bash scripts/install-deps.sh
 
+# One build serves every target: `cargo test --no-run` builds the tools (fuse-opt,
+# fuse-bench) together with the test harness, with one feature set, so `make test`
+# afterwards compiles nothing again.
 build: deps
-	$(CARGO) build --workspace
+	$(CARGO) test --workspace --no-run --quiet
 
 ## Run Inductor's pipeline on the bundled seed example and print the fused module and the report.
 demo: build
-	$(CARGO) run --quiet --bin fuse-opt -- examples/seed_10op.mlir \
+	./target/debug/fuse-opt examples/seed_10op.mlir \
 	  --aten-decompose --lower-aten-to-loop --inline-pointwise --inductor-fuse --fusion-report=-
 
 ## Run every test: Rust unit tests and every test/**/*.mlir through the lit-like harness.

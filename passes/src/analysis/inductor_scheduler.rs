@@ -149,7 +149,7 @@ type BufId = u32;
 
 #[derive(Clone, Debug)]
 struct Group {
-    members: Vec<usize>,
+    members: Rc<[usize]>,
     min_order: usize,
     max_order: usize,
     /// Sorted, unique; reads satisfied by the group's own writes removed (ReadWrites.merge).
@@ -221,7 +221,7 @@ struct Scheduler<'g> {
     group_of: Vec<usize>,
     groups: Vec<Option<Group>>,
     consumers: Vec<Vec<usize>>,
-    rejections: Vec<(Vec<usize>, Vec<usize>, Reason)>,
+    rejections: Vec<(Rc<[usize]>, Rc<[usize]>, Reason)>,
     seen_rejections: FxHashSet<(usize, usize, usize, usize, Reason)>,
     /// Cached group-level successors (invalidated when a neighbour fuses).
     succ_cache: RefCell<Vec<Option<Rc<[usize]>>>>,
@@ -286,7 +286,7 @@ impl<'g> Scheduler<'g> {
                 names.sort_unstable();
                 names.dedup();
                 Some(Group {
-                    members: vec![i],
+                    members: Rc::from([i].as_slice()),
                     min_order: i,
                     max_order: i,
                     reads,
@@ -344,7 +344,7 @@ impl<'g> Scheduler<'g> {
             return cached.clone();
         }
         let mut out: Vec<usize> = Vec::new();
-        for &m in &self.group(g).members {
+        for &m in self.group(g).members.iter() {
             for &c in &self.consumers[m] {
                 let cg = self.group_of[c];
                 if cg != g && !out.contains(&cg) {
@@ -631,8 +631,9 @@ impl<'g> Scheduler<'g> {
         }
         let b = self.groups[g2].take().expect("live group");
         let a = self.groups[g1].as_mut().expect("live group");
-        a.members.extend(&b.members);
-        a.members.sort_unstable();
+        let mut merged: Vec<usize> = a.members.iter().chain(b.members.iter()).copied().collect();
+        merged.sort_unstable();
+        a.members = merged.into();
         a.min_order = a.min_order.min(b.min_order);
         a.max_order = a.max_order.max(b.max_order);
         a.names = union(&a.names, &b.names);
@@ -649,14 +650,14 @@ impl<'g> Scheduler<'g> {
                 a.numel = a.numel.max(b.numel);
             }
         }
-        for &m in &b.members {
+        for &m in b.members.iter() {
             self.group_of[m] = g1;
         }
         // Successor lists of the merged group and of every group feeding it changed.
         let mut cache = self.succ_cache.borrow_mut();
         cache[g1] = None;
         cache[g2] = None;
-        for &m in &self.groups[g1].as_ref().expect("live group").members {
+        for &m in self.groups[g1].as_ref().expect("live group").members.iter() {
             for &p in &self.graph.nodes[m].producers {
                 cache[self.group_of[p]] = None;
             }
@@ -746,7 +747,7 @@ impl<'g> Scheduler<'g> {
             groups: self
                 .ordered_groups()
                 .iter()
-                .map(|&g| self.group(g).members.clone())
+                .map(|&g| self.group(g).members.to_vec())
                 .collect(),
             rejections: self
                 .rejections
