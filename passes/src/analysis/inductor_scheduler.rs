@@ -142,6 +142,9 @@ impl Reason {
     }
 }
 
+/// A rejected pair as recorded: both groups' members at the time, and why.
+type RejectedPair = (Rc<[usize]>, Rc<[usize]>, Reason);
+
 /// Interned dependency id (index into `Scheduler::deps`).
 type DepId = u32;
 /// Interned buffer-name id.
@@ -221,7 +224,7 @@ struct Scheduler<'g> {
     group_of: Vec<usize>,
     groups: Vec<Option<Group>>,
     consumers: Vec<Vec<usize>>,
-    rejections: Vec<(Rc<[usize]>, Rc<[usize]>, Reason)>,
+    rejections: Vec<RejectedPair>,
     seen_rejections: FxHashSet<(usize, usize, usize, usize, Reason)>,
     /// Cached group-level successors (invalidated when a neighbour fuses).
     succ_cache: RefCell<Vec<Option<Rc<[usize]>>>>,
