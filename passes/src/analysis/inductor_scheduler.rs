@@ -112,7 +112,7 @@ pub struct Rejection {
 pub struct FusionPlan {
     /// Node indices per group; each group becomes one kernel (externs stay alone).
     pub groups: Vec<Vec<usize>>,
-    /// Rejected candidate pairs, first occurrence only, in discovery order.
+    /// Rejected candidate pairs, first occurrence only, sorted by node.
     pub rejections: Vec<Rejection>,
     /// Rounds of `fuse_nodes_once` executed.
     pub rounds: usize,
@@ -234,6 +234,17 @@ struct Scheduler<'g> {
     pos: Vec<usize>,
     /// Scratch marks for graph searches (epoch-stamped, so no clearing).
     mark: RefCell<(Vec<u32>, u32)>,
+    /// While candidates are screened (no fusion happens), the groups reachable from one
+    /// group up to a position bound, computed once and used for all its pairs.
+    oracle: RefCell<Oracle>,
+}
+
+/// Descendants of `from` up to position `bound`, marked with `epoch` in `marks`.
+struct Oracle {
+    from: Option<usize>,
+    bound: usize,
+    marks: Vec<u32>,
+    epoch: u32,
 }
 
 impl<'g> Scheduler<'g> {
@@ -317,6 +328,12 @@ impl<'g> Scheduler<'g> {
             order: (0..n).map(Some).collect(),
             pos: (0..n).collect(),
             mark: RefCell::new((vec![0; n], 0)),
+            oracle: RefCell::new(Oracle {
+                from: None,
+                bound: 0,
+                marks: vec![0; n],
+                epoch: 0,
+            }),
         }
     }
 
@@ -388,6 +405,12 @@ impl<'g> Scheduler<'g> {
         if start >= limit {
             return false;
         }
+        {
+            let oracle = self.oracle.borrow();
+            if !avoid_pair && oracle.from == Some(from) && limit <= oracle.bound {
+                return oracle.marks[to] == oracle.epoch;
+            }
+        }
         let epoch = self.new_epoch();
         let mut stack: Vec<usize> = Vec::new();
         for &s in self.successors(from).iter() {
@@ -410,6 +433,25 @@ impl<'g> Scheduler<'g> {
             }
         }
         false
+    }
+
+    /// Marks every group reachable from `from` at positions up to `bound`, so that the
+    /// ancestor tests of all `from`'s candidate pairs are answered by one search.
+    fn prime_oracle(&self, from: usize, bound: usize) {
+        let mut oracle = self.oracle.borrow_mut();
+        oracle.epoch += 1;
+        let epoch = oracle.epoch;
+        oracle.from = Some(from);
+        oracle.bound = bound;
+        let mut stack = vec![from];
+        while let Some(g) = stack.pop() {
+            for &s in self.successors(g).iter() {
+                if self.pos[s] <= bound && oracle.marks[s] != epoch {
+                    oracle.marks[s] = epoch;
+                    stack.push(s);
+                }
+            }
+        }
     }
 
     /// `score_fusion_memory`: bytes of deps common to both (same buffer and index).
@@ -700,17 +742,47 @@ impl<'g> Scheduler<'g> {
             }
         }
         let mut seen: FxHashSet<(usize, usize)> = FxHashSet::default();
-        let mut candidates: Vec<(usize, usize)> = Vec::new();
+        let mut pairs: Vec<(usize, usize)> = Vec::new();
         for key in keys {
             let nodes = by_key.remove(&key).unwrap_or_default();
             for (i, &g1) in nodes.iter().enumerate() {
                 for &g2 in nodes.iter().skip(i + 1).take(self.config.pairwise_attempts) {
-                    if seen.insert((g1, g2)) && self.can_fuse(g1, g2) {
-                        candidates.push((g1, g2));
+                    if seen.insert((g1, g2)) {
+                        pairs.push((g1, g2));
                     }
                 }
             }
         }
+        // Screen the pairs grouped by their first node: one descendant search per node
+        // answers the ancestor tests of all its pairs (groups do not change meanwhile).
+        let mut by_first: Vec<usize> = (0..pairs.len()).collect();
+        by_first.sort_by_key(|&k| (pairs[k].0, k));
+        let mut verdict = vec![false; pairs.len()];
+        let mut start = 0;
+        while start < by_first.len() {
+            let g1 = pairs[by_first[start]].0;
+            let end = by_first[start..]
+                .iter()
+                .position(|&k| pairs[k].0 != g1)
+                .map_or(by_first.len(), |n| start + n);
+            let bound = by_first[start..end]
+                .iter()
+                .map(|&k| self.pos[pairs[k].1])
+                .max()
+                .unwrap_or(0);
+            self.prime_oracle(g1, bound);
+            for &k in &by_first[start..end] {
+                verdict[k] = self.can_fuse(g1, pairs[k].1);
+            }
+            start = end;
+        }
+        self.oracle.borrow_mut().from = None;
+        let candidates: Vec<(usize, usize)> = pairs
+            .into_iter()
+            .zip(verdict)
+            .filter(|(_, ok)| *ok)
+            .map(|(pair, _)| pair)
+            .collect();
         // Remember each candidate by one member node, so it maps to the current groups.
         let mut scored: Vec<((usize, usize), FusionScore)> = candidates
             .into_iter()
@@ -744,7 +816,10 @@ impl<'g> Scheduler<'g> {
         }
     }
 
-    fn finish(self, rounds: usize) -> FusionPlan {
+    fn finish(mut self, rounds: usize) -> FusionPlan {
+        // Report rejections in node order (pairs are screened grouped by first node).
+        self.rejections
+            .sort_by(|a, b| (&a.0[..], &a.1[..]).cmp(&(&b.0[..], &b.1[..])));
         let name = |m: &usize| self.graph.nodes[*m].name.clone();
         FusionPlan {
             groups: self
