@@ -964,10 +964,14 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
         let is_aten = AtenOpKind::from_op_name(&name).is_some();
         let dead_constant = name == "arith.constant" && ir::users(ir::result(op, 0)).is_empty();
         if is_aten || dead_constant {
-            if !ir::users(ir::result(op, 0)).is_empty() {
+            if let Some(user) = ir::users(ir::result(op, 0)).first() {
                 cx.sink.error(
                     unsafe { ir::op_ref(op) }.location(),
-                    "value is still used after lowering (a fuselab bug)",
+                    format!(
+                        "'{name}' result is used by '{}', which --lower-aten-to-loop cannot lower \
+                         (only aten ops, splat constants and func.return)",
+                        ir::op_name(*user)
+                    ),
                 );
                 return Err(PassFailed);
             }

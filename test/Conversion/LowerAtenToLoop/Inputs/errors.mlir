@@ -25,3 +25,16 @@ func.func @int_div(%a: tensor<4xi64>, %b: tensor<4xi64>) -> tensor<4xi64> {
   %0 = "aten.div"(%a, %b) : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
   return %0 : tensor<4xi64>
 }
+
+// -----
+
+// A view (an index map, not a buffer) used by an op the lowering does not know is a
+// located error.
+func.func private @external(tensor<2x2xf32>)
+
+func.func @view_used_by_call(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'aten.view' result is used by 'func.call', which --lower-aten-to-loop cannot lower (only aten ops, splat constants and func.return)}}
+  %0 = "aten.view"(%x) : (tensor<4xf32>) -> tensor<2x2xf32>
+  func.call @external(%0) : (tensor<2x2xf32>) -> ()
+  return
+}
