@@ -22,5 +22,6 @@ pub static PASSES: &[PassInfo] = &[
     conversion::lower_aten_to_loop::INFO,
     transforms::inline_pointwise::INFO,
     analysis::print_memory_deps::INFO,
+    analysis::print_post_dominators::INFO,
     transforms::inductor_fuse::INFO,
 ];

@@ -1,0 +1,143 @@
+//! Post-dominator tree of a dataflow graph, as TVM's FuseOps builds it
+//! (src/relax/analysis/graph_partitioner.cc `DominatorTree::PostDom`; seed 000 §9;
+//! `../shared/research/tvm_rules.md`).
+//!
+//! Nodes are given in a topological order (producers first) with their consumers. One
+//! pass in reverse topological order: a function output (TVM's `extern_ref`) has no
+//! parent, so nothing fuses *through* it; a node without consumers has no parent;
+//! otherwise the immediate post-dominator is the least common ancestor of its
+//! consumers in the tree built so far. Plain data, reused by the TVM strategy.
+
+/// The tree: `parent[n]` is `n`'s immediate post-dominator (`None` at a root).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PostDominatorTree {
+    /// Immediate post-dominator of each node.
+    pub parent: Vec<Option<usize>>,
+    /// Depth in the tree (roots have depth 1), as TVM counts it.
+    pub depth: Vec<usize>,
+}
+
+impl PostDominatorTree {
+    /// Builds the tree for nodes `0..n` in topological order with `consumers[i]` and
+    /// `is_output[i]` (returned from the function).
+    pub fn new(consumers: &[Vec<usize>], is_output: &[bool]) -> Self {
+        let n = consumers.len();
+        let mut tree = Self {
+            parent: vec![None; n],
+            depth: vec![1; n],
+        };
+        for i in (0..n).rev() {
+            if is_output[i] || consumers[i].is_empty() {
+                continue;
+            }
+            let mut lca = Some(consumers[i][0]);
+            for &c in &consumers[i][1..] {
+                lca = lca.and_then(|a| tree.lca(a, c));
+            }
+            tree.parent[i] = lca;
+            tree.depth[i] = lca.map_or(1, |p| tree.depth[p] + 1);
+        }
+        tree
+    }
+
+    /// Least common ancestor of two nodes, or `None` if they are in different trees.
+    pub fn lca(&self, mut a: usize, mut b: usize) -> Option<usize> {
+        while a != b {
+            if self.depth[a] < self.depth[b] {
+                b = self.parent[b]?;
+            } else {
+                a = self.parent[a]?;
+            }
+        }
+        Some(a)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reference: post-dominator sets by data flow over bitsets, with a virtual sink
+    /// after every output and every node without consumers; the immediate
+    /// post-dominator is the strict post-dominator with the most post-dominators
+    /// itself (the nearest), unless only the sink remains.
+    fn brute_force(consumers: &[Vec<usize>], is_output: &[bool]) -> Vec<Option<usize>> {
+        let n = consumers.len();
+        let words = (n + 1).div_ceil(64);
+        let sink = n;
+        let mut pd: Vec<Vec<u64>> = vec![vec![0; words]; n + 1];
+        pd[sink][sink / 64] |= 1 << (sink % 64);
+        for i in (0..n).rev() {
+            let mut succ: Vec<usize> = consumers[i].clone();
+            if is_output[i] || succ.is_empty() {
+                succ.push(sink);
+            }
+            let mut acc = vec![!0u64; words];
+            for s in succ {
+                for w in 0..words {
+                    acc[w] &= pd[s][w];
+                }
+            }
+            acc[i / 64] |= 1 << (i % 64);
+            pd[i] = acc;
+        }
+        let count = |v: &Vec<u64>| v.iter().map(|w| w.count_ones()).sum::<u32>();
+        (0..n)
+            .map(|i| {
+                (0..n)
+                    .filter(|&m| m != i && pd[i][m / 64] >> (m % 64) & 1 == 1)
+                    .max_by_key(|&m| count(&pd[m]))
+            })
+            .collect()
+    }
+
+    fn random_dag(seed: u64, n: usize) -> (Vec<Vec<usize>>, Vec<bool>) {
+        let mut state = seed | 1;
+        let mut next = move |m: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % m.max(1) as u64) as usize
+        };
+        let mut consumers = vec![Vec::new(); n];
+        for i in 1..n {
+            for _ in 0..1 + next(3) {
+                let p = i - 1 - next(i.min(12));
+                if !consumers[p].contains(&i) {
+                    consumers[p].push(i);
+                }
+            }
+        }
+        let is_output = (0..n).map(|i| i + 1 == n || next(50) == 0).collect();
+        (consumers, is_output)
+    }
+
+    #[test]
+    fn matches_brute_force_on_a_10k_random_dag() {
+        let (consumers, is_output) = random_dag(42, 10_000);
+        let tree = PostDominatorTree::new(&consumers, &is_output);
+        assert_eq!(tree.parent, brute_force(&consumers, &is_output));
+    }
+
+    #[test]
+    fn matches_brute_force_on_many_small_dags() {
+        for seed in 1..300u64 {
+            let (consumers, is_output) = random_dag(seed, 40);
+            let tree = PostDominatorTree::new(&consumers, &is_output);
+            assert_eq!(tree.parent, brute_force(&consumers, &is_output), "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn diamonds_chains_and_outputs() {
+        // 0 -> {1, 2} -> 3 -> 4 (output); 3 is also used by 5 (output).
+        let consumers = vec![vec![1, 2], vec![3], vec![3], vec![4, 5], vec![], vec![]];
+        let is_output = vec![false, false, false, false, true, true];
+        let tree = PostDominatorTree::new(&consumers, &is_output);
+        // A node with two outputs as consumers has no post-dominator (outputs are roots).
+        assert_eq!(tree.parent, vec![Some(3), Some(3), Some(3), None, None, None]);
+        // Nothing is post-dominated *through* an output: 0 -> 1 (output) -> 2.
+        let tree = PostDominatorTree::new(&[vec![1], vec![2], vec![]], &[false, true, true]);
+        assert_eq!(tree.parent, vec![Some(1), None, None]);
+    }
+}
