@@ -914,13 +914,7 @@ mod tests {
     }
 
     fn random_graph(seed: u64, n: usize) -> SchedGraph {
-        let mut state = seed | 1;
-        let mut next = move |m: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % m.max(1) as u64) as usize
-        };
+        let mut next = crate::analysis::test_rng(seed);
         let mut nodes: Vec<SchedNode> = Vec::new();
         for i in 0..n {
             let mut inputs = vec![];

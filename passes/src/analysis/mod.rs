@@ -8,3 +8,15 @@ pub mod post_dominators;
 pub mod print_memory_deps;
 pub mod print_post_dominators;
 pub mod verify_shapes;
+
+/// A seeded xorshift generator for tests: `next(m)` is in `0..m`.
+#[cfg(test)]
+pub(crate) fn test_rng(seed: u64) -> impl FnMut(usize) -> usize {
+    let mut state = seed | 1;
+    move |m: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % m.max(1) as u64) as usize
+    }
+}

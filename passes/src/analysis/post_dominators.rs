@@ -92,13 +92,7 @@ mod tests {
     }
 
     fn random_dag(seed: u64, n: usize) -> (Vec<Vec<usize>>, Vec<bool>) {
-        let mut state = seed | 1;
-        let mut next = move |m: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % m.max(1) as u64) as usize
-        };
+        let mut next = crate::analysis::test_rng(seed);
         let mut consumers = vec![Vec::new(); n];
         for i in 1..n {
             for _ in 0..1 + next(3) {

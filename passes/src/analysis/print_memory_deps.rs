@@ -1,9 +1,9 @@
 //! `--print-memory-deps`: prints the MemoryDep analysis (see `memory_deps.rs`) of every
 //! function, in Inductor's notation, for FileCheck tests and for people.
 
-use super::memory_deps::{analyze, NodeKind};
+use super::memory_deps::{analyze_in_pass, NodeKind};
 use crate::registry::{PassContext, PassFailed, PassId, PassInfo};
-use melior::ir::{operation::OperationLike as _, OperationRef};
+use melior::ir::OperationRef;
 use std::fmt::Write as _;
 
 static ID: PassId = PassId::new();
@@ -19,16 +19,7 @@ pub const INFO: PassInfo = PassInfo {
 };
 
 fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
-    let graph = match analyze(func.to_raw()) {
-        Ok(graph) => graph,
-        Err(message) => {
-            cx.sink.error(func.location(), message);
-            return Err(PassFailed);
-        }
-    };
-    let name = crate::ir::attr(func.to_raw(), "sym_name")
-        .and_then(fuselab_dialects::attrs::string_raw)
-        .unwrap_or_default();
+    let (graph, name) = analyze_in_pass(func, cx)?;
     let mut out = format!("// MemoryDeps of @{name}\n");
     for node in &graph.nodes {
         let kind = match node.kind {

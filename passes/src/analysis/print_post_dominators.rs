@@ -3,9 +3,9 @@
 //! in program order; an edge goes from a buffer to every node that reads it. Run it
 //! after `--lower-aten-to-loop` (one node per aten op, as TVM's bindings) or later.
 
-use super::{memory_deps::analyze, post_dominators::PostDominatorTree};
+use super::{memory_deps::analyze_in_pass, post_dominators::PostDominatorTree};
 use crate::registry::{PassContext, PassFailed, PassId, PassInfo};
-use melior::ir::{operation::OperationLike as _, OperationRef};
+use melior::ir::OperationRef;
 use std::{collections::HashMap, fmt::Write as _};
 
 static ID: PassId = PassId::new();
@@ -21,13 +21,7 @@ pub const INFO: PassInfo = PassInfo {
 };
 
 fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
-    let graph = match analyze(func.to_raw()) {
-        Ok(graph) => graph,
-        Err(message) => {
-            cx.sink.error(func.location(), message);
-            return Err(PassFailed);
-        }
-    };
+    let (graph, name) = analyze_in_pass(func, cx)?;
     let mut names: Vec<String> = graph.inputs.iter().map(|(n, _)| n.clone()).collect();
     names.extend(graph.nodes.iter().map(|n| n.name.clone()));
     let index: HashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
@@ -45,9 +39,6 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
         }
     }
     let tree = PostDominatorTree::new(&consumers, &is_output);
-    let name = crate::ir::attr(func.to_raw(), "sym_name")
-        .and_then(fuselab_dialects::attrs::string_raw)
-        .unwrap_or_default();
     let mut out = format!("// PostDominators of @{name}\n");
     for (i, n) in names.iter().enumerate() {
         let parent = tree.parent[i].map_or_else(|| "<none>".to_string(), |p| names[p].clone());
