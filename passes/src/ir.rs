@@ -68,13 +68,6 @@ pub fn set_attr(op: MlirOperation, name: &str, value: MlirAttribute) {
     unsafe { mlirOperationSetAttributeByName(op, sref(name), value) }
 }
 
-/// Removes an attribute of `op` if present.
-pub fn remove_attr(op: MlirOperation, name: &str) {
-    unsafe {
-        mlirOperationRemoveAttributeByName(op, sref(name));
-    }
-}
-
 /// The context of an operation.
 pub fn context(op: MlirOperation) -> MlirContext {
     unsafe { mlirOperationGetContext(op) }
@@ -189,6 +182,20 @@ pub fn parent_block(op: MlirOperation) -> MlirBlock {
     unsafe { mlirOperationGetBlock(op) }
 }
 
+/// The op directly in `block` that contains `op` (or `op` itself, if it is in `block`).
+pub fn ancestor_in(mut op: MlirOperation, block: MlirBlock) -> MlirOperation {
+    while parent_block(op).ptr != block.ptr {
+        op = unsafe { mlirOperationGetParentOperation(op) };
+    }
+    op
+}
+
+/// The supported tensor type of a value, if it has one.
+pub fn tensor_type(value: MlirValue) -> Option<fuselab_dialects::types::TensorType> {
+    fuselab_dialects::types::TensorType::from_mlir(unsafe { melior::ir::Type::from_raw(value_type(value)) })
+        .ok()
+}
+
 /// Inserts the (detached) `op` before `anchor` in `anchor`'s block.
 pub fn insert_before(anchor: MlirOperation, op: MlirOperation) {
     unsafe { mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(anchor), anchor, op) }
@@ -287,12 +294,6 @@ pub fn bool_attr(ctx: MlirContext, value: bool) -> MlirAttribute {
 /// `X : f64`.
 pub fn f64_attr(ctx: MlirContext, value: f64) -> MlirAttribute {
     unsafe { mlirFloatAttrDoubleGet(ctx, mlirF64TypeGet(ctx), value) }
-}
-
-/// Emits an error at `loc` through MLIR (it reaches the context's diagnostic handler).
-pub fn emit_error(loc: MlirLocation, message: &str) {
-    let text = std::ffi::CString::new(message.replace('\0', " ")).unwrap_or_default();
-    unsafe { mlirEmitError(loc, text.as_ptr()) }
 }
 
 /// Wraps a raw operation as a melior reference (for the typed dialect accessors).

@@ -150,10 +150,6 @@ impl SchedGraph {
     }
 }
 
-fn tensor_of(value: MlirValue) -> Option<TensorType> {
-    TensorType::from_mlir(unsafe { melior::ir::Type::from_raw(ir::value_type(value)) }).ok()
-}
-
 fn truncate(index: &IndexExpr, ranges: &[i64]) -> Vec<i64> {
     let used = (0..ranges.len())
         .rev()
@@ -200,7 +196,7 @@ pub fn analyze(func: MlirOperation) -> Result<SchedGraph, String> {
         let name = format!("arg{i}_1");
         graph
             .inputs
-            .push((name.clone(), tensor_of(arg).map_or(0, |t| t.size_bytes())));
+            .push((name.clone(), ir::tensor_type(arg).map_or(0, |t| t.size_bytes())));
         names.insert(arg.ptr as usize, (name, None));
     }
     let returned: Vec<usize> = ir::block_ops(block)
@@ -217,7 +213,7 @@ pub fn analyze(func: MlirOperation) -> Result<SchedGraph, String> {
             _ => continue,
         };
         let result = ir::result(op, 0);
-        let out = tensor_of(result).ok_or("node result is not a supported tensor")?;
+        let out = ir::tensor_type(result).ok_or("node result is not a supported tensor")?;
         let name = ir::attr(op, "name")
             .and_then(fuselab_dialects::attrs::string_raw)
             .unwrap_or_default();
@@ -242,7 +238,10 @@ pub fn analyze(func: MlirOperation) -> Result<SchedGraph, String> {
                         producers.push(p);
                     }
                 }
-                Ok((name, tensor_of(buffer).ok_or("buffer is not a supported tensor")?))
+                Ok((
+                    name,
+                    ir::tensor_type(buffer).ok_or("buffer is not a supported tensor")?,
+                ))
             };
         if kind == NodeKind::Extern {
             for v in ir::operands(op) {

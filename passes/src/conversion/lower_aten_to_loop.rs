@@ -476,10 +476,9 @@ impl Lowering {
                 Access::Buffer {
                     base, shape, index, ..
                 } => {
-                    let base_shape =
-                        TensorType::from_mlir(unsafe { melior::ir::Type::from_raw(ir::value_type(*base)) })
-                            .map_err(|e| e.to_string())?
-                            .shape;
+                    let base_shape = ir::tensor_type(*base)
+                        .ok_or("extern operand is not a supported tensor")?
+                        .shape;
                     if base_shape == *shape && *index == contiguous_index(shape) {
                         (*base, Vec::new())
                     } else if let Some(strides) = index.linear_coefficients(shape.len()) {
@@ -769,10 +768,8 @@ fn reinterpret(anchor: MlirOperation, access: &Access) -> Option<MlirValue> {
     else {
         return None;
     };
-    let base_shape = TensorType::from_mlir(unsafe { melior::ir::Type::from_raw(ir::value_type(*base)) })
-        .ok()?
-        .shape;
-    if base_shape == *shape && *index == contiguous_index(shape) {
+    let base_type = ir::tensor_type(*base)?;
+    if base_type.shape == *shape && *index == contiguous_index(shape) {
         return Some(*base);
     }
     let strides = index.linear_coefficients(shape.len())?;
@@ -780,9 +777,7 @@ fn reinterpret(anchor: MlirOperation, access: &Access) -> Option<MlirValue> {
     layout.extend(shape);
     layout.extend(strides);
     let ctx = ir::context(anchor);
-    let dtype = TensorType::from_mlir(unsafe { melior::ir::Type::from_raw(ir::value_type(*base)) })
-        .ok()?
-        .dtype;
+    let dtype = base_type.dtype;
     let ty = ir::parse_type(
         ctx,
         &TensorType {
@@ -833,8 +828,7 @@ fn splat_value(op: MlirOperation) -> Option<(f64, DType)> {
 
 /// Bytes of a value's tensor type (0 if not a supported tensor).
 fn value_bytes(value: MlirValue) -> u64 {
-    TensorType::from_mlir(unsafe { melior::ir::Type::from_raw(ir::value_type(value)) })
-        .map_or(0, |t| t.size_bytes())
+    ir::tensor_type(value).map_or(0, |t| t.size_bytes())
 }
 
 /// One eager kernel per original aten op (decomposed composites count once).
@@ -885,9 +879,8 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
         accesses: HashMap::new(),
         next_buffer: 0,
     };
-    for (i, arg) in ir::block_arguments(body).into_iter().enumerate() {
-        if let Ok(t) = TensorType::from_mlir(unsafe { melior::ir::Type::from_raw(ir::value_type(arg)) }) {
-            let _ = i;
+    for arg in ir::block_arguments(body) {
+        if let Some(t) = ir::tensor_type(arg) {
             lowering.accesses.insert(
                 key(arg),
                 Access::Buffer {

@@ -90,11 +90,7 @@ fn replace_uses_outside(old: MlirValue, new: MlirValue, kernel: MlirOperation, b
         }
     }
     for (owner, index) in uses {
-        let mut top = owner;
-        while ir::parent_block(top).ptr != block.ptr {
-            top = unsafe { mlir_sys::mlirOperationGetParentOperation(top) };
-        }
-        if top.ptr != kernel.ptr {
+        if ir::ancestor_in(owner, block).ptr != kernel.ptr {
             ir::set_operand(owner, index, new);
         }
     }
@@ -126,13 +122,9 @@ pub fn apply_plan(
             .iter()
             .map(|&op| ir::result(op, 0))
             .filter(|&v| {
-                ir::users(v).into_iter().any(|user| {
-                    let mut top = user;
-                    while ir::parent_block(top).ptr != block.ptr {
-                        top = unsafe { mlir_sys::mlirOperationGetParentOperation(top) };
-                    }
-                    !member_set.contains(&(top.ptr as usize))
-                })
+                ir::users(v)
+                    .into_iter()
+                    .any(|user| !member_set.contains(&(ir::ancestor_in(user, block).ptr as usize)))
             })
             .collect();
         let loc = ir::location(member_ops[0]);

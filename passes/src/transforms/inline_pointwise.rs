@@ -78,16 +78,6 @@ fn is_node(op: MlirOperation) -> bool {
     matches!(ir::op_name(op).as_str(), names::POINTWISE | names::REDUCTION)
 }
 
-/// The op directly in `block` that contains `op` (or `op` itself).
-fn top_level(mut op: MlirOperation, block: MlirBlock) -> MlirOperation {
-    loop {
-        if ir::parent_block(op).ptr == block.ptr {
-            return op;
-        }
-        op = unsafe { mlir_sys::mlirOperationGetParentOperation(op) };
-    }
-}
-
 use mlir_sys::MlirBlock;
 
 /// Body op count after common-subexpression elimination (terminator excluded), as
@@ -258,9 +248,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     let mut unrealized: Vec<MlirOperation> = Vec::new();
     for &node in ops.iter().filter(|&&op| is_node(op)) {
         // 1. Recompute unrealized producers inside this node's body.
-        let Some(body) = ir::body(node) else { continue };
         let loads: Vec<MlirOperation> = ir::collect_ops(node, |n| n == names::LOAD);
-        let _ = body;
         // Identical reads of the same producer are recomputed once (CSE, as Inductor's
         // codegen does); without this, x * x chains would grow exponentially.
         let mut inlined: HashMap<String, MlirValue> = HashMap::new();
@@ -296,7 +284,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
         let mut consumers: HashSet<usize> = HashSet::new();
         let mut reason = None;
         for user in ir::users(result) {
-            let top = top_level(user, block);
+            let top = ir::ancestor_in(user, block);
             match ir::op_name(top).as_str() {
                 "func.return" | names::VIEW => reason = reason.or(Some(RealizeReason::GraphOutput)),
                 names::EXTERN => reason = reason.or(Some(RealizeReason::ExternInput)),
