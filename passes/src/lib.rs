@@ -23,5 +23,8 @@ pub static PASSES: &[PassInfo] = &[
     transforms::inline_pointwise::INFO,
     analysis::print_memory_deps::INFO,
     analysis::print_post_dominators::INFO,
+    transforms::annotate_op_pattern::INFO,
     transforms::inductor_fuse::INFO,
+    transforms::tvm_fuse_ops::INFO,
+    transforms::fuse::INFO,
 ];

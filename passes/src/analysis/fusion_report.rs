@@ -101,7 +101,8 @@ impl FunctionReport {
                 .collect();
             let origins: Vec<String> = origins.into_iter().collect();
             let first = &graph.nodes[members[0]];
-            let is_extern = first.kind == NodeKind::Extern;
+            // A lone library call; an extern with fused epilogue ops (TVM) is a kernel.
+            let is_extern = members.len() == 1 && first.kind == NodeKind::Extern;
             let reduction = members
                 .iter()
                 .map(|&m| &graph.nodes[m])

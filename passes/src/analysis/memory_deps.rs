@@ -158,7 +158,8 @@ fn truncate(index: &IndexExpr, ranges: &[i64]) -> Vec<i64> {
     ranges[..used].to_vec()
 }
 
-fn i64s(op: MlirOperation, name: &str) -> Vec<i64> {
+/// An `array<i64>` attribute of `op` (empty if absent).
+pub(crate) fn i64s(op: MlirOperation, name: &str) -> Vec<i64> {
     ir::attr(op, name)
         .and_then(|a| fuselab_dialects::attrs::i64_array(unsafe { melior::ir::Attribute::from_raw(a) }))
         .unwrap_or_default()

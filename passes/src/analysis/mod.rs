@@ -4,9 +4,11 @@
 pub mod fusion_report;
 pub mod inductor_scheduler;
 pub mod memory_deps;
+pub mod op_pattern;
 pub mod post_dominators;
 pub mod print_memory_deps;
 pub mod print_post_dominators;
+pub mod tvm_partition;
 pub mod verify_shapes;
 
 /// A seeded xorshift generator for tests: `next(m)` is in `0..m`.

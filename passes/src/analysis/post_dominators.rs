@@ -7,6 +7,13 @@
 //! parent, so nothing fuses *through* it; a node without consumers has no parent;
 //! otherwise the immediate post-dominator is the least common ancestor of its
 //! consumers in the tree built so far. Plain data, reused by the TVM strategy.
+//!
+//! Each node also gets TVM's *dominance pattern*: the max of the pattern of every edge to
+//! a consumer (an edge carries the consumer's kind) and of the pattern of every tree node
+//! the LCA walk climbs from. FuseOps uses it to decide whether a node may fuse into its
+//! post-dominator (e.g. kOutEWiseFusable ops need it to be kElemWise).
+
+use super::op_pattern::OpPatternKind;
 
 /// The tree: `parent[n]` is `n`'s immediate post-dominator (`None` at a root).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -15,38 +22,68 @@ pub struct PostDominatorTree {
     pub parent: Vec<Option<usize>>,
     /// Depth in the tree (roots have depth 1), as TVM counts it.
     pub depth: Vec<usize>,
+    /// Dominance pattern of each node (kOpaque at function outputs, as in TVM).
+    pub pattern: Vec<OpPatternKind>,
 }
 
 impl PostDominatorTree {
     /// Builds the tree for nodes `0..n` in topological order with `consumers[i]` and
-    /// `is_output[i]` (returned from the function).
+    /// `is_output[i]` (returned from the function); every edge is elementwise.
     pub fn new(consumers: &[Vec<usize>], is_output: &[bool]) -> Self {
+        Self::with_patterns(
+            consumers,
+            is_output,
+            &vec![OpPatternKind::ElemWise; consumers.len()],
+        )
+    }
+
+    /// As [`Self::new`], with `kind[c]` the pattern of every edge into node `c`.
+    pub fn with_patterns(consumers: &[Vec<usize>], is_output: &[bool], kind: &[OpPatternKind]) -> Self {
         let n = consumers.len();
         let mut tree = Self {
             parent: vec![None; n],
             depth: vec![1; n],
+            pattern: vec![OpPatternKind::ElemWise; n],
         };
         for i in (0..n).rev() {
-            if is_output[i] || consumers[i].is_empty() {
+            if is_output[i] {
+                tree.pattern[i] = OpPatternKind::Opaque;
                 continue;
             }
-            let mut lca = Some(consumers[i][0]);
-            for &c in &consumers[i][1..] {
-                lca = lca.and_then(|a| tree.lca(a, c));
+            let Some((&first, rest)) = consumers[i].split_first() else {
+                continue;
+            };
+            let mut pattern = kind[first];
+            let mut lca = Some(first);
+            for &c in rest {
+                lca = lca.and_then(|a| tree.lca_with_pattern(a, c, &mut pattern));
+                pattern = pattern.max(kind[c]);
             }
             tree.parent[i] = lca;
             tree.depth[i] = lca.map_or(1, |p| tree.depth[p] + 1);
+            tree.pattern[i] = pattern;
         }
         tree
     }
 
     /// Least common ancestor of two nodes, or `None` if they are in different trees.
-    pub fn lca(&self, mut a: usize, mut b: usize) -> Option<usize> {
+    pub fn lca(&self, a: usize, b: usize) -> Option<usize> {
+        self.lca_with_pattern(a, b, &mut OpPatternKind::ElemWise)
+    }
+
+    /// The LCA, combining into `pattern` the pattern of every node climbed from.
+    fn lca_with_pattern(&self, mut a: usize, mut b: usize, pattern: &mut OpPatternKind) -> Option<usize> {
         while a != b {
             if self.depth[a] < self.depth[b] {
+                *pattern = (*pattern).max(self.pattern[b]);
                 b = self.parent[b]?;
-            } else {
+            } else if self.depth[b] < self.depth[a] {
+                *pattern = (*pattern).max(self.pattern[a]);
                 a = self.parent[a]?;
+            } else {
+                *pattern = (*pattern).max(self.pattern[a]).max(self.pattern[b]);
+                a = self.parent[a]?;
+                b = self.parent[b]?;
             }
         }
         Some(a)
@@ -133,5 +170,24 @@ mod tests {
         // Nothing is post-dominated *through* an output: 0 -> 1 (output) -> 2.
         let tree = PostDominatorTree::new(&[vec![1], vec![2], vec![]], &[false, true, true]);
         assert_eq!(tree.parent, vec![Some(1), None, None]);
+    }
+
+    #[test]
+    fn dominance_pattern_is_max_over_edges_and_climbed_nodes() {
+        use OpPatternKind::*;
+        // The seed shape: s -> {mean, sub}, mean -> sub, sub -> out (output).
+        // Edges carry the consumer's kind: mean is kOutEWiseFusable (Relax).
+        let consumers = vec![vec![1, 2], vec![2], vec![3], vec![]];
+        let kind = [ElemWise, OutEWiseFusable, ElemWise, ElemWise];
+        let tree = PostDominatorTree::with_patterns(&consumers, &[false, false, false, true], &kind);
+        assert_eq!(tree.parent, vec![Some(2), Some(2), Some(3), None]);
+        assert_eq!(tree.pattern, vec![OutEWiseFusable, ElemWise, ElemWise, Opaque]);
+        // A climbed node's own dominance pattern counts: 0 -> {1, 3}, 1 -> 2 (kCommReduce)
+        // -> 3; climbing from 1 adds the pattern of edge 1 -> 2.
+        let consumers = vec![vec![1, 3], vec![2], vec![3], vec![]];
+        let kind = [ElemWise, ElemWise, CommReduce, ElemWise];
+        let tree = PostDominatorTree::with_patterns(&consumers, &[false, false, false, true], &kind);
+        assert_eq!(tree.parent[0], Some(3));
+        assert_eq!(tree.pattern[0], CommReduce);
     }
 }

@@ -13,16 +13,22 @@
 //!   An operand that is a strided view is passed as base buffer plus `operand_views`
 //!   (offset, sizes, strides); one that is not strided is first copied.
 //!
+//! With `materialize-views=true` every view op instead becomes its own copy node, as in
+//! TVM Relax, where `reshape` / `permute_dims` / `broadcast_to` are bindings of their own
+//! (legalized to a PrimFunc each); the TVM strategy uses this form.
+//!
 //! Every node is unrealized at this point (inlining decides what is stored) and carries
-//! `origins`: the aten op it came from (or the composite, via `fuselab.origin`). The
+//! `origins`: the aten op it came from (or the composite, via `fuselab.origin`), and
+//! `fuselab.eager_id`: one id per original aten op (shared by the primitives of a
+//! decomposed composite), so strategies that work per op (TVM) can regroup them. The
 //! function gets `fuselab.unfused = array<i64: kernels, bytes_read, bytes_written>`, the
 //! cost of running one eager kernel per original aten op.
 
 use super::body::{scalar_type, BodyBuilder};
 use crate::{
     ir,
-    registry::{PassContext, PassFailed, PassId, PassInfo},
-    transforms::aten_decompose::{is_composite, EAGER_ID_ATTR, ORIGIN_ATTR},
+    registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption},
+    transforms::aten_decompose::{eager_id_of, is_composite, EAGER_ID_ATTR, ORIGIN_ATTR},
 };
 use fuselab_dialects::loops::names;
 use fuselab_dialects::{
@@ -42,7 +48,12 @@ pub const INFO: PassInfo = PassInfo {
     summary:
         "Lower primitive aten ops to loop.pointwise / loop.reduction / loop.extern (views become index maps)",
     anchor: "func.func",
-    options: &[],
+    options: &[PassOption {
+        name: "materialize-views",
+        kind: OptionKind::Bool,
+        default: "false",
+        help: "make every view op a copy node (TVM Relax's op-per-binding form) instead of an index map",
+    }],
     run,
     id: &ID,
 };
@@ -104,6 +115,12 @@ fn key(v: MlirValue) -> usize {
 struct Lowering {
     accesses: HashMap<usize, Access>,
     next_buffer: usize,
+    /// `fuselab.eager_id` of the aten op being lowered.
+    eager_id: i64,
+    /// The next id for an aten op that has none (not from a composite).
+    next_eager_id: i64,
+    /// Views become copy nodes instead of index maps.
+    materialize_views: bool,
 }
 
 type Lowered = Result<(), String>;
@@ -203,6 +220,7 @@ impl Lowering {
             ("name", ir::string_attr(ctx, &name)),
             ("ranges", ir::i64_array_attr(ctx, &ranges)),
             ("origins", ir::string_array_attr(ctx, &[origin.to_string()])),
+            (EAGER_ID_ATTR, ir::i64_attr(ctx, self.eager_id)),
         ];
         let op_name = match &reduction {
             Some((rr, kind)) => {
@@ -220,13 +238,18 @@ impl Lowering {
     /// A contiguous copy of `access` (used for graph outputs that are views and for
     /// extern operands that are not strided).
     fn copy(&mut self, anchor: MlirOperation, access: &Access) -> Result<MlirValue, String> {
+        self.copy_as(anchor, access, "clone")
+    }
+
+    /// A contiguous copy of `access` with `origin`.
+    fn copy_as(&mut self, anchor: MlirOperation, access: &Access, origin: &str) -> Result<MlirValue, String> {
         let out = TensorType {
             shape: access.shape().to_vec(),
             dtype: access.dtype(),
         };
         let idx: Vec<IndexExpr> = (0..out.rank()).map(IndexExpr::dim).collect();
         let access = access.clone();
-        self.emit_node(anchor, "clone", &out, out.shape.clone(), None, move |this, bx| {
+        self.emit_node(anchor, origin, &out, out.shape.clone(), None, move |this, bx| {
             Ok(this.read(bx, &access, &idx))
         })
     }
@@ -249,13 +272,23 @@ impl Lowering {
             .map(|v| self.access(v))
             .collect::<Result<_, _>>()?;
         let origin = origin_of(op, kind);
+        self.eager_id = eager_id_of(op).unwrap_or_else(|| {
+            self.next_eager_id += 1;
+            self.next_eager_id - 1
+        });
         let result = ir::result(op, 0);
         use AtenOpKind::*;
         match kind {
             View | Reshape | Permute | Transpose | Expand | Unsqueeze | Squeeze | Slice | Select => {
                 let input = &operands[0];
                 let map = view_map(&aten, input.shape(), &out.shape)?;
-                self.accesses.insert(key(result), input.remap(&out.shape, &map));
+                let access = input.remap(&out.shape, &map);
+                if self.materialize_views {
+                    let value = self.copy_as(op, &access, &origin)?;
+                    ir::replace_uses(result, value);
+                } else {
+                    self.accesses.insert(key(result), access);
+                }
             }
             Sum | Amax | Amin => {
                 let input = operands[0].clone();
@@ -504,6 +537,7 @@ impl Lowering {
             ("name", ir::string_attr(ctx, &name)),
             ("kind", ir::string_attr(ctx, extern_kind)),
             ("origins", ir::string_array_attr(ctx, &[origin.to_string()])),
+            (EAGER_ID_ATTR, ir::i64_attr(ctx, self.eager_id)),
             (OPERAND_VIEWS_ATTR, ir::array_attr(ctx, &views)),
         ];
         for a in [attr::STRIDE, attr::PADDING, attr::DILATION, attr::GROUPS] {
@@ -835,8 +869,7 @@ fn value_bytes(value: MlirValue) -> u64 {
 fn unfused_cost(ops: &[MlirOperation], is_view: &dyn Fn(MlirOperation) -> bool) -> [i64; 3] {
     let mut groups: Vec<(Option<i64>, Vec<MlirOperation>)> = Vec::new();
     for &op in ops {
-        let id = ir::attr(op, EAGER_ID_ATTR)
-            .and_then(|a| fuselab_dialects::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) }));
+        let id = eager_id_of(op);
         match groups.iter_mut().find(|(g, _)| id.is_some() && *g == id) {
             Some((_, members)) => members.push(op),
             None => groups.push((id, vec![op])),
@@ -875,9 +908,19 @@ fn unfused_cost(ops: &[MlirOperation], is_view: &dyn Fn(MlirOperation) -> bool) 
 fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     let func = func.to_raw();
     let Some(body) = ir::body(func) else { return Ok(()) };
+    let ops = ir::block_ops(body);
+    // Ids of decomposed composites come from --aten-decompose; other ops get fresh ones.
+    let first_free_id = ops
+        .iter()
+        .filter_map(|&op| eager_id_of(op))
+        .max()
+        .map_or(0, |m| m + 1);
     let mut lowering = Lowering {
         accesses: HashMap::new(),
         next_buffer: 0,
+        eager_id: first_free_id,
+        next_eager_id: first_free_id,
+        materialize_views: cx.options.flag("materialize-views"),
     };
     for arg in ir::block_arguments(body) {
         if let Some(t) = ir::tensor_type(arg) {
@@ -892,7 +935,6 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
             );
         }
     }
-    let ops = ir::block_ops(body);
     let aten_ops: Vec<MlirOperation> = ops
         .iter()
         .copied()
@@ -929,6 +971,9 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
                             ir::set_operand(op, i, direct);
                             continue;
                         }
+                        // The copy is an op of its own (one eager id).
+                        lowering.eager_id = lowering.next_eager_id;
+                        lowering.next_eager_id += 1;
                         match lowering.copy(op, &access) {
                             Ok(copy) => ir::set_operand(op, i, copy),
                             Err(message) => {

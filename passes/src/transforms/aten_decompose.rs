@@ -46,6 +46,12 @@ pub const ORIGIN_ATTR: &str = "fuselab.origin";
 /// Attribute grouping the primitives of one decomposed composite.
 pub const EAGER_ID_ATTR: &str = "fuselab.eager_id";
 
+/// The `fuselab.eager_id` of `op`, if it has one.
+pub fn eager_id_of(op: MlirOperation) -> Option<i64> {
+    ir::attr(op, EAGER_ID_ATTR)
+        .and_then(|a| fuselab_dialects::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) }))
+}
+
 /// Whether `kind` is decomposed by this pass.
 pub fn is_composite(kind: AtenOpKind) -> bool {
     use AtenOpKind::*;

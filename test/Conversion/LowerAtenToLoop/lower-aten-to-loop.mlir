@@ -1,8 +1,10 @@
-// RUN: fuse-opt %s --split-input-file --lower-aten-to-loop --mlir-print-local-scope | FileCheck %s
+// RUN: fuse-opt %s --split-input-file --aten-decompose --lower-aten-to-loop --mlir-print-local-scope | FileCheck %s
 // RUN: fuse-opt %S/Inputs/errors.mlir --split-input-file --verify-diagnostics --lower-aten-to-loop
+// RUN: fuse-opt %s --split-input-file --aten-decompose --lower-aten-to-loop="materialize-views=true" --mlir-print-local-scope | FileCheck %s --check-prefix=VIEWS
 
 // Elementwise ops become loop.pointwise nodes; a broadcast bias has no row index
-// (stride 0, seed §1.1); rank-0 constants fold into the body.
+// (stride 0, seed §1.1); rank-0 constants fold into the body. Every node carries the
+// eager id of its aten op (one per op, in order).
 // CHECK-LABEL: func.func @bias_add
 // CHECK-SAME: attributes {fuselab.unfused = array<i64: 2, 8392704, 8388608>}
 // CHECK: %[[T:.*]] = "loop.pointwise"() ({
@@ -11,12 +13,12 @@
 // CHECK-NEXT: %[[C:.*]] = arith.constant 1.100000e+00 : f32
 // CHECK-NEXT: %[[M:.*]] = arith.mulf %[[X]], %[[C]] : f32
 // CHECK-NEXT: gpu.yield %[[M]] : f32
-// CHECK-NEXT: }) {name = "buf0", origins = ["mul"], ranges = array<i64: 1024, 1024>}
+// CHECK-NEXT: }) {fuselab.eager_id = 0 : i64, name = "buf0", origins = ["mul"], ranges = array<i64: 1024, 1024>}
 // CHECK: "loop.pointwise"() ({
 // CHECK: "loop.load"(%[[T]]) {index = affine_map<(d0, d1) -> (d0 * 1024 + d1)>}
 // CHECK: "loop.load"(%arg1) {index = affine_map<(d0, d1) -> (d1)>} : (tensor<1024xf32>) -> f32
 // CHECK: arith.addf
-// CHECK: }) {name = "buf1", origins = ["add"]
+// CHECK: }) {fuselab.eager_id = 1 : i64, name = "buf1", origins = ["add"]
 // CHECK-NOT: aten.
 func.func @bias_add(%x: tensor<1024x1024xf32>, %bias: tensor<1024xf32>) -> tensor<1024x1024xf32> {
   %c = arith.constant dense<1.1> : tensor<f32>
@@ -33,7 +35,7 @@ func.func @bias_add(%x: tensor<1024x1024xf32>, %bias: tensor<1024xf32>) -> tenso
 // CHECK: "loop.reduction"() ({
 // CHECK-NEXT: ^bb0(%{{.*}}: index, %{{.*}}: index, %{{.*}}: index):
 // CHECK-NEXT: "loop.load"(%arg0) {index = affine_map<(d0, d1, d2) -> (d0 * 20 + d1 + d2 * 5)>}
-// CHECK: }) {kind = "sum", name = "buf0", origins = ["sum"], ranges = array<i64: 2, 5>, reduction_ranges = array<i64: 4>} : () -> tensor<2x1x5xf32>
+// CHECK: }) {fuselab.eager_id = {{[0-9]+}} : i64, kind = "sum", name = "buf0", origins = ["sum"], ranges = array<i64: 2, 5>, reduction_ranges = array<i64: 4>} : () -> tensor<2x1x5xf32>
 // CHECK: "loop.reduction"
 // CHECK: kind = "max"
 // CHECK: "loop.reduction"
@@ -103,7 +105,7 @@ func.func @gather_cat(%x: tensor<4x10xf32>, %i: tensor<4x1xi64>, %a: tensor<4x2x
 // buffer (offset, sizes, strides) instead of a copy. A bias add whose result is not
 // consumed by a pointwise op folds into the extern (Inductor's addmm).
 // CHECK-LABEL: func.func @matmul
-// CHECK: %[[MM:.*]] = "loop.extern"(%arg0, %arg1, %arg2) {kind = "mm", name = "buf0", operand_views = [array<i64>, array<i64: 0, 8, 4, 1, 8>, array<i64>], origins = ["addmm"]} : (tensor<2x8xf32>, tensor<4x8xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+// CHECK: %[[MM:.*]] = "loop.extern"(%arg0, %arg1, %arg2) {fuselab.eager_id = 1 : i64, kind = "mm", name = "buf0", operand_views = [array<i64>, array<i64: 0, 8, 4, 1, 8>, array<i64>], origins = ["addmm"]} : (tensor<2x8xf32>, tensor<4x8xf32>, tensor<4xf32>) -> tensor<2x4xf32>
 // CHECK: return %[[MM]]
 func.func @matmul(%x: tensor<2x8xf32>, %w: tensor<4x8xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32> {
   %wt = "aten.permute"(%w) {dims = array<i64: 1, 0>} : (tensor<4x8xf32>) -> tensor<8x4xf32>
@@ -116,7 +118,7 @@ func.func @matmul(%x: tensor<2x8xf32>, %w: tensor<4x8xf32>, %b: tensor<4xf32>) -
 
 // With a pointwise consumer the bias stays in the pointwise node.
 // CHECK-LABEL: func.func @matmul_relu
-// CHECK: "loop.extern"(%arg0, %arg1) {kind = "mm"
+// CHECK: "loop.extern"(%arg0, %arg1) {fuselab.eager_id = 0 : i64, kind = "mm"
 // CHECK: origins = ["add"]
 // CHECK: origins = ["relu"]
 func.func @matmul_relu(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32> {
@@ -158,4 +160,24 @@ func.func @scalar_bodies(%x: tensor<8xf32>, %n: tensor<8xi64>, %c: tensor<8xi1>)
   %1 = "aten.to_dtype"(%n) : (tensor<8xi64>) -> tensor<8xf32>
   %2 = "aten.where"(%c, %x, %1) : (tensor<8xi1>, tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
   return %0, %1, %2 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// With materialize-views=true a view is a copy node of its own (TVM's op-per-binding
+// form) and its consumer reads the copy contiguously. The primitives of a decomposed
+// composite (mean = sum + div) share the composite's eager id.
+// VIEWS-LABEL: func.func @materialized_views
+// VIEWS: %[[T:.*]] = "loop.pointwise"() ({
+// VIEWS: "loop.load"(%arg0) {index = affine_map<(d0, d1) -> (d0 + d1 * 4)>}
+// VIEWS: }) {fuselab.eager_id = 1 : i64, name = "buf0", origins = ["transpose"]
+// VIEWS: "loop.load"(%[[T]]) {index = affine_map<(d0, d1) -> (d0 * 3 + d1)>}
+// VIEWS: }) {fuselab.eager_id = 2 : i64, name = "buf1", origins = ["exp"]
+// VIEWS: }) {fuselab.eager_id = 0 : i64, kind = "sum", name = "buf2", origins = ["mean"]
+// VIEWS: }) {fuselab.eager_id = 0 : i64, name = "buf3", origins = ["mean"]
+func.func @materialized_views(%x: tensor<3x4xf32>) -> tensor<4x1xf32> {
+  %t = "aten.transpose"(%x) {dim0 = 0 : i64, dim1 = 1 : i64} : (tensor<3x4xf32>) -> tensor<4x3xf32>
+  %e = "aten.exp"(%t) : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  %m = "aten.mean"(%e) {dims = array<i64: 1>, keepdim = true} : (tensor<4x3xf32>) -> tensor<4x1xf32>
+  return %m : tensor<4x1xf32>
 }

@@ -11,11 +11,11 @@
 // CHECK: %[[BUF0:.*]] = "loop.reduction"() ({
 // CHECK-COUNT-2: "loop.load"(%arg0) {index = affine_map<(d0, d1) -> (d0 * 1024 + d1)>}
 // CHECK: gpu.yield
-// CHECK-NEXT: }) {kind = "sum", name = "buf0", origins = ["add", "mean", "mul", "relu"], ranges = array<i64: 1024>, reduction_ranges = array<i64: 1024>}
+// CHECK-NEXT: }) {fuselab.eager_id = {{[0-9]+}} : i64, kind = "sum", name = "buf0", origins = ["add", "mean", "mul", "relu"], ranges = array<i64: 1024>, reduction_ranges = array<i64: 1024>}
 // CHECK: %[[BUF1:.*]] = "loop.pointwise"() ({
 // CHECK: "loop.load"(%[[BUF0]]) {index = affine_map<(d0, d1) -> (d0)>} : (tensor<1024x1xf32>) -> f32
 // CHECK: arith.constant 1.024000e+03 : f32
-// CHECK: }) {name = "buf1", origins = ["add", "mean", "mul", "relu", "sub"], ranges = array<i64: 1024, 1024>}
+// CHECK: }) {fuselab.eager_id = {{[0-9]+}} : i64, name = "buf1", origins = ["add", "mean", "mul", "relu", "sub"], ranges = array<i64: 1024, 1024>}
 // CHECK-NOT: "loop.pointwise"
 // CHECK: return %[[BUF1]]
 // With a reads threshold of 1, a (two users, two buffers read) is realized.
@@ -49,7 +49,7 @@ func.func @seed(%x: tensor<1024x1024xf32>, %bias: tensor<1024xf32>, %gamma: tens
 // CHECK-LABEL: func.func @extern_input
 // CHECK: %[[R:.*]] = "loop.pointwise"
 // CHECK: name = "buf0", origins = ["relu"]
-// CHECK: "loop.extern"(%[[R]], %arg1) {kind = "mm", name = "buf1"
+// CHECK: "loop.extern"(%[[R]], %arg1) {fuselab.eager_id = {{[0-9]+}} : i64, kind = "mm", name = "buf1"
 // CHECK: name = "buf2", origins = ["add"]
 func.func @extern_input(%x: tensor<8x8xf32>, %w: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %r = "aten.relu"(%x) : (tensor<8x8xf32>) -> tensor<8x8xf32>
@@ -86,7 +86,7 @@ func.func @many_reads(%a: tensor<16xf32>, %b: tensor<16xf32>, %c: tensor<16xf32>
 // CHECK-NEXT: "loop.load"(%arg0) {index = affine_map<(d0, d1) -> (d0 + d1 * 4)>}
 // CHECK-NEXT: math.exp
 // CHECK-NEXT: arith.negf
-// CHECK: }) {name = "buf0", origins = ["exp", "neg"]
+// CHECK: }) {fuselab.eager_id = {{[0-9]+}} : i64, name = "buf0", origins = ["exp", "neg"]
 // CHECK-NOT: "loop.pointwise"
 func.func @inline_through_view(%x: tensor<3x4xf32>) -> tensor<4x3xf32> {
   %0 = "aten.exp"(%x) : (tensor<3x4xf32>) -> tensor<3x4xf32>

@@ -1,0 +1,495 @@
+//! TVM's operator pattern kinds (`OpPatternKind`) and the op-level dataflow graph TVM's
+//! FuseOps partitions (src/relax/analysis/tir_op_pattern_kind.cc,
+//! src/relax/transform/fuse_ops.cc; `../shared/research/tvm_rules.md`).
+//!
+//! A TVM node is one Relax binding: one aten op as written in the input. Its `loop`
+//! nodes (one per "block" of the legalized PrimFunc) are the loop nodes that share a
+//! `fuselab.eager_id`: a composite decomposed by `--aten-decompose` (mean = sum block +
+//! divide block, softmax = 4 blocks, ...) stays one TVM node, as Relax legalizes
+//! `R.mean` / `R.nn.softmax` into one PrimFunc. `linear` and `addmm` are the exception:
+//! Relax spells them as separate `permute_dims` / `matmul` / `add` bindings.
+//!
+//! Two ways to assign kinds:
+//! - [`PatternMode::Relax`] derives the kind from the loop body as TVM 0.27 does
+//!   (`PatternKindAnalyzer`): per block, the load indices against the store indices
+//!   (identical: elementwise; a subsequence, unit load dims skipped: broadcast; only store
+//!   variables: injective); a broadcast block with an elementwise load is elementwise; a
+//!   reduction is kCommReduce unless it is an FMA with data reuse (matmul, conv: our
+//!   externs) or reads a reduce variable inside a larger index (pooling), which are
+//!   kOutEWiseFusable; the output block after a kCommReduce block makes the op
+//!   kOutEWiseFusable (the "reduce + injective" softmax rule); blocks combine by `max`.
+//! - [`PatternMode::Relay`] uses Relay's per-op registry (`TOpPattern`): binary
+//!   arithmetic is kBroadcast, unary math kElemWise, `sum`/`mean`/`amax`/`var` kCommReduce,
+//!   shape ops kInjective, matmul/conv kOutEWiseFusable, softmax/layer_norm kOpaque.
+//!
+//! `view` / `reshape` ops (present only with `--lower-aten-to-loop="materialize-views=true"`)
+//! are at least kInjective, as TVM's reshape legalization makes them.
+//!
+//! Function arguments are kOpaque nodes (never fused). The edge from a producer to a
+//! consumer carries the consumer's kind. Nodes whose value the function returns are
+//! TVM's `extern_ref`: roots of the post-dominator tree.
+
+use super::memory_deps::{i64s, NodeKind, SchedGraph};
+use crate::{ir, transforms::aten_decompose::eager_id_of};
+use fuselab_dialects::loops::{
+    index::{from_affine_map_attr, unravel, IndexExpr},
+    names,
+};
+use mlir_sys::MlirOperation;
+use std::{collections::HashMap, fmt};
+
+/// TVM's `OpPatternKind`; the order is TVM's (combining two kinds takes the max).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum OpPatternKind {
+    /// Every output element reads the same-index element of each input.
+    ElemWise = 0,
+    /// Inputs are read at a subsequence of the output's indices.
+    Broadcast = 1,
+    /// Any one-to-one index map (reshape, transpose, gather, concat).
+    Injective = 2,
+    /// A commutative reduction (sum, max).
+    CommReduce = 3,
+    /// A complex op whose elementwise epilogue can be fused (matmul, conv, softmax in Relax).
+    OutEWiseFusable = 4,
+    /// A tuple node.
+    Tuple = 7,
+    /// Never fused.
+    Opaque = 8,
+}
+
+impl OpPatternKind {
+    /// TVM's spelling (`kElemWise`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::ElemWise => "kElemWise",
+            Self::Broadcast => "kBroadcast",
+            Self::Injective => "kInjective",
+            Self::CommReduce => "kCommReduce",
+            Self::OutEWiseFusable => "kOutEWiseFusable",
+            Self::Tuple => "kTuple",
+            Self::Opaque => "kOpaque",
+        }
+    }
+}
+
+impl fmt::Display for OpPatternKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How pattern kinds are assigned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PatternMode {
+    /// Derived from the loop body, as TVM Relax 0.27.
+    Relax,
+    /// Relay's per-op registry.
+    Relay,
+}
+
+impl PatternMode {
+    /// Parses `relax` / `relay`.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "relax" => Some(Self::Relax),
+            "relay" => Some(Self::Relay),
+            _ => None,
+        }
+    }
+}
+
+/// What the body of one loop node (a TIR block) says, before blocks are combined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockPattern {
+    /// A pure map: the max of the load/store index patterns (elementwise, broadcast or
+    /// injective).
+    Map(OpPatternKind),
+    /// A reduction: kCommReduce, or kOutEWiseFusable for FMA-with-reuse / impure indices.
+    Reduce(OpPatternKind),
+    /// Neither.
+    Opaque,
+}
+
+/// Index pattern of one load (`load_idx` over the load's buffer dims) against the store
+/// indices `d0..d<store_rank>` with extents `ranges`.
+fn load_pattern(
+    load_idx: &[IndexExpr],
+    load_shape: &[i64],
+    store_rank: usize,
+    ranges: &[i64],
+) -> Option<OpPatternKind> {
+    let is_zero = |e: &IndexExpr| e.as_constant() == Some(0);
+    // A unit store dim may have been simplified to 0 in the load index.
+    let same = |e: &IndexExpr, k: usize| *e == IndexExpr::dim(k) || (ranges[k] == 1 && is_zero(e));
+    if load_idx.len() == store_rank && load_idx.iter().enumerate().all(|(k, e)| same(e, k)) {
+        return Some(OpPatternKind::ElemWise);
+    }
+    // Broadcast: each non-unit load index is a store index, in order.
+    let mut j = 0;
+    let mut broadcast = true;
+    for (i, e) in load_idx.iter().enumerate() {
+        if load_shape[i] == 1 && is_zero(e) {
+            continue;
+        }
+        while j < store_rank && !same(e, j) {
+            j += 1;
+        }
+        if j == store_rank {
+            broadcast = false;
+            break;
+        }
+    }
+    if broadcast {
+        return Some(OpPatternKind::Broadcast);
+    }
+    // Injective: only store variables appear (indirect indices are loaded at store
+    // indices themselves).
+    let only_store_vars = load_idx
+        .iter()
+        .all(|e| (0..ranges.len()).all(|k| k < store_rank || !e.uses_dim(k)));
+    only_store_vars.then_some(OpPatternKind::Injective)
+}
+
+/// Whether every index that uses a reduce variable is exactly that variable
+/// (TVM's `IsPureReducePattern`).
+fn pure_reduce(load_idx: &[IndexExpr], store_rank: usize, all_dims: usize) -> bool {
+    load_idx.iter().all(|e| {
+        let used: Vec<usize> = (store_rank..all_dims).filter(|&k| e.uses_dim(k)).collect();
+        match used.as_slice() {
+            [] => true,
+            [k] => *e == IndexExpr::dim(*k),
+            _ => false,
+        }
+    })
+}
+
+/// The block pattern of one `loop.pointwise` / `loop.reduction` / `loop.extern`.
+pub fn block_pattern(op: MlirOperation) -> Result<BlockPattern, String> {
+    let name = ir::op_name(op);
+    if name == names::EXTERN {
+        // matmul / conv: a reduction whose body is an FMA with data reuse.
+        return Ok(BlockPattern::Reduce(OpPatternKind::OutEWiseFusable));
+    }
+    let ranges = i64s(op, "ranges");
+    let reduction_ranges = i64s(op, "reduction_ranges");
+    let store_rank = ranges.len();
+    let mut all = ranges.clone();
+    all.extend(&reduction_ranges);
+    let mut pattern = OpPatternKind::ElemWise;
+    let mut has_elemwise = false;
+    let mut opaque = false;
+    let mut loads = Vec::new();
+    for load in ir::collect_ops(op, |n| n == names::LOAD) {
+        let shape = ir::tensor_type(ir::operand(load, 0))
+            .ok_or("load of a buffer that is not a supported tensor")?
+            .shape;
+        let (flat, _, _) = from_affine_map_attr(ir::attr(load, "index").ok_or("load without index")?)
+            .ok_or("bad load index")?;
+        let idx = unravel(&flat, &shape, &all);
+        loads.push(idx.clone());
+        if opaque {
+            continue;
+        }
+        match load_pattern(&idx, &shape, store_rank, &all) {
+            Some(OpPatternKind::ElemWise) => has_elemwise = true,
+            Some(p) => pattern = pattern.max(p),
+            None => opaque = true,
+        }
+    }
+    if !opaque {
+        if pattern == OpPatternKind::Broadcast && has_elemwise {
+            pattern = OpPatternKind::ElemWise;
+        }
+        return Ok(BlockPattern::Map(pattern));
+    }
+    if reduction_ranges.is_empty() {
+        return Ok(BlockPattern::Opaque);
+    }
+    // Our reduction bodies are a single combiner over one value: never an FMA.
+    if loads.iter().all(|idx| pure_reduce(idx, store_rank, all.len())) {
+        Ok(BlockPattern::Reduce(OpPatternKind::CommReduce))
+    } else {
+        Ok(BlockPattern::Reduce(OpPatternKind::OutEWiseFusable))
+    }
+}
+
+/// Combines the blocks of one op in order (TVM's `PatternKindAnalyzer`); `is_output[i]`
+/// says whether block `i` writes the op's result.
+pub fn combine_blocks(blocks: &[BlockPattern], is_output: &[bool]) -> OpPatternKind {
+    let mut kind = OpPatternKind::ElemWise;
+    for (block, &output) in blocks.iter().zip(is_output) {
+        match *block {
+            BlockPattern::Map(p) => {
+                // "This rule for softmax: reduce + injective."
+                if output && kind == OpPatternKind::CommReduce {
+                    kind = OpPatternKind::OutEWiseFusable;
+                } else {
+                    kind = kind.max(p);
+                }
+            }
+            BlockPattern::Reduce(p) => kind = kind.max(p),
+            BlockPattern::Opaque => return OpPatternKind::Opaque,
+        }
+    }
+    kind
+}
+
+/// Relay's registered `TOpPattern` for an aten op (by short name).
+pub fn relay_pattern(op: &str) -> OpPatternKind {
+    use OpPatternKind::*;
+    match op {
+        "add" | "sub" | "mul" | "div" | "pow" | "maximum" | "minimum" | "where" | "eq" | "ne" | "lt"
+        | "le" | "gt" | "ge" => Broadcast,
+        "sum" | "mean" | "amax" | "amin" | "var" => CommReduce,
+        "mm" | "bmm" | "convolution" | "linear" | "addmm" => OutEWiseFusable,
+        "view" | "reshape" | "permute" | "transpose" | "expand" | "unsqueeze" | "squeeze" | "slice"
+        | "select" | "cat" | "gather" => Injective,
+        "softmax" | "log_softmax" | "layer_norm" | "rms_norm" => Opaque,
+        // Unary math, casts, copies, constants; gelu/silu are elementwise compositions.
+        _ => ElemWise,
+    }
+}
+
+/// One node of TVM's graph: a function argument or one op (one or more loop nodes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TvmNode {
+    /// The buffer name of the op's result (`arg0_1` for arguments).
+    pub name: String,
+    /// The aten op (`mean`, `add`, ...), or `param`.
+    pub op: String,
+    /// Indices into [`SchedGraph::nodes`], in program order (empty for arguments).
+    pub members: Vec<usize>,
+    /// The op's pattern kind.
+    pub kind: OpPatternKind,
+    /// Returned by the function (TVM's `extern_ref`).
+    pub extern_ref: bool,
+}
+
+/// TVM's `IndexedForwardGraph`: nodes in post-DFS order (arguments, then ops in program
+/// order) and their consumers; every edge carries the consumer's kind.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TvmGraph {
+    /// Nodes.
+    pub nodes: Vec<TvmNode>,
+    /// Consumers of each node (deduplicated, in program order).
+    pub consumers: Vec<Vec<usize>>,
+}
+
+impl TvmGraph {
+    /// Builds the graph of `func`, whose loop nodes `analyze` described as `graph`.
+    pub fn build(func: MlirOperation, graph: &SchedGraph, mode: PatternMode) -> Result<Self, String> {
+        let block = ir::body(func).ok_or("function without a body")?;
+        let loop_ops: Vec<MlirOperation> = ir::block_ops(block)
+            .into_iter()
+            .filter(|&op| {
+                matches!(
+                    ir::op_name(op).as_str(),
+                    names::POINTWISE | names::REDUCTION | names::EXTERN
+                )
+            })
+            .collect();
+        if loop_ops.len() != graph.nodes.len() {
+            return Err("the loop nodes changed since the analysis".into());
+        }
+        let mut out = TvmGraph::default();
+        let mut node_of_buffer: HashMap<&str, usize> = HashMap::new();
+        for (name, _) in &graph.inputs {
+            node_of_buffer.insert(name, out.nodes.len());
+            out.nodes.push(TvmNode {
+                name: name.clone(),
+                op: "param".into(),
+                members: Vec::new(),
+                kind: OpPatternKind::Opaque,
+                extern_ref: false,
+            });
+        }
+        // Group loop nodes by eager id (Relax's op granularity).
+        let mut op_of_id: HashMap<i64, usize> = HashMap::new();
+        let mut node_of_member = vec![0; graph.nodes.len()];
+        for (m, &op) in loop_ops.iter().enumerate() {
+            let mut origin = graph.nodes[m].origins.first().cloned().unwrap_or_default();
+            let separate = matches!(origin.as_str(), "linear" | "addmm");
+            if separate && graph.nodes[m].kind == NodeKind::Extern {
+                // The matmul of a linear is a binding of its own.
+                origin = ir::attr(op, "kind")
+                    .and_then(fuselab_dialects::attrs::string_raw)
+                    .unwrap_or(origin);
+            }
+            let existing = eager_id_of(op)
+                .filter(|_| !separate)
+                .and_then(|id| op_of_id.get(&id).copied());
+            let n = match existing {
+                Some(n) => n,
+                None => {
+                    out.nodes.push(TvmNode {
+                        name: String::new(),
+                        op: origin,
+                        members: Vec::new(),
+                        kind: OpPatternKind::ElemWise,
+                        extern_ref: false,
+                    });
+                    if let Some(id) = eager_id_of(op).filter(|_| !separate) {
+                        op_of_id.insert(id, out.nodes.len() - 1);
+                    }
+                    out.nodes.len() - 1
+                }
+            };
+            out.nodes[n].members.push(m);
+            node_of_member[m] = n;
+        }
+        out.consumers = vec![Vec::new(); out.nodes.len()];
+        for (m, sched) in graph.nodes.iter().enumerate() {
+            node_of_buffer.insert(&sched.name, node_of_member[m]);
+        }
+        for (m, sched) in graph.nodes.iter().enumerate() {
+            let consumer = node_of_member[m];
+            for dep in &sched.reads {
+                let Some(&producer) = node_of_buffer.get(dep.buffer.as_str()) else {
+                    continue;
+                };
+                if producer == consumer {
+                    continue;
+                }
+                if producer > consumer {
+                    return Err(format!(
+                        "'{}' reads '{}', which an op later in the function produces \
+                         (the loop nodes of one fuselab.eager_id must be contiguous)",
+                        sched.name, dep.buffer
+                    ));
+                }
+                if !out.consumers[producer].contains(&consumer) {
+                    out.consumers[producer].push(consumer);
+                }
+            }
+        }
+        for n in graph.inputs.len()..out.nodes.len() {
+            let members = out.nodes[n].members.clone();
+            // A block writes the op's result when its buffer leaves the op.
+            let leaves: Vec<bool> = members
+                .iter()
+                .map(|&m| {
+                    let sched = &graph.nodes[m];
+                    sched.is_output
+                        || out.consumers[n].iter().any(|&c| {
+                            out.nodes[c]
+                                .members
+                                .iter()
+                                .any(|&cm| graph.nodes[cm].reads.iter().any(|d| d.buffer == sched.name))
+                        })
+                })
+                .collect();
+            let node = &mut out.nodes[n];
+            node.extern_ref = members.iter().any(|&m| graph.nodes[m].is_output);
+            let last_leaving = members
+                .iter()
+                .zip(&leaves)
+                .rev()
+                .find(|(_, &l)| l)
+                .map(|(&m, _)| m);
+            node.name = graph.nodes[last_leaving.unwrap_or(members[members.len() - 1])]
+                .name
+                .clone();
+            node.kind = match mode {
+                PatternMode::Relay => relay_pattern(&node.op),
+                PatternMode::Relax => {
+                    let blocks = members
+                        .iter()
+                        .map(|&m| {
+                            if graph.nodes[m].kind == NodeKind::Extern {
+                                Ok(BlockPattern::Reduce(OpPatternKind::OutEWiseFusable))
+                            } else {
+                                block_pattern(loop_ops[m])
+                            }
+                        })
+                        .collect::<Result<Vec<_>, String>>()?;
+                    let kind = combine_blocks(&blocks, &leaves);
+                    // TVM legalizes reshape with ravel/unravel index arithmetic
+                    // (topi.reshape), which its syntactic index check sees as injective
+                    // even where our simplified index is a plain broadcast.
+                    if matches!(node.op.as_str(), "view" | "reshape") {
+                        kind.max(OpPatternKind::Injective)
+                    } else {
+                        kind
+                    }
+                }
+            };
+        }
+        Ok(out)
+    }
+
+    /// Number of function arguments (the first nodes).
+    pub fn param_count(&self) -> usize {
+        self.nodes.iter().take_while(|n| n.op == "param").count()
+    }
+}
+
+/// Builds the TVM graph of a function inside a pass, with `mode` from the pass's
+/// `mode` option; errors are reported at the function.
+pub fn tvm_graph_in_pass(
+    func: melior::ir::OperationRef,
+    cx: &crate::registry::PassContext,
+) -> Result<(SchedGraph, TvmGraph, String), crate::registry::PassFailed> {
+    use melior::ir::operation::OperationLike as _;
+    let (graph, name) = super::memory_deps::analyze_in_pass(func, cx)?;
+    let text = cx.options.string("mode");
+    let built = PatternMode::parse(text)
+        .ok_or_else(|| format!("unknown pattern mode '{text}' (expected relax or relay)"))
+        .and_then(|mode| TvmGraph::build(func.to_raw(), &graph, mode));
+    match built {
+        Ok(tvm) => Ok((graph, tvm, name)),
+        Err(message) => {
+            cx.sink.error(func.location(), message);
+            Err(crate::registry::PassFailed)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use OpPatternKind::*;
+
+    fn d(k: usize) -> IndexExpr {
+        IndexExpr::dim(k)
+    }
+
+    #[test]
+    fn load_patterns_follow_tir_rules() {
+        let r = [4, 8];
+        // A[i, j] for C[i, j]: elementwise.
+        assert_eq!(load_pattern(&[d(0), d(1)], &[4, 8], 2, &r), Some(ElemWise));
+        // B[j]: broadcast; B[i, 0] with a unit dim: broadcast.
+        assert_eq!(load_pattern(&[d(1)], &[8], 2, &r), Some(Broadcast));
+        assert_eq!(
+            load_pattern(&[d(0), IndexExpr::constant(0)], &[4, 1], 2, &r),
+            Some(Broadcast)
+        );
+        // A[j, i] (transpose): injective, not broadcast (order matters).
+        assert_eq!(load_pattern(&[d(1), d(0)], &[8, 4], 2, &r), Some(Injective));
+        // A[i, k] with a reduce variable k: not a pure map.
+        assert_eq!(load_pattern(&[d(0), d(2)], &[4, 8], 1, &[4, 8, 8]), None);
+    }
+
+    #[test]
+    fn blocks_combine_like_tvm() {
+        let mean = [BlockPattern::Reduce(CommReduce), BlockPattern::Map(ElemWise)];
+        assert_eq!(combine_blocks(&mean, &[false, true]), OutEWiseFusable);
+        // sum alone, and a reduction followed by a non-output block, stay kCommReduce.
+        assert_eq!(combine_blocks(&mean[..1], &[true]), CommReduce);
+        assert_eq!(combine_blocks(&mean, &[false, false]), CommReduce);
+        assert_eq!(
+            combine_blocks(
+                &[BlockPattern::Map(Broadcast), BlockPattern::Map(Injective)],
+                &[false, true]
+            ),
+            Injective
+        );
+        assert_eq!(combine_blocks(&[BlockPattern::Opaque], &[true]), Opaque);
+    }
+
+    #[test]
+    fn pure_reduce_needs_bare_reduce_variables() {
+        assert!(pure_reduce(&[d(0), d(1)], 1, 2));
+        assert!(!pure_reduce(&[d(0).add(&d(1))], 1, 2));
+    }
+}

@@ -1,0 +1,224 @@
+//! Applying a fusion decision to the IR, shared by every strategy (`--inductor-fuse`,
+//! `--tvm-fuse-ops`): each group of `loop` nodes becomes one `loop.kernel` holding its
+//! members in order, with `iteration = (numel, rnumel)` and `strategy`. Buffers used
+//! outside their kernel are yielded and read back with `loop.output`; kernel-local
+//! buffers (created and last used inside the kernel) are not yielded, so they never
+//! reach memory (Inductor's `remove_kernel_local_buffers`). A lone extern stays as it is.
+//! The decision itself is plain data computed by an analysis.
+
+use crate::{
+    analysis::{
+        fusion_report::{write_reports, FunctionReport},
+        inductor_scheduler::FusionPlan,
+        memory_deps::{analyze, SchedGraph},
+    },
+    ir,
+    registry::{PassContext, PassFailed},
+};
+use fuselab_dialects::loops::names;
+use fuselab_dialects::{Diagnostic, Severity, SourceLoc};
+use melior::ir::{operation::OperationLike as _, OperationRef};
+use mlir_sys::{MlirOperation, MlirValue};
+use std::collections::HashSet;
+
+/// What a strategy decided for one function.
+#[derive(Clone, Debug, Default)]
+pub struct Decision {
+    /// Groups of node indices (analysis order), in a topological order.
+    pub plan: FusionPlan,
+    /// Kernel names per group, replacing the report's `fused_<origins>_<n>`.
+    pub kernel_names: Option<Vec<String>>,
+    /// Leave a group of one node as a bare node instead of a `loop.kernel` (TVM).
+    pub keep_single_nodes: bool,
+}
+
+fn is_scheduler_node(op: MlirOperation) -> bool {
+    matches!(
+        ir::op_name(op).as_str(),
+        names::POINTWISE | names::REDUCTION | names::EXTERN
+    )
+}
+
+/// Replaces the uses of `old` by `new` in ops outside `kernel`.
+fn replace_uses_outside(old: MlirValue, new: MlirValue, kernel: MlirOperation, block: mlir_sys::MlirBlock) {
+    let mut uses = Vec::new();
+    unsafe {
+        let mut u = mlir_sys::mlirValueGetFirstUse(old);
+        while !mlir_sys::mlirOpOperandIsNull(u) {
+            uses.push((
+                mlir_sys::mlirOpOperandGetOwner(u),
+                mlir_sys::mlirOpOperandGetOperandNumber(u) as usize,
+            ));
+            u = mlir_sys::mlirOpOperandGetNextUse(u);
+        }
+    }
+    for (owner, index) in uses {
+        if ir::ancestor_in(owner, block).ptr != kernel.ptr {
+            ir::set_operand(owner, index, new);
+        }
+    }
+}
+
+/// Rewrites `func` into kernels following `plan` (node order = analysis order).
+pub fn apply_plan(
+    func: MlirOperation,
+    plan: &FusionPlan,
+    report: &FunctionReport,
+    strategy: &str,
+    keep_single_nodes: bool,
+) -> Result<(), String> {
+    let block = ir::body(func).ok_or("function without a body")?;
+    let ops = ir::block_ops(block);
+    let nodes: Vec<MlirOperation> = ops.iter().copied().filter(|&op| is_scheduler_node(op)).collect();
+    let terminator = *ops.last().ok_or("empty function")?;
+    let ctx = ir::context(func);
+    for (members, kernel) in plan.groups.iter().zip(&report.kernels) {
+        if kernel.extern_kind.is_some() || (keep_single_nodes && members.len() == 1) {
+            let op = nodes[members[0]];
+            ir::detach(op);
+            ir::insert_before(terminator, op);
+            continue;
+        }
+        let member_ops: Vec<MlirOperation> = members.iter().map(|&m| nodes[m]).collect();
+        let member_set: HashSet<usize> = member_ops.iter().map(|op| op.ptr as usize).collect();
+        // Buffers that leave the kernel: used by an op that is not a member.
+        let outputs: Vec<MlirValue> = member_ops
+            .iter()
+            .map(|&op| ir::result(op, 0))
+            .filter(|&v| {
+                ir::users(v)
+                    .into_iter()
+                    .any(|user| !member_set.contains(&(ir::ancestor_in(user, block).ptr as usize)))
+            })
+            .collect();
+        let loc = ir::location(member_ops[0]);
+        let body = ir::new_block(&[], loc);
+        for &op in &member_ops {
+            ir::detach(op);
+            ir::append(body, op);
+        }
+        ir::append(
+            body,
+            ir::create(names::YIELD, loc, &outputs, &[], &[], Vec::new()),
+        );
+        let types: Vec<String> = outputs
+            .iter()
+            .map(|&v| ir::type_string(ir::value_type(v)))
+            .collect();
+        let tuple = ir::parse_type(ctx, &format!("tuple<{}>", types.join(", "))).ok_or("bad tuple type")?;
+        let attrs = [
+            ("name", ir::string_attr(ctx, &kernel.name)),
+            (
+                "iteration",
+                ir::i64_array_attr(ctx, &[kernel.iteration.0, kernel.iteration.1]),
+            ),
+            ("strategy", ir::string_attr(ctx, strategy)),
+        ];
+        let kernel_op = ir::create(
+            names::KERNEL,
+            loc,
+            &[],
+            &[tuple],
+            &attrs,
+            vec![ir::new_region(body)],
+        );
+        ir::insert_before(terminator, kernel_op);
+        for (i, &value) in outputs.iter().enumerate() {
+            let ty = ir::value_type(value);
+            let output = ir::create(
+                names::OUTPUT,
+                loc,
+                &[ir::result(kernel_op, 0)],
+                &[ty],
+                &[("index", ir::i64_attr(ctx, i as i64))],
+                Vec::new(),
+            );
+            ir::insert_before(terminator, output);
+            replace_uses_outside(value, ir::result(output, 0), kernel_op, block);
+        }
+    }
+    // Views of buffers (graph outputs) follow the kernels that now produce them.
+    for op in ops {
+        if ir::op_name(op) == names::VIEW {
+            ir::detach(op);
+            ir::insert_before(terminator, op);
+        }
+    }
+    Ok(())
+}
+
+/// Emits one remark per rejected pair (at the second node) for `--fusion-explain`.
+pub fn explain(cx: &PassContext, graph: &SchedGraph, plan: &FusionPlan) {
+    for r in &plan.rejections {
+        let loc: Option<SourceLoc> = r
+            .node2
+            .first()
+            .and_then(|n| graph.nodes.iter().find(|node| node.name == *n))
+            .and_then(|node| node.loc.clone());
+        cx.sink.push(Diagnostic::new(
+            Severity::Remark,
+            loc,
+            format!(
+                "not fusing {} with {}: {}",
+                r.node1.join(","),
+                r.node2.join(","),
+                r.reason
+            ),
+        ));
+    }
+}
+
+/// Runs a fusion strategy on every function of `module`: analyze, decide, report,
+/// apply. Shared by every strategy pass.
+pub fn run_strategy(
+    module: OperationRef,
+    cx: &PassContext,
+    strategy: &str,
+    decide: &dyn Fn(MlirOperation, &SchedGraph) -> Result<Decision, String>,
+) -> Result<(), PassFailed> {
+    let mut reports = Vec::new();
+    for func in ir::collect_ops(module.to_raw(), |n| n == "func.func") {
+        let loc = unsafe { ir::op_ref(func) }.location();
+        let graph = match analyze(func) {
+            Ok(graph) => graph,
+            Err(message) => {
+                cx.sink
+                    .error(loc, format!("cannot analyze for fusion: {message}"));
+                return Err(PassFailed);
+            }
+        };
+        let decision = match decide(func, &graph) {
+            Ok(decision) => decision,
+            Err(message) => {
+                cx.sink.error(loc, format!("cannot decide the fusion: {message}"));
+                return Err(PassFailed);
+            }
+        };
+        let plan = &decision.plan;
+        let name = ir::attr(func, "sym_name")
+            .and_then(fuselab_dialects::attrs::string_raw)
+            .unwrap_or_default();
+        let mut report = FunctionReport::new(&name, strategy, &graph, plan);
+        if let Some(names) = &decision.kernel_names {
+            for (kernel, name) in report.kernels.iter_mut().zip(names) {
+                kernel.name = name.clone();
+            }
+        }
+        if cx.settings.fusion_explain {
+            explain(cx, &graph, plan);
+        }
+        if let Err(message) = apply_plan(func, plan, &report, strategy, decision.keep_single_nodes) {
+            cx.sink
+                .error(loc, format!("cannot apply the fusion plan: {message}"));
+            return Err(PassFailed);
+        }
+        reports.push(report);
+    }
+    if let Some(path) = &cx.settings.fusion_report {
+        if let Err(message) = write_reports(path, &reports) {
+            cx.sink.error(module.location(), message);
+            return Err(PassFailed);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,177 @@
+//! `--tvm-fuse-ops`: TVM's FuseOps on the `loop` dialect (src/relax/transform/fuse_ops.cc;
+//! `../shared/research/tvm_rules.md`; docs/strategies/tvm.md).
+//!
+//! Run it on the IR of `--lower-aten-to-loop` (before `--inline-pointwise`: TVM has no
+//! inlining, every op is a binding); `--lower-aten-to-loop="materialize-views=true"`
+//! gives TVM's exact graph, where every reshape/permute is an op of its own.
+//! The op graph and pattern kinds come from `analysis/op_pattern.rs`, the partition
+//! from `analysis/tvm_partition.rs` (post-dominator tree, union-find, phases 0/1/2,
+//! CheckPath / CommitFuse, the depth limit); this pass applies it: a group of two or
+//! more ops becomes one `loop.kernel` named `fused_<op names joined by _>` (TVM's
+//! fused-function names; over 80 characters they are cut and numbered), a group of one
+//! op stays an unfused call (one loop node stays bare; an op made of several loop nodes,
+//! e.g. a decomposed softmax, becomes a kernel named after the op). Same report format
+//! as `--inductor-fuse`.
+
+use super::apply_fusion::{run_strategy, Decision};
+use crate::{
+    analysis::{
+        inductor_scheduler::{FusionPlan, Rejection},
+        memory_deps::SchedGraph,
+        op_pattern::{PatternMode, TvmGraph},
+        tvm_partition::{partition_graph, PartitionConfig},
+    },
+    registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption},
+};
+use melior::ir::{operation::OperationLike as _, OperationRef};
+use mlir_sys::MlirOperation;
+use std::collections::{BTreeSet, HashMap};
+
+static ID: PassId = PassId::new();
+
+/// The registry entry.
+pub const INFO: PassInfo = PassInfo {
+    argument: "tvm-fuse-ops",
+    summary: "TVM's FuseOps (OpPatternKind, post-dominator tree, union-find) into loop.kernel",
+    anchor: "builtin.module",
+    options: &[
+        PassOption {
+            name: "max-depth",
+            kind: OptionKind::UInt,
+            default: "256",
+            help: "most ops in one group (relax.FuseOps.max_depth, kMaxFusedOps)",
+        },
+        PassOption {
+            name: "mode",
+            kind: OptionKind::String,
+            default: "relax",
+            help: "pattern kinds: 'relax' (derived from loop bodies, TVM 0.27) or 'relay' (per-op registry)",
+        },
+    ],
+    run,
+    id: &ID,
+};
+
+/// Longest kernel name before it is cut (TVM truncates long fused names too).
+const MAX_NAME: usize = 80;
+
+/// The pattern mode of a pass's `mode` option, or a message.
+pub fn mode_from(cx: &PassContext) -> Result<PatternMode, String> {
+    let text = cx.options.string("mode");
+    PatternMode::parse(text).ok_or_else(|| format!("unknown pattern mode '{text}' (expected relax or relay)"))
+}
+
+/// TVM's decision for one function, as groups of `graph`'s nodes.
+pub fn decide(
+    func: MlirOperation,
+    graph: &SchedGraph,
+    mode: PatternMode,
+    config: PartitionConfig,
+) -> Result<Decision, String> {
+    let tvm = TvmGraph::build(func, graph, mode)?;
+    let partition = partition_graph(&tvm, config);
+    let op_groups = partition.groups(&tvm);
+    // Group index of every op node; order groups topologically (groups are convex, so
+    // the quotient graph is acyclic), preferring the earliest first op.
+    let mut group_of = vec![usize::MAX; tvm.nodes.len()];
+    for (g, ops) in op_groups.iter().enumerate() {
+        for &n in ops {
+            group_of[n] = g;
+        }
+    }
+    let mut preds = vec![BTreeSet::new(); op_groups.len()];
+    for (p, consumers) in tvm.consumers.iter().enumerate() {
+        for &c in consumers {
+            let (gp, gc) = (group_of[p], group_of[c]);
+            if gp != usize::MAX && gp != gc {
+                preds[gc].insert(gp);
+            }
+        }
+    }
+    let mut remaining: Vec<usize> = preds.iter().map(BTreeSet::len).collect();
+    let mut succs = vec![Vec::new(); op_groups.len()];
+    for (g, ps) in preds.iter().enumerate() {
+        for &p in ps {
+            succs[p].push(g);
+        }
+    }
+    let mut ready: BTreeSet<usize> = (0..op_groups.len()).filter(|&g| remaining[g] == 0).collect();
+    let mut order = Vec::with_capacity(op_groups.len());
+    while let Some(g) = ready.pop_first() {
+        order.push(g);
+        for &s in &succs[g] {
+            remaining[s] -= 1;
+            if remaining[s] == 0 {
+                ready.insert(s);
+            }
+        }
+    }
+    if order.len() != op_groups.len() {
+        return Err("the op groups form a cycle (a FuseOps bug)".into());
+    }
+    let mut groups = Vec::with_capacity(order.len());
+    let mut names = Vec::with_capacity(order.len());
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for &g in &order {
+        let ops = &op_groups[g];
+        let mut members: Vec<usize> = ops
+            .iter()
+            .flat_map(|&n| tvm.nodes[n].members.iter().copied())
+            .collect();
+        members.sort_unstable();
+        groups.push(members);
+        let mut name = if ops.len() == 1 {
+            tvm.nodes[ops[0]].op.clone()
+        } else {
+            let ops: Vec<&str> = ops.iter().map(|&n| tvm.nodes[n].op.as_str()).collect();
+            format!("fused_{}", ops.join("_"))
+        };
+        if name.len() > MAX_NAME {
+            let mut cut = MAX_NAME;
+            while !name.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            name.truncate(cut);
+        }
+        let count = seen.entry(name.clone()).or_insert(0);
+        if *count > 0 {
+            name = format!("{name}{count}");
+        }
+        *count += 1;
+        names.push(name);
+    }
+    let rejections = partition
+        .not_fused
+        .iter()
+        .map(|r| Rejection {
+            node1: vec![tvm.nodes[r.node].name.clone()],
+            node2: vec![tvm.nodes[r.ipdom].name.clone()],
+            reason: r.reason.clone(),
+        })
+        .collect();
+    Ok(Decision {
+        plan: FusionPlan {
+            groups,
+            rejections,
+            rounds: 3,
+        },
+        kernel_names: Some(names),
+        keep_single_nodes: true,
+    })
+}
+
+fn run(module: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
+    let mode = match mode_from(cx) {
+        Ok(mode) => mode,
+        Err(message) => {
+            cx.sink.error(module.location(), message);
+            return Err(PassFailed);
+        }
+    };
+    let config = PartitionConfig {
+        max_depth: cx.options.uint("max-depth") as usize,
+    };
+    run_strategy(module, cx, "tvm", &|func, graph| {
+        decide(func, graph, mode, config)
+    })
+}
