@@ -12,7 +12,7 @@ pub mod transforms;
 
 pub use registry::{
     all_passes, lookup, DriverSettings, OptionKind, PassContext, PassError, PassFailed, PassInfo, PassOption,
-    PassOptions,
+    PassOptions, ReportCollector,
 };
 
 /// The pass table, in `--help` order.

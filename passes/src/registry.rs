@@ -102,7 +102,33 @@ pub struct DriverSettings {
     pub fusion_report: Option<String>,
     /// `--fusion-explain`: emit why-not-fused remarks at op locations.
     pub fusion_explain: bool,
+    /// Fusion passes also append each function's JSON report here (`--fusion-compare`).
+    pub report_collector: Option<ReportCollector>,
 }
+
+/// A shared list that fusion passes append their JSON reports to.
+#[derive(Clone, Debug, Default)]
+pub struct ReportCollector(pub std::rc::Rc<std::cell::RefCell<Vec<serde_json::Value>>>);
+
+impl ReportCollector {
+    /// Appends one report.
+    pub fn push(&self, report: serde_json::Value) {
+        self.0.borrow_mut().push(report);
+    }
+
+    /// Takes the reports collected so far.
+    pub fn take(&self) -> Vec<serde_json::Value> {
+        std::mem::take(&mut *self.0.borrow_mut())
+    }
+}
+
+impl PartialEq for ReportCollector {
+    fn eq(&self, other: &Self) -> bool {
+        std::rc::Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for ReportCollector {}
 
 /// What a running pass may use besides the IR.
 #[derive(Clone, Debug)]

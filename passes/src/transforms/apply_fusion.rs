@@ -212,6 +212,9 @@ pub fn run_strategy(
                 .error(loc, format!("cannot apply the fusion plan: {message}"));
             return Err(PassFailed);
         }
+        if let Some(collector) = &cx.settings.report_collector {
+            collector.push(report.to_json());
+        }
         reports.push(report);
     }
     if let Some(path) = &cx.settings.fusion_report {

@@ -2,10 +2,12 @@
 //! (upstream verifiers, IRDL constraints, fuselab's shape/structure verifiers), runs
 //! fuselab and upstream passes in the order given, and prints the result.
 
+mod compare;
 mod expected;
 mod pipeline;
 mod split;
 
+pub use compare::{compare, render, CompareFormat, FunctionComparison, Row};
 pub use pipeline::{build_pass_manager, parse_pipeline, Step};
 pub use split::{split_input, SPLIT_MARKER};
 
@@ -44,6 +46,8 @@ pub struct Options {
     pub steps: Vec<Step>,
     /// Settings handed to passes (`--fusion-report`, `--fusion-explain`).
     pub settings: fuselab_passes::DriverSettings,
+    /// `--fusion-compare[=text|json]`: compare the strategies instead of running passes.
+    pub fusion_compare: Option<CompareFormat>,
 }
 
 /// What `parse_args` decided.
@@ -82,6 +86,11 @@ GENERAL OPTIONS:
   --fusion-report=<file|->     Fusion passes write a JSON report (kernels, bytes, rejected
                                pairs with reasons) to <file>, or to stdout for '-'
   --fusion-explain             Fusion passes emit a remark at each rejected pair's op
+  --fusion-compare[=text|json] Instead of printing IR, run every fusion strategy on the
+                               (aten) input with its own pipeline and print one row per
+                               strategy: kernels, extern kernels, launches, HBM bytes
+                               read/written, largest kernel, fusion time (with the eager
+                               baseline); no pass flags may be given with it
   --help, -h                   Show this help
   --version                    Show the version
 
@@ -142,6 +151,7 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             "--mlir-print-op-generic" => options.print_op_generic = true,
             "--mlir-print-local-scope" => options.print_local_scope = true,
             "--fusion-explain" => options.settings.fusion_explain = true,
+            "--fusion-compare" => options.fusion_compare = Some(CompareFormat::parse(value.unwrap_or(""))?),
             "--fusion-report" => {
                 let path = flag_value(
                     value,
@@ -171,6 +181,9 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             _ if flag.starts_with('-') => return Err(format!("unknown option '{flag}' (see --help)")),
             _ => set_input(&mut options, arg)?,
         }
+    }
+    if options.fusion_compare.is_some() && !options.steps.is_empty() {
+        return Err("--fusion-compare runs its own pipelines; it cannot be combined with pass flags".into());
     }
     Ok(Command::Run(options))
 }
@@ -308,6 +321,25 @@ fn run_options(options: &Options, stderr: &mut dyn Write) -> Result<i32, String>
     let mut outputs = Vec::new();
     let mut failed = false;
     for chunk in &chunks {
+        if let Some(format) = options.fusion_compare {
+            let comparison = compare::compare(chunk, &buffer_name)?;
+            for diagnostic in &comparison.diagnostics {
+                let _ = writeln!(stderr, "{diagnostic}");
+            }
+            let errors = comparison
+                .diagnostics
+                .iter()
+                .any(|d| d.severity == fuselab_dialects::Severity::Error);
+            if errors || comparison.functions.is_empty() {
+                if !errors {
+                    let _ = writeln!(stderr, "{buffer_name}: no function to compare");
+                }
+                failed = true;
+            } else {
+                outputs.push(compare::render(&comparison.functions, format));
+            }
+            continue;
+        }
         let result = process_chunk(chunk, &buffer_name, options)?;
         if options.verify_diagnostics {
             let expectations =

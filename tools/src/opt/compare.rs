@@ -1,0 +1,281 @@
+//! `fuse-opt --fusion-compare[=text|json]`: runs every fusion strategy on the same aten
+//! input and prints one row per strategy — kernels, extern kernels, launches, bytes
+//! read from / written to memory (HBM), the largest kernel, and the time the fusion
+//! passes took — next to the eager baseline (one kernel per aten op).
+//!
+//! Each strategy gets its own pipeline, as its reference system runs it:
+//! - `inductor`: `--aten-decompose --lower-aten-to-loop` then (timed)
+//!   `--inline-pointwise --inductor-fuse`;
+//! - `tvm`: `--aten-decompose --lower-aten-to-loop="materialize-views=true"` (every view
+//!   is an op, as in Relax) then (timed) `--tvm-fuse-ops`.
+//!
+//! Byte counts are the fusion report's (each kernel reads each outside buffer once and
+//! writes each buffer used outside it).
+
+use super::pipeline::{build_pass_manager, fuselab_step, Step};
+use fuselab_dialects::{source::parse_module, Diagnostic, DiagnosticSink, FuseContext};
+use fuselab_passes::{DriverSettings, ReportCollector};
+use serde_json::{json, Value};
+use std::{fmt::Write as _, rc::Rc, time::Instant};
+
+/// Output format of the comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareFormat {
+    /// An aligned table per function.
+    Text,
+    /// One JSON document.
+    Json,
+}
+
+impl CompareFormat {
+    /// Parses `text` / `json`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        match text {
+            "" | "text" => Ok(Self::Text),
+            "json" => Ok(Self::Json),
+            other => Err(format!(
+                "--fusion-compare expects 'text' or 'json', got '{other}'"
+            )),
+        }
+    }
+}
+
+/// One strategy's pipeline.
+struct Strategy {
+    name: &'static str,
+    prefix: &'static [(&'static str, &'static str)],
+    fusion: &'static [(&'static str, &'static str)],
+}
+
+const STRATEGIES: &[Strategy] = &[
+    Strategy {
+        name: "inductor",
+        prefix: &[("aten-decompose", ""), ("lower-aten-to-loop", "")],
+        fusion: &[("inline-pointwise", ""), ("inductor-fuse", "")],
+    },
+    Strategy {
+        name: "tvm",
+        prefix: &[
+            ("aten-decompose", ""),
+            ("lower-aten-to-loop", "materialize-views=true"),
+        ],
+        fusion: &[("tvm-fuse-ops", "")],
+    },
+];
+
+fn steps(list: &[(&str, &str)]) -> Result<Vec<Step>, String> {
+    list.iter()
+        .map(|(name, options)| {
+            let info =
+                fuselab_passes::lookup(name).ok_or_else(|| format!("pass '{name}' is not registered"))?;
+            fuselab_step(info, options)
+        })
+        .collect()
+}
+
+/// One row of the table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// `eager`, `inductor`, `tvm`.
+    pub strategy: String,
+    /// Generated kernels.
+    pub kernels: u64,
+    /// Library calls (mm, bmm, convolution); not split out for the eager baseline.
+    pub extern_kernels: Option<u64>,
+    /// Kernel launches (kernels + extern kernels).
+    pub launches: u64,
+    /// Bytes read from memory.
+    pub bytes_read: u64,
+    /// Bytes written to memory.
+    pub bytes_written: u64,
+    /// Member nodes of the largest kernel (after inlining, for Inductor).
+    pub largest_kernel: u64,
+    /// Seconds the fusion passes took (none for the eager baseline).
+    pub fusion_time_s: Option<f64>,
+}
+
+impl Row {
+    fn to_json(&self) -> Value {
+        json!({
+            "strategy": self.strategy,
+            "kernels": self.kernels,
+            "extern_kernels": self.extern_kernels,
+            "launches": self.launches,
+            "bytes_read": self.bytes_read,
+            "bytes_written": self.bytes_written,
+            "bytes_total": self.bytes_read + self.bytes_written,
+            "largest_kernel": self.largest_kernel,
+            "fusion_time_s": self.fusion_time_s,
+        })
+    }
+}
+
+/// The comparison of one function.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionComparison {
+    /// Function name.
+    pub function: String,
+    /// Eager baseline first, then one row per strategy.
+    pub rows: Vec<Row>,
+}
+
+/// Result of comparing one input chunk: the tables, or the diagnostics that stopped it.
+pub struct Comparison {
+    /// Per function.
+    pub functions: Vec<FunctionComparison>,
+    /// Diagnostics (errors stop the comparison).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+fn field(v: &Value, key: &str) -> u64 {
+    v.get(key).and_then(Value::as_u64).unwrap_or(0)
+}
+
+/// Runs one strategy on `text`; returns its reports and the fusion time.
+fn run_strategy(
+    strategy: &Strategy,
+    text: &str,
+    buffer_name: &str,
+    sink: &DiagnosticSink,
+) -> Result<Option<(Vec<Value>, f64)>, String> {
+    let fuse = FuseContext::new().map_err(|e| e.to_string())?;
+    let context = fuse.context();
+    sink.capture(context);
+    let collector = ReportCollector::default();
+    let plain = Rc::new(DriverSettings::default());
+    let collecting = Rc::new(DriverSettings {
+        report_collector: Some(collector.clone()),
+        ..DriverSettings::default()
+    });
+    let prefix = build_pass_manager(context, &steps(strategy.prefix)?, sink, &plain)?;
+    let fusion = build_pass_manager(context, &steps(strategy.fusion)?, sink, &collecting)?;
+    let Some(mut module) = parse_module(context, text, buffer_name, sink) else {
+        return Ok(None);
+    };
+    if !fuselab_dialects::verify_fuselab(module.as_operation(), sink) || prefix.run(&mut module).is_err() {
+        return Ok(None);
+    }
+    let start = Instant::now();
+    if fusion.run(&mut module).is_err() {
+        return Ok(None);
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    Ok(Some((collector.take(), seconds)))
+}
+
+/// Compares every strategy on one input chunk.
+pub fn compare(text: &str, buffer_name: &str) -> Result<Comparison, String> {
+    let sink = DiagnosticSink::new();
+    let mut functions: Vec<FunctionComparison> = Vec::new();
+    for strategy in STRATEGIES {
+        let Some((reports, seconds)) = run_strategy(strategy, text, buffer_name, &sink)? else {
+            return Ok(Comparison {
+                functions: Vec::new(),
+                diagnostics: sink.take(),
+            });
+        };
+        for (i, report) in reports.iter().enumerate() {
+            let name = report["function"].as_str().unwrap_or_default().to_string();
+            if functions.len() <= i {
+                let unfused = &report["unfused"];
+                let kernels = field(unfused, "kernels");
+                functions.push(FunctionComparison {
+                    function: name,
+                    rows: vec![Row {
+                        strategy: "eager".into(),
+                        kernels,
+                        extern_kernels: None,
+                        launches: kernels,
+                        bytes_read: field(unfused, "bytes_read"),
+                        bytes_written: field(unfused, "bytes_written"),
+                        largest_kernel: 1,
+                        fusion_time_s: None,
+                    }],
+                });
+            }
+            let totals = &report["totals"];
+            let largest = report["kernels"]
+                .as_array()
+                .map(|ks| {
+                    ks.iter()
+                        .filter_map(|k| k["members"].as_array().map(Vec::len))
+                        .max()
+                        .unwrap_or(0)
+                })
+                .unwrap_or(0);
+            functions[i].rows.push(Row {
+                strategy: strategy.name.into(),
+                kernels: field(totals, "kernels"),
+                extern_kernels: Some(field(totals, "extern_kernels")),
+                launches: field(totals, "launches"),
+                bytes_read: field(totals, "bytes_read"),
+                bytes_written: field(totals, "bytes_written"),
+                largest_kernel: largest as u64,
+                // The whole fusion run, shared by the functions of the module.
+                fusion_time_s: Some(seconds),
+            });
+        }
+    }
+    Ok(Comparison {
+        functions,
+        diagnostics: sink.take(),
+    })
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{:.2} MiB", bytes as f64 / (1024.0 * 1024.0))
+}
+
+/// Renders comparisons as text tables or one JSON document.
+pub fn render(functions: &[FunctionComparison], format: CompareFormat) -> String {
+    match format {
+        CompareFormat::Json => {
+            let doc = json!({
+                "functions": functions.iter().map(|f| json!({
+                    "function": f.function,
+                    "rows": f.rows.iter().map(Row::to_json).collect::<Vec<_>>(),
+                })).collect::<Vec<_>>()
+            });
+            serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+        }
+        CompareFormat::Text => {
+            let mut out = String::new();
+            for f in functions {
+                let _ = writeln!(out, "// Fusion comparison of @{}", f.function);
+                let _ = writeln!(
+                    out,
+                    "{:<10} {:>8} {:>7} {:>9} {:>14} {:>14} {:>14} {:>8} {:>12}",
+                    "strategy",
+                    "kernels",
+                    "extern",
+                    "launches",
+                    "HBM read",
+                    "HBM written",
+                    "HBM total",
+                    "largest",
+                    "fusion time"
+                );
+                for r in &f.rows {
+                    let time = r
+                        .fusion_time_s
+                        .map_or_else(|| "-".to_string(), |s| format!("{:.2} ms", s * 1e3));
+                    let _ = writeln!(
+                        out,
+                        "{:<10} {:>8} {:>7} {:>9} {:>14} {:>14} {:>14} {:>8} {:>12}",
+                        r.strategy,
+                        r.kernels,
+                        r.extern_kernels
+                            .map_or_else(|| "-".to_string(), |e| e.to_string()),
+                        r.launches,
+                        mib(r.bytes_read),
+                        mib(r.bytes_written),
+                        mib(r.bytes_read + r.bytes_written),
+                        r.largest_kernel,
+                        time
+                    );
+                }
+            }
+            out
+        }
+    }
+}
