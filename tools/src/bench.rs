@@ -1,17 +1,28 @@
-//! `fuse-bench`: how fast the fusion decision and the whole `--inductor-fuse` pass run on
-//! generated graphs of 1k, 10k and 100k nodes (Inductor's own scheduler needs ~28 s for
-//! 1,127 nodes, `../shared/anchors.md`). Graphs are `loop` IR built from a seeded
-//! generator, so runs are reproducible:
+//! `fuse-bench`: how fast each fusion strategy's decision and whole pass run on generated
+//! graphs of 1k, 10k and 100k nodes (Inductor's own scheduler needs ~28 s for 1,127
+//! nodes; TVM's FuseOps 1.1-2.1 s for 50k on this machine, `../shared/anchors.md`).
+//! Graphs are `loop` IR built from a seeded generator, so runs are reproducible:
 //! - `chain`: every node reads the previous one (one long pointwise chain);
+//! - `tree`: a balanced in-tree: the first half of the nodes read a graph input, every
+//!   later node adds two earlier nodes that nothing else reads (a reduction tree);
 //! - `random`: every node reads one or two of the previous 8 nodes, sometimes a graph
 //!   input, and every 16th node is a row reduction (a random DAG with locality, like
 //!   real models).
+//!
+//! Strategies: `inductor` (decision = `fuse_nodes` on the MemoryDep graph; pass =
+//! `--inductor-fuse`) and `tvm` (decision = op graph with pattern kinds + post-dominator
+//! tree + partition; pass = `--tvm-fuse-ops`).
 //!
 //! Times are wall-clock medians of the runs, measured in one process, side by side.
 
 use fuselab_dialects::{source::parse_module, DiagnosticSink, FuseContext};
 use fuselab_passes::{
-    analysis::{inductor_scheduler::plan_fusion, memory_deps::analyze},
+    analysis::{
+        inductor_scheduler::plan_fusion,
+        memory_deps::analyze,
+        op_pattern::{PatternMode, TvmGraph},
+        tvm_partition::{partition_graph, PartitionConfig},
+    },
     DriverSettings,
 };
 use melior::ir::{operation::OperationLike, BlockLike};
@@ -38,8 +49,28 @@ impl Rng {
 pub enum GraphKind {
     /// A single pointwise chain.
     Chain,
+    /// A balanced in-tree (each node read once).
+    Tree,
     /// A random DAG with locality and periodic reductions.
     Random,
+}
+
+/// A fusion strategy to time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// `--inductor-fuse`.
+    Inductor,
+    /// `--tvm-fuse-ops`.
+    Tvm,
+}
+
+impl Strategy {
+    fn pass(self) -> &'static str {
+        match self {
+            Self::Inductor => "inductor-fuse",
+            Self::Tvm => "tvm-fuse-ops",
+        }
+    }
 }
 
 const ROWS: i64 = 64;
@@ -53,6 +84,8 @@ pub fn generate(kind: GraphKind, nodes: usize, seed: u64) -> String {
     let full = "affine_map<(d0, d1) -> (d0 * 64 + d1)>";
     let row = "affine_map<(d0, d1) -> (d0)>";
     let mut is_row: Vec<bool> = Vec::with_capacity(nodes);
+    // Tree: nodes not yet read by a later node, oldest first.
+    let mut unread: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
     for i in 0..nodes {
         let reduction = kind == GraphKind::Random && i % 16 == 15;
         let mut reads: Vec<String> = Vec::new();
@@ -70,8 +103,20 @@ pub fn generate(kind: GraphKind, nodes: usize, seed: u64) -> String {
         } else {
             1
         };
-        for _ in 0..count {
-            match pick(&mut rng) {
+        let picks: Vec<Option<usize>> = if kind == GraphKind::Tree {
+            if i < nodes / 2 || unread.len() < 2 {
+                vec![None]
+            } else {
+                vec![unread.pop_front(), unread.pop_front()]
+            }
+        } else {
+            (0..count).map(|_| pick(&mut rng)).collect()
+        };
+        if kind == GraphKind::Tree {
+            unread.push_back(i);
+        }
+        for picked in picks {
+            match picked {
                 Some(p) if is_row[p] => reads.push(format!(
                     "\"loop.load\"(%n{p}) {{index = {row}}} : (tensor<{ROWS}x1xf32>) -> f32"
                 )),
@@ -119,6 +164,8 @@ pub fn generate(kind: GraphKind, nodes: usize, seed: u64) -> String {
 /// One measurement.
 #[derive(Clone, Debug)]
 pub struct BenchResult {
+    /// Strategy.
+    pub strategy: Strategy,
     /// Graph kind.
     pub kind: GraphKind,
     /// Nodes.
@@ -129,9 +176,10 @@ pub struct BenchResult {
     pub parse_s: f64,
     /// Seconds of the MemoryDep analysis (IR to plain data).
     pub analyze_s: f64,
-    /// Seconds of the fusion decision alone (`fuse_nodes` on plain data).
+    /// Seconds of the fusion decision alone (Inductor: `fuse_nodes` on plain data; TVM:
+    /// op graph with kinds, post-dominator tree and partition).
     pub decide_s: f64,
-    /// Seconds of the whole `--inductor-fuse` pass (analysis, plan, IR rewrite).
+    /// Seconds of the whole pass (analysis, decision, IR rewrite).
     pub pass_s: f64,
 }
 
@@ -141,7 +189,12 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Measures one graph `runs` times (median).
-pub fn measure(kind: GraphKind, nodes: usize, runs: usize) -> Result<BenchResult, String> {
+pub fn measure(
+    strategy: Strategy,
+    kind: GraphKind,
+    nodes: usize,
+    runs: usize,
+) -> Result<BenchResult, String> {
     let text = generate(kind, nodes, 0x5eed + nodes as u64);
     let (mut parse, mut analysis, mut decide, mut pass) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut kernels = 0;
@@ -158,10 +211,17 @@ pub fn measure(kind: GraphKind, nodes: usize, runs: usize) -> Result<BenchResult
         let graph = analyze(func)?;
         analysis.push(start.elapsed().as_secs_f64());
         let start = Instant::now();
-        let plan = plan_fusion(&graph, Default::default());
+        kernels = match strategy {
+            Strategy::Inductor => plan_fusion(&graph, Default::default()).groups.len(),
+            Strategy::Tvm => {
+                let tvm = TvmGraph::build(func, &graph, PatternMode::Relax)?;
+                partition_graph(&tvm, PartitionConfig::default())
+                    .groups(&tvm)
+                    .len()
+            }
+        };
         decide.push(start.elapsed().as_secs_f64());
-        kernels = plan.groups.len();
-        let steps = crate::opt::parse_pipeline("builtin.module(inductor-fuse)")?;
+        let steps = crate::opt::parse_pipeline(&format!("builtin.module({})", strategy.pass()))?;
         let manager = crate::opt::build_pass_manager(
             fuse.context(),
             &steps,
@@ -171,10 +231,11 @@ pub fn measure(kind: GraphKind, nodes: usize, runs: usize) -> Result<BenchResult
         let start = Instant::now();
         manager
             .run(&mut module)
-            .map_err(|_| format!("--inductor-fuse failed: {:?}", sink.take()))?;
+            .map_err(|_| format!("--{} failed: {:?}", strategy.pass(), sink.take()))?;
         pass.push(start.elapsed().as_secs_f64());
     }
     Ok(BenchResult {
+        strategy,
         kind,
         nodes,
         kernels,
@@ -197,11 +258,14 @@ fn first_func(module: &melior::ir::Module) -> Result<mlir_sys::MlirOperation, St
     Err("no function in the generated module".to_string())
 }
 
-/// `fuse-bench [--sizes 1000,10000,100000] [--runs N] [--json]`; returns the exit code.
+/// `fuse-bench [--sizes 1000,10000,100000] [--runs N] [--strategy inductor|tvm|all]
+/// [--graphs chain,tree,random] [--json]`; returns the exit code.
 pub fn run(args: &[String]) -> i32 {
     let mut sizes = vec![1_000usize, 10_000, 100_000];
     let mut runs = 3;
     let mut json = false;
+    let mut strategies = vec![Strategy::Inductor, Strategy::Tvm];
+    let mut graphs = vec![GraphKind::Chain, GraphKind::Tree, GraphKind::Random];
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -230,8 +294,40 @@ pub fn run(args: &[String]) -> i32 {
                 }
             }
             "--json" => json = true,
+            "--strategy" => {
+                i += 1;
+                strategies = match args.get(i).map(String::as_str) {
+                    Some("inductor") => vec![Strategy::Inductor],
+                    Some("tvm") => vec![Strategy::Tvm],
+                    Some("all") => vec![Strategy::Inductor, Strategy::Tvm],
+                    _ => {
+                        eprintln!("fuse-bench: error: --strategy expects inductor, tvm or all");
+                        return 1;
+                    }
+                }
+            }
+            "--graphs" => {
+                i += 1;
+                let parsed: Option<Vec<GraphKind>> = args.get(i).and_then(|s| {
+                    s.split(',')
+                        .map(|g| match g {
+                            "chain" => Some(GraphKind::Chain),
+                            "tree" => Some(GraphKind::Tree),
+                            "random" => Some(GraphKind::Random),
+                            _ => None,
+                        })
+                        .collect()
+                });
+                match parsed {
+                    Some(g) if !g.is_empty() => graphs = g,
+                    _ => {
+                        eprintln!("fuse-bench: error: --graphs expects a list of chain, tree, random");
+                        return 1;
+                    }
+                }
+            }
             "-h" | "--help" => {
-                println!("USAGE: fuse-bench [--sizes 1000,10000,100000] [--runs N] [--json]\n\nTimes Inductor-style fusion (--inductor-fuse) on generated loop-IR graphs (chain and random DAG)\nof each size: parse, decision (MemoryDep analysis + fuse_nodes), whole pass; medians of N runs.");
+                println!("USAGE: fuse-bench [--sizes 1000,10000,100000] [--runs N] [--strategy inductor|tvm|all]\n                  [--graphs chain,tree,random] [--json]\n\nTimes each fusion strategy (--inductor-fuse, --tvm-fuse-ops) on generated loop-IR graphs of each\nsize: parse, MemoryDep analysis, decision, whole pass; medians of N runs, side by side in one process.");
                 return 0;
             }
             other => {
@@ -243,12 +339,14 @@ pub fn run(args: &[String]) -> i32 {
     }
     let mut results = Vec::new();
     for &n in &sizes {
-        for kind in [GraphKind::Chain, GraphKind::Random] {
-            match measure(kind, n, runs) {
-                Ok(r) => results.push(r),
-                Err(e) => {
-                    eprintln!("fuse-bench: error: {e}");
-                    return 1;
+        for &kind in &graphs {
+            for &strategy in &strategies {
+                match measure(strategy, kind, n, runs) {
+                    Ok(r) => results.push(r),
+                    Err(e) => {
+                        eprintln!("fuse-bench: error: {e}");
+                        return 1;
+                    }
                 }
             }
         }
@@ -258,20 +356,29 @@ pub fn run(args: &[String]) -> i32 {
             .iter()
             .map(|r| {
                 format!(
-                    "{{\"graph\": \"{:?}\", \"nodes\": {}, \"kernels\": {}, \"parse_s\": {:.4}, \"analyze_s\": {:.4}, \"decide_s\": {:.4}, \"pass_s\": {:.4}, \"pass_nodes_per_s\": {:.0}}}",
-                    r.kind, r.nodes, r.kernels, r.parse_s, r.analyze_s, r.decide_s, r.pass_s, r.nodes as f64 / r.pass_s
+                    "{{\"strategy\": \"{:?}\", \"graph\": \"{:?}\", \"nodes\": {}, \"kernels\": {}, \"parse_s\": {:.4}, \"analyze_s\": {:.4}, \"decide_s\": {:.4}, \"pass_s\": {:.4}, \"pass_us_per_node\": {:.2}}}",
+                    r.strategy, r.kind, r.nodes, r.kernels, r.parse_s, r.analyze_s, r.decide_s, r.pass_s, r.pass_s * 1e6 / r.nodes as f64
                 )
             })
             .collect();
         println!("[\n  {}\n]", rows.join(",\n  "));
     } else {
         println!(
-            "{:<7} {:>7} {:>8} {:>9} {:>10} {:>10} {:>9} {:>12}",
-            "graph", "nodes", "kernels", "parse s", "analyze s", "decide s", "pass s", "pass nodes/s"
+            "{:<9} {:<7} {:>7} {:>8} {:>9} {:>10} {:>10} {:>9} {:>12}",
+            "strategy",
+            "graph",
+            "nodes",
+            "kernels",
+            "parse s",
+            "analyze s",
+            "decide s",
+            "pass s",
+            "pass us/node"
         );
         for r in &results {
             println!(
-                "{:<7} {:>7} {:>8} {:>9.3} {:>10.3} {:>10.3} {:>9.3} {:>12.0}",
+                "{:<9} {:<7} {:>7} {:>8} {:>9.3} {:>10.3} {:>10.3} {:>9.3} {:>12.2}",
+                format!("{:?}", r.strategy).to_lowercase(),
                 format!("{:?}", r.kind).to_lowercase(),
                 r.nodes,
                 r.kernels,
@@ -279,7 +386,7 @@ pub fn run(args: &[String]) -> i32 {
                 r.analyze_s,
                 r.decide_s,
                 r.pass_s,
-                r.nodes as f64 / r.pass_s
+                r.pass_s * 1e6 / r.nodes as f64
             );
         }
     }

@@ -165,6 +165,20 @@ pub(crate) fn i64s(op: MlirOperation, name: &str) -> Vec<i64> {
         .unwrap_or_default()
 }
 
+/// The scheduler nodes of `block` (`loop.pointwise`, `loop.reduction`, `loop.extern`) in
+/// program order: the order of [`SchedGraph::nodes`].
+pub fn scheduler_nodes(block: mlir_sys::MlirBlock) -> Vec<MlirOperation> {
+    ir::block_ops(block)
+        .into_iter()
+        .filter(|&op| {
+            matches!(
+                ir::op_name(op).as_str(),
+                names::POINTWISE | names::REDUCTION | names::EXTERN
+            )
+        })
+        .collect()
+}
+
 /// [`analyze`] for a pass: on failure the error is reported at the function and the
 /// pass fails. Also returns the function's name.
 pub fn analyze_in_pass(

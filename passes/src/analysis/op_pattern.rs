@@ -29,7 +29,7 @@
 //! consumer carries the consumer's kind. Nodes whose value the function returns are
 //! TVM's `extern_ref`: roots of the post-dominator tree.
 
-use super::memory_deps::{i64s, NodeKind, SchedGraph};
+use super::memory_deps::{i64s, scheduler_nodes, NodeKind, SchedGraph};
 use crate::{ir, transforms::aten_decompose::eager_id_of};
 use fuselab_dialects::loops::{
     index::{from_affine_map_attr, unravel, IndexExpr},
@@ -95,6 +95,12 @@ impl PatternMode {
             "relay" => Some(Self::Relay),
             _ => None,
         }
+    }
+
+    /// The mode of a pass's `mode` option, or a message for the user.
+    pub fn from_options(cx: &crate::registry::PassContext) -> Result<Self, String> {
+        let text = cx.options.string("mode");
+        Self::parse(text).ok_or_else(|| format!("unknown pattern mode '{text}' (expected relax or relay)"))
     }
 }
 
@@ -279,15 +285,7 @@ impl TvmGraph {
     /// Builds the graph of `func`, whose loop nodes `analyze` described as `graph`.
     pub fn build(func: MlirOperation, graph: &SchedGraph, mode: PatternMode) -> Result<Self, String> {
         let block = ir::body(func).ok_or("function without a body")?;
-        let loop_ops: Vec<MlirOperation> = ir::block_ops(block)
-            .into_iter()
-            .filter(|&op| {
-                matches!(
-                    ir::op_name(op).as_str(),
-                    names::POINTWISE | names::REDUCTION | names::EXTERN
-                )
-            })
-            .collect();
+        let loop_ops = scheduler_nodes(block);
         if loop_ops.len() != graph.nodes.len() {
             return Err("the loop nodes changed since the analysis".into());
         }
@@ -431,10 +429,7 @@ pub fn tvm_graph_in_pass(
 ) -> Result<(SchedGraph, TvmGraph, String), crate::registry::PassFailed> {
     use melior::ir::operation::OperationLike as _;
     let (graph, name) = super::memory_deps::analyze_in_pass(func, cx)?;
-    let text = cx.options.string("mode");
-    let built = PatternMode::parse(text)
-        .ok_or_else(|| format!("unknown pattern mode '{text}' (expected relax or relay)"))
-        .and_then(|mode| TvmGraph::build(func.to_raw(), &graph, mode));
+    let built = PatternMode::from_options(cx).and_then(|mode| TvmGraph::build(func.to_raw(), &graph, mode));
     match built {
         Ok(tvm) => Ok((graph, tvm, name)),
         Err(message) => {

@@ -152,17 +152,26 @@ impl Partitioner<'_> {
         Ok(())
     }
 
-    /// `CommitFuse`: merges `src` and every node on its paths to `sink` into `sink`'s group.
-    fn commit_fuse(&mut self, src: usize, sink: usize) {
+    /// The nodes on the paths from `src` (included) up to `sink` (excluded).
+    fn nodes_up_to(&mut self, src: usize, sink: usize) -> Vec<usize> {
         self.new_walk();
+        let mut found = Vec::new();
         let mut stack = vec![src];
         while let Some(n) = stack.pop() {
             if n == sink || self.visited[n] == self.stamp {
                 continue;
             }
             self.visited[n] = self.stamp;
-            self.merge(n, sink);
+            found.push(n);
             stack.extend(self.graph.consumers[n].iter().rev());
+        }
+        found
+    }
+
+    /// `CommitFuse`: merges `src` and every node on its paths to `sink` into `sink`'s group.
+    fn commit_fuse(&mut self, src: usize, sink: usize) {
+        for n in self.nodes_up_to(src, sink) {
+            self.merge(n, sink);
         }
     }
 
@@ -170,18 +179,8 @@ impl Partitioner<'_> {
     /// the nodes on the paths from `child` up to it.
     fn count_fused(&mut self, child: usize, sink: usize) -> usize {
         let root = self.find_root(sink);
-        let mut sum = self.groups[root].num_nodes;
-        self.new_walk();
-        let mut stack = vec![child];
-        while let Some(n) = stack.pop() {
-            if n == sink || self.visited[n] == self.stamp {
-                continue;
-            }
-            self.visited[n] = self.stamp;
-            sum += self.groups[n].num_nodes;
-            stack.extend(self.graph.consumers[n].iter().rev());
-        }
-        sum
+        let on_paths = self.nodes_up_to(child, sink);
+        self.groups[root].num_nodes + on_paths.iter().map(|&n| self.groups[n].num_nodes).sum::<usize>()
     }
 
     fn refuse(&mut self, node: usize, reason: String) {

@@ -6,11 +6,10 @@
 //! `--lower-aten-to-loop`, before `--inline-pointwise`.
 
 use crate::{
-    analysis::op_pattern::tvm_graph_in_pass,
+    analysis::{memory_deps::scheduler_nodes, op_pattern::tvm_graph_in_pass},
     ir,
     registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption},
 };
-use fuselab_dialects::loops::names;
 use melior::ir::OperationRef;
 
 static ID: PassId = PassId::new();
@@ -39,15 +38,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     let (_, tvm, _) = tvm_graph_in_pass(func, cx)?;
     let raw = func.to_raw();
     let Some(block) = ir::body(raw) else { return Ok(()) };
-    let loop_ops: Vec<_> = ir::block_ops(block)
-        .into_iter()
-        .filter(|&op| {
-            matches!(
-                ir::op_name(op).as_str(),
-                names::POINTWISE | names::REDUCTION | names::EXTERN
-            )
-        })
-        .collect();
+    let loop_ops = scheduler_nodes(block);
     let ctx = ir::context(raw);
     for node in &tvm.nodes {
         for &m in &node.members {

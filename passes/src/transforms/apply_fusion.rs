@@ -10,7 +10,7 @@ use crate::{
     analysis::{
         fusion_report::{write_reports, FunctionReport},
         inductor_scheduler::FusionPlan,
-        memory_deps::{analyze, SchedGraph},
+        memory_deps::{analyze, scheduler_nodes, SchedGraph},
     },
     ir,
     registry::{PassContext, PassFailed},
@@ -30,13 +30,6 @@ pub struct Decision {
     pub kernel_names: Option<Vec<String>>,
     /// Leave a group of one node as a bare node instead of a `loop.kernel` (TVM).
     pub keep_single_nodes: bool,
-}
-
-fn is_scheduler_node(op: MlirOperation) -> bool {
-    matches!(
-        ir::op_name(op).as_str(),
-        names::POINTWISE | names::REDUCTION | names::EXTERN
-    )
 }
 
 /// Replaces the uses of `old` by `new` in ops outside `kernel`.
@@ -69,7 +62,7 @@ pub fn apply_plan(
 ) -> Result<(), String> {
     let block = ir::body(func).ok_or("function without a body")?;
     let ops = ir::block_ops(block);
-    let nodes: Vec<MlirOperation> = ops.iter().copied().filter(|&op| is_scheduler_node(op)).collect();
+    let nodes = scheduler_nodes(block);
     let terminator = *ops.last().ok_or("empty function")?;
     let ctx = ir::context(func);
     for (members, kernel) in plan.groups.iter().zip(&report.kernels) {

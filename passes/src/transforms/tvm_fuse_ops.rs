@@ -55,12 +55,6 @@ pub const INFO: PassInfo = PassInfo {
 /// Longest kernel name before it is cut (TVM truncates long fused names too).
 const MAX_NAME: usize = 80;
 
-/// The pattern mode of a pass's `mode` option, or a message.
-pub fn mode_from(cx: &PassContext) -> Result<PatternMode, String> {
-    let text = cx.options.string("mode");
-    PatternMode::parse(text).ok_or_else(|| format!("unknown pattern mode '{text}' (expected relax or relay)"))
-}
-
 /// TVM's decision for one function, as groups of `graph`'s nodes.
 pub fn decide(
     func: MlirOperation,
@@ -161,7 +155,7 @@ pub fn decide(
 }
 
 fn run(module: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
-    let mode = match mode_from(cx) {
+    let mode = match PatternMode::from_options(cx) {
         Ok(mode) => mode,
         Err(message) => {
             cx.sink.error(module.location(), message);
