@@ -116,6 +116,18 @@
 // FOLDED-RESNET-NEXT: "extern_kernels": 0,
 // FOLDED-RESNET-NEXT: "launches": 2,
 
+// transformer_block with views folded: 14 groups, the count TVM gives for the hand-built
+// Relax graph (no reshape ops between the matmuls).
+// RUN: fuse-opt %S/../../../examples/transformer_block.mlir --aten-decompose --lower-aten-to-loop --tvm-fuse-ops --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=FOLDED-TRANSFORMER
+// FOLDED-TRANSFORMER: "totals": {
+// FOLDED-TRANSFORMER-NEXT: "kernels": 10,
+// FOLDED-TRANSFORMER-NEXT: "extern_kernels": 4,
+// FOLDED-TRANSFORMER-NEXT: "launches": 14,
+
+// --fusion-explain: why s = p + q does not join s - m.
+// RUN: fuse-opt %S/../../../examples/seed_10op.mlir --aten-decompose --lower-aten-to-loop --tvm-fuse-ops --fusion-explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// EXPLAIN: seed_10op.mlir:13:8: remark: not fusing buf5 with buf8: an elementwise op fuses only into an injective or reduction post-dominator; the dominance pattern is kOutEWiseFusable
+
 // Relay's registry (mean is kCommReduce): the seed article's 3 groups.
 // RUN: fuse-opt %S/../../../examples/seed_10op.mlir --aten-decompose --lower-aten-to-loop --tvm-fuse-ops="mode=relay" --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=RELAY
 // RELAY: "name": "fused_mul_add_relu_mul_mul_add"
