@@ -129,6 +129,13 @@ irdl.dialect @aten {
     %t1 = irdl.base "!builtin.tensor"
     irdl.results(result: %t1)
   }
+  // logical_not(self): result i1
+  irdl.operation @logical_not {
+    %t0 = irdl.base "!builtin.tensor"
+    irdl.operands(self: %t0)
+    %t1 = irdl.base "!builtin.tensor"
+    irdl.results(result: %t1)
+  }
   // ---- elementwise binary / ternary with broadcasting
   // add(self, other): broadcasting
   irdl.operation @add {
@@ -195,6 +202,54 @@ irdl.dialect @aten {
     %t3 = irdl.base "!builtin.tensor"
     irdl.results(result: %t3)
   }
+  // eq(self, other): broadcasting comparison, result i1
+  irdl.operation @eq {
+    %t0 = irdl.base "!builtin.tensor"
+    %t1 = irdl.base "!builtin.tensor"
+    irdl.operands(self: %t0, other: %t1)
+    %t2 = irdl.base "!builtin.tensor"
+    irdl.results(result: %t2)
+  }
+  // ne(self, other): broadcasting comparison, result i1
+  irdl.operation @ne {
+    %t0 = irdl.base "!builtin.tensor"
+    %t1 = irdl.base "!builtin.tensor"
+    irdl.operands(self: %t0, other: %t1)
+    %t2 = irdl.base "!builtin.tensor"
+    irdl.results(result: %t2)
+  }
+  // lt(self, other): broadcasting comparison, result i1
+  irdl.operation @lt {
+    %t0 = irdl.base "!builtin.tensor"
+    %t1 = irdl.base "!builtin.tensor"
+    irdl.operands(self: %t0, other: %t1)
+    %t2 = irdl.base "!builtin.tensor"
+    irdl.results(result: %t2)
+  }
+  // le(self, other): broadcasting comparison, result i1
+  irdl.operation @le {
+    %t0 = irdl.base "!builtin.tensor"
+    %t1 = irdl.base "!builtin.tensor"
+    irdl.operands(self: %t0, other: %t1)
+    %t2 = irdl.base "!builtin.tensor"
+    irdl.results(result: %t2)
+  }
+  // gt(self, other): broadcasting comparison, result i1
+  irdl.operation @gt {
+    %t0 = irdl.base "!builtin.tensor"
+    %t1 = irdl.base "!builtin.tensor"
+    irdl.operands(self: %t0, other: %t1)
+    %t2 = irdl.base "!builtin.tensor"
+    irdl.results(result: %t2)
+  }
+  // ge(self, other): broadcasting comparison, result i1
+  irdl.operation @ge {
+    %t0 = irdl.base "!builtin.tensor"
+    %t1 = irdl.base "!builtin.tensor"
+    irdl.operands(self: %t0, other: %t1)
+    %t2 = irdl.base "!builtin.tensor"
+    irdl.results(result: %t2)
+  }
   // ---- reductions over `dims`; `keepdim` keeps reduced dims as size 1
   // sum(self) {dims, keepdim}
   irdl.operation @sum {
@@ -253,6 +308,18 @@ irdl.dialect @aten {
     %keepdim = irdl.any_of(%keepdim_t, %keepdim_f)
     %correction = irdl.base "#builtin.integer"
     irdl.attributes { "dims" = %dims, "keepdim" = %keepdim, "correction" = %correction }
+    irdl.operands(self: %t0)
+    %t1 = irdl.base "!builtin.tensor"
+    irdl.results(result: %t1)
+  }
+  // any(self) {dims, keepdim}: logical or over dims, result i1
+  irdl.operation @any {
+    %t0 = irdl.base "!builtin.tensor"
+    %dims = irdl.base "#builtin.dense_array"
+    %keepdim_t = irdl.is true
+    %keepdim_f = irdl.is false
+    %keepdim = irdl.any_of(%keepdim_t, %keepdim_f)
+    irdl.attributes { "dims" = %dims, "keepdim" = %keepdim }
     irdl.operands(self: %t0)
     %t1 = irdl.base "!builtin.tensor"
     irdl.results(result: %t1)

@@ -14,6 +14,7 @@ importer reads only `models/model.json` (graph, tensor metadata, signature).
 """
 import argparse
 import io
+import json
 import os
 import sys
 import zipfile
@@ -73,25 +74,75 @@ def small_modules():
     }
 
 
-def strip(src, dst):
-    """Copies the archive without weight/constant/sample-input blobs."""
+def slim(model_json):
+    """Keeps only `stack_trace` of each node's metadata (the importer's locations); the
+    provenance (`from_node`), module stacks and torch_fn are most of model.json's size."""
+    model = json.loads(model_json)
+    for node in model["graph_module"]["graph"]["nodes"]:
+        meta = node.get("metadata", {})
+        node["metadata"] = {"stack_trace": meta["stack_trace"]} if "stack_trace" in meta else {}
+    return json.dumps(model)
+
+
+def strip(src, dst, edit=None):
+    """Copies the archive without weight/constant/sample-input blobs (and, with `edit`,
+    rewrites model.json)."""
     with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
         for item in zin.infolist():
             parts = item.filename.split("/")
             blob = "data" in parts and not item.filename.endswith(".json")
             if blob:
                 continue
-            zout.writestr(item, zin.read(item.filename))
+            data = zin.read(item.filename)
+            if item.filename.endswith("models/model.json"):
+                data = slim(data.decode())
+                if edit:
+                    data = edit(data)
+            zout.writestr(item.filename, data, compress_type=zipfile.ZIP_DEFLATED)
 
 
-def export(name, module, inputs, out_dir):
-    ep = torch.export.export(module, inputs).run_decompositions()
+def export(name, module, inputs, out_dir, edit=None, **kwargs):
+    ep = torch.export.export(module, inputs, **kwargs).run_decompositions()
     buf = io.BytesIO()
     torch.export.save(ep, buf)
     buf.seek(0)
     dst = os.path.join(out_dir, f"{name}.pt2")
-    strip(buf, dst)
+    strip(buf, dst, edit)
     print(f"{dst}: {os.path.getsize(dst)} bytes")
+    return dst
+
+
+class Cumsum(nn.Module):
+    def forward(self, x):
+        return torch.cumsum(x, dim=0) * 2.0
+
+
+class Double(nn.Module):
+    def forward(self, x):
+        return x * 2.0
+
+
+def error_fixtures(out_dir):
+    """Archives fuse-import must refuse, each with a clear message (test/Import/errors.mlir)."""
+    export("bad_unsupported_op", Cumsum(), (torch.randn(4, 3),), out_dir)
+    export("bad_float64", Double(), (torch.randn(4, 3, dtype=torch.float64),), out_dir)
+    batch = torch.export.Dim("batch")
+    export("bad_dynamic", Double(), (torch.randn(4, 3),), out_dir, dynamic_shapes=({0: batch},))
+
+    def schema_99(text):
+        model = json.loads(text)
+        model["schema_version"] = {"major": 99, "minor": 0}
+        return json.dumps(model)
+
+    export("bad_schema", Double(), (torch.randn(4, 3),), out_dir, edit=schema_99)
+    good = os.path.join(out_dir, "seed_10op.pt2")
+    with open(good, "rb") as f:
+        data = f.read()
+    with open(os.path.join(out_dir, "bad_truncated.pt2"), "wb") as f:
+        f.write(data[: len(data) // 2])
+    with zipfile.ZipFile(os.path.join(out_dir, "bad_no_model.pt2"), "w") as z:
+        z.writestr("archive/archive_format", "pt2")
+        z.writestr("archive/data/weights/model_weights_config.json", "{}")
 
 
 def main():
@@ -104,6 +155,7 @@ def main():
             export(name, Wrap(fn), make_inputs(), args.out)
         for name, (module, inputs) in small_modules().items():
             export(name, module, inputs, args.out)
+        error_fixtures(args.out)
 
 
 if __name__ == "__main__":

@@ -2,4 +2,5 @@
 //! so the logic is testable and the test harness can share it.
 
 pub mod bench;
+pub mod import;
 pub mod opt;

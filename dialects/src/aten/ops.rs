@@ -67,6 +67,7 @@ aten_ops! {
     Gelu = "gelu": Unary,
     ToDtype = "to_dtype": Unary,
     Clone = "clone": Unary,
+    LogicalNot = "logical_not": Unary,
     Add = "add": Broadcasting,
     Sub = "sub": Broadcasting,
     Mul = "mul": Broadcasting,
@@ -75,11 +76,18 @@ aten_ops! {
     Minimum = "minimum": Broadcasting,
     Pow = "pow": Broadcasting,
     Where = "where": Broadcasting,
+    Eq = "eq": Broadcasting,
+    Ne = "ne": Broadcasting,
+    Lt = "lt": Broadcasting,
+    Le = "le": Broadcasting,
+    Gt = "gt": Broadcasting,
+    Ge = "ge": Broadcasting,
     Sum = "sum": Reduction,
     Mean = "mean": Reduction,
     Amax = "amax": Reduction,
     Amin = "amin": Reduction,
     Var = "var": Reduction,
+    Any = "any": Reduction,
     Softmax = "softmax": Composite,
     LogSoftmax = "log_softmax": Composite,
     LayerNorm = "layer_norm": Composite,
@@ -103,6 +111,14 @@ aten_ops! {
 }
 
 impl AtenOpKind {
+    /// Whether the op is a comparison (`eq`, `ne`, `lt`, `le`, `gt`, `ge`): i1 result.
+    pub const fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            Self::Eq | Self::Ne | Self::Lt | Self::Le | Self::Gt | Self::Ge
+        )
+    }
+
     /// The kind for a full op name (`aten.add`), if it is an `aten` op.
     pub fn from_op_name(name: &str) -> Option<Self> {
         let short = name.strip_prefix("aten.")?;

@@ -113,10 +113,11 @@ fn expect_dtype(what: &str, actual: DType, expected: DType) -> Check {
 fn check_unary(op: &AtenOp, inputs: &[TensorType], result: &TensorType) -> Check {
     let input = &inputs[0];
     expect_shape("result", &result.shape, &input.shape)?;
-    if op.kind() != AtenOpKind::ToDtype {
-        expect_dtype("result", result.dtype, input.dtype)?;
+    match op.kind() {
+        AtenOpKind::ToDtype => Ok(()),
+        AtenOpKind::LogicalNot => expect_dtype("result", result.dtype, DType::I1),
+        _ => expect_dtype("result", result.dtype, input.dtype),
     }
-    Ok(())
 }
 
 /// ATen broadcasting of two shapes, or an error naming both.
@@ -156,6 +157,9 @@ fn check_broadcasting(kind: AtenOpKind, inputs: &[TensorType], result: &TensorTy
         shape = broadcast_shapes(&shape, &input.shape)?;
     }
     expect_shape("result", &result.shape, &shape)?;
+    if kind.is_comparison() {
+        return expect_dtype("result", result.dtype, DType::I1);
+    }
     let values = if kind == AtenOpKind::Where {
         expect_dtype("condition", inputs[0].dtype, DType::I1)?;
         &inputs[1..]
@@ -205,7 +209,12 @@ fn check_reduction(op: &AtenOp, input: &TensorType, result: &TensorType) -> Chec
         &result.shape,
         &reduced_shape(&input.shape, &dims, keepdim),
     )?;
-    expect_dtype("result", result.dtype, input.dtype)
+    let expected = if op.kind() == AtenOpKind::Any {
+        DType::I1
+    } else {
+        input.dtype
+    };
+    expect_dtype("result", result.dtype, expected)
 }
 
 fn check_normalized_shape(op: &AtenOp, input: &TensorType, params: &[TensorType]) -> Check {

@@ -246,7 +246,7 @@ pub fn relay_pattern(op: &str) -> OpPatternKind {
     match op {
         "add" | "sub" | "mul" | "div" | "pow" | "maximum" | "minimum" | "where" | "eq" | "ne" | "lt"
         | "le" | "gt" | "ge" => Broadcast,
-        "sum" | "mean" | "amax" | "amin" | "var" => CommReduce,
+        "sum" | "mean" | "amax" | "amin" | "var" | "any" => CommReduce,
         "mm" | "bmm" | "convolution" | "linear" | "addmm" => OutEWiseFusable,
         "view" | "reshape" | "permute" | "transpose" | "expand" | "unsqueeze" | "squeeze" | "slice"
         | "select" | "cat" | "gather" => Injective,

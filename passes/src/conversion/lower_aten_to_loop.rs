@@ -290,7 +290,7 @@ impl Lowering {
                     self.accesses.insert(key(result), access);
                 }
             }
-            Sum | Amax | Amin => {
+            Sum | Amax | Amin | Any => {
                 let input = operands[0].clone();
                 let in_shape = input.shape().to_vec();
                 let dims: Vec<usize> = aten
@@ -312,7 +312,8 @@ impl Lowering {
                     .collect();
                 let kind_name = match kind {
                     Sum => "sum",
-                    Amax => "max",
+                    // any = max over i1 (logical or).
+                    Amax | Any => "max",
                     _ => "min",
                 };
                 let value = self.emit_node(
@@ -321,7 +322,14 @@ impl Lowering {
                     &out,
                     ranges,
                     Some((rranges, kind_name)),
-                    move |this, bx| Ok(this.read(bx, &input, &idx)),
+                    move |this, bx| {
+                        let value = this.read(bx, &input, &idx);
+                        Ok(if kind == Any {
+                            convert(bx, value, input.dtype(), DType::I1)
+                        } else {
+                            value
+                        })
+                    },
                 )?;
                 ir::replace_uses(result, value);
             }
@@ -662,6 +670,12 @@ fn scalar_body(
         Ok(bx.op(name, &[conv(v[0], dtypes[0])], ty))
     };
     Ok(match kind {
+        _ if kind.is_comparison() => compare(bx, kind, v, dtypes),
+        LogicalNot => {
+            let value = convert(bx, v[0], dtypes[0], DType::I1);
+            let t = bx.constant(1.0, DType::I1);
+            bx.op("arith.xori", &[value, t], ty)
+        }
         Neg if float => bx.op("arith.negf", &[v[0]], ty),
         Neg => {
             let zero = bx.constant(0.0, out);
@@ -759,6 +773,53 @@ fn scalar_body(
         ),
         other => return Err(format!("'{other}' has no elementwise lowering")),
     })
+}
+
+/// A comparison (`eq` .. `ge`) of two scalars, in their promoted dtype: `arith.cmpf`
+/// with ordered predicates (`ne` is unordered-or-not-equal, as IEEE and ATen say NaN != x)
+/// or `arith.cmpi` with signed ones.
+fn compare(bx: &BodyBuilder, kind: AtenOpKind, v: &[MlirValue], dtypes: &[DType]) -> MlirValue {
+    use AtenOpKind::*;
+    let common = match (dtypes[0].is_float(), dtypes[1].is_float()) {
+        (true, false) => dtypes[0],
+        (false, true) => dtypes[1],
+        (true, true) if dtypes[0].size_bytes() >= dtypes[1].size_bytes() => dtypes[0],
+        (true, true) => dtypes[1],
+        (false, false) if dtypes[0] == dtypes[1] => dtypes[0],
+        (false, false) => DType::I64,
+    };
+    let (a, b) = (
+        convert(bx, v[0], dtypes[0], common),
+        convert(bx, v[1], dtypes[1], common),
+    );
+    let i1 = scalar_type(bx.ctx, DType::I1);
+    let (name, predicate) = if common.is_float() {
+        let p = match kind {
+            Eq => 1,
+            Gt => 2,
+            Ge => 3,
+            Lt => 4,
+            Le => 5,
+            _ => 13,
+        };
+        ("arith.cmpf", p)
+    } else {
+        let p = match kind {
+            Eq => 0,
+            Ne => 1,
+            Lt => 2,
+            Le => 3,
+            Gt => 4,
+            _ => 5,
+        };
+        ("arith.cmpi", p)
+    };
+    bx.op_with(
+        name,
+        &[a, b],
+        i1,
+        &[("predicate", ir::i64_attr(bx.ctx, predicate))],
+    )
 }
 
 /// Converts a scalar between dtypes (`arith` casts).

@@ -181,3 +181,23 @@ func.func @materialized_views(%x: tensor<3x4xf32>) -> tensor<4x1xf32> {
   %m = "aten.mean"(%e) {dims = array<i64: 1>, keepdim = true} : (tensor<4x3xf32>) -> tensor<4x1xf32>
   return %m : tensor<4x1xf32>
 }
+
+// -----
+
+// Comparisons are arith.cmpf (ordered; ne is unordered-or-not-equal, as NaN != x) or
+// arith.cmpi; logical_not is xor with true; any is a max reduction over i1.
+// CHECK-LABEL: func.func @predicates
+// CHECK: arith.cmpf olt
+// CHECK: arith.cmpf une
+// CHECK: arith.cmpi eq
+// CHECK: arith.xori %{{.*}}, %true
+// CHECK: }) {fuselab.eager_id = {{[0-9]+}} : i64, kind = "max", name = "buf4", origins = ["any"], ranges = array<i64: 4>, reduction_ranges = array<i64: 2>} : () -> tensor<4xi1>
+func.func @predicates(%x: tensor<4x2xf32>, %n: tensor<4x2xi64>) -> (tensor<4x2xi1>, tensor<4x2xi1>, tensor<4xi1>) {
+  %c0 = arith.constant dense<0.0> : tensor<f32>
+  %lt = "aten.lt"(%x, %c0) : (tensor<4x2xf32>, tensor<f32>) -> tensor<4x2xi1>
+  %ne = "aten.ne"(%x, %x) : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<4x2xi1>
+  %eq = "aten.eq"(%n, %n) : (tensor<4x2xi64>, tensor<4x2xi64>) -> tensor<4x2xi1>
+  %not = "aten.logical_not"(%eq) : (tensor<4x2xi1>) -> tensor<4x2xi1>
+  %any = "aten.any"(%not) {dims = array<i64: 1>, keepdim = false} : (tensor<4x2xi1>) -> tensor<4xi1>
+  return %lt, %ne, %any : tensor<4x2xi1>, tensor<4x2xi1>, tensor<4xi1>
+}

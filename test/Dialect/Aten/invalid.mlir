@@ -322,3 +322,28 @@ func.func @unknown_op(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = "aten.frobnicate"(%a) : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// Comparisons, logical_not and any return i1.
+func.func @comparison_result(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'aten.lt' op result element type f32 does not match the expected i1}}
+  %0 = "aten.lt"(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @any_result(%a: tensor<4x2xi1>) -> tensor<4xf32> {
+  // expected-error@+1 {{'aten.any' op result element type f32 does not match the expected i1}}
+  %0 = "aten.any"(%a) {dims = array<i64: 1>, keepdim = false} : (tensor<4x2xi1>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @logical_not_result(%a: tensor<4xi1>) -> tensor<4xi64> {
+  // expected-error@+1 {{'aten.logical_not' op result element type i64 does not match the expected i1}}
+  %0 = "aten.logical_not"(%a) : (tensor<4xi1>) -> tensor<4xi64>
+  return %0 : tensor<4xi64>
+}

@@ -138,3 +138,25 @@ func.func @movement(%x: tensor<2x3x4xf32>, %i: tensor<2x3x2xi64>, %s: tensor<3xf
   %10 = "aten.reshape"(%2) : (tensor<2x4x3xf32>) -> tensor<24xf32>
   return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10 : tensor<6x4xf32>, tensor<4x2x3xf32>, tensor<2x4x3xf32>, tensor<5x2x3x4xf32>, tensor<2x1x3x4xf32>, tensor<2x3x4xf32>, tensor<2x2x4xf32>, tensor<2x4xf32>, tensor<2x6x4xf32>, tensor<2x3x2xf32>, tensor<24xf32>
 }
+
+// Comparisons, logical_not and any produce i1 tensors.
+// CHECK-LABEL: func.func @predicates
+func.func @predicates(%x: tensor<2x3xf32>, %y: tensor<3xf32>) -> (tensor<2x3xi1>, tensor<2x1xi1>) {
+  // CHECK: "aten.eq"
+  %0 = "aten.eq"(%x, %y) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  // CHECK-NEXT: "aten.ne"
+  %1 = "aten.ne"(%x, %y) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  // CHECK-NEXT: "aten.lt"
+  %2 = "aten.lt"(%x, %y) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  // CHECK-NEXT: "aten.le"
+  %3 = "aten.le"(%x, %y) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  // CHECK-NEXT: "aten.gt"
+  %4 = "aten.gt"(%x, %y) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  // CHECK-NEXT: "aten.ge"
+  %5 = "aten.ge"(%x, %y) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  // CHECK-NEXT: "aten.logical_not"
+  %6 = "aten.logical_not"(%5) : (tensor<2x3xi1>) -> tensor<2x3xi1>
+  // CHECK-NEXT: "aten.any"
+  %7 = "aten.any"(%6) {dims = array<i64: 1>, keepdim = true} : (tensor<2x3xi1>) -> tensor<2x1xi1>
+  return %0, %7 : tensor<2x3xi1>, tensor<2x1xi1>
+}

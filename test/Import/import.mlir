@@ -1,0 +1,54 @@
+// RUN: fuse-import %S/Inputs/seed_10op.pt2 | FileCheck %s --check-prefix=SEED
+// RUN: fuse-import %S/Inputs/seed_10op.pt2 --entry seed -o %t.mlir
+// RUN: fuse-opt %t.mlir --aten-decompose --lower-aten-to-loop --tvm-fuse-ops --fusion-explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOCATED
+// RUN: fuse-import %S/Inputs/lstm_cell.pt2 | FileCheck %s --check-prefix=LSTM
+// RUN: fuse-import %S/Inputs/basic_block.pt2 | FileCheck %s --check-prefix=BLOCK
+// RUN: fuse-import %S/Inputs/transformer_encoder_layer.pt2 | FileCheck %s --check-prefix=ENCODER
+// RUN: fuse-import %S/Inputs/transformer_encoder_layer.pt2 | fuse-opt - --aten-decompose --lower-aten-to-loop --inline-pointwise --inductor-fuse -o /dev/null
+// RUN: fuse-import %S/Inputs/transformer_encoder_50.pt2 | fuse-opt - --aten-verify-shapes -o /dev/null
+// RUN: fuse-import --help | FileCheck %s --check-prefix=HELP
+
+// torch.export archives (tools/export_fixtures.py, weights stripped) to aten MLIR.
+
+// The seed model: user inputs become arguments marked with their kind and original
+// name; Python scalars become rank-0 constants; locations are the node's source line
+// (from its stack_trace) fused with the node name.
+// SEED: // Imported by fuse-import from {{.*}}seed_10op.pt2 (torch.export schema 8.{{[0-9]+}}).
+// SEED-NEXT: func.func @forward(%args_0: tensor<1024x1024xf32> {fuselab.input = "user_input", fuselab.name = "args_0"}, %args_1: tensor<1024xf32>
+// SEED-SAME: -> (tensor<1024x1024xf32>) {
+// SEED-NEXT: %[[C:.*]] = arith.constant dense<1.1e0> : tensor<f32> loc(fused["{{.*}}workloads.py":{{[0-9]+}}:0, "mul"])
+// SEED-NEXT: %mul = "aten.mul"(%args_0, %[[C]]) : (tensor<1024x1024xf32>, tensor<f32>) -> tensor<1024x1024xf32> loc(fused["{{.*}}workloads.py":{{[0-9]+}}:0, "mul"])
+// SEED-NEXT: %add = "aten.add"(%mul, %args_1)
+// SEED-NEXT: %relu = "aten.relu"(%add)
+// SEED: %mean = "aten.mean"(%add_1) {dims = array<i64: 1>, keepdim = true} : (tensor<1024x1024xf32>) -> tensor<1024x1xf32>
+// SEED: return %add_2 : tensor<1024x1024xf32>
+
+// Diagnostics on imported IR point at the PyTorch source line.
+// LOCATED: workloads.py:{{[0-9]+}}:0: remark: not fusing buf5 with buf8
+
+// LSTM cell: parameters keep their module names; chunk (split_with_sizes) becomes slices.
+// LSTM: func.func @forward(%p_ih_weight: tensor<256x32xf32> {fuselab.input = "parameter", fuselab.name = "ih.weight"}
+// LSTM: "aten.addmm"(%p_ih_bias, %x, %permute)
+// LSTM: %getitem = "aten.slice"(%add) {dim = 1 : i64, start = 0 : i64, end = 64 : i64, step = 1 : i64}
+// LSTM: %getitem_3 = "aten.slice"(%add) {dim = 1 : i64, start = 192 : i64, end = 256 : i64, step = 1 : i64}
+// LSTM: return %mul_2, %add_1 : tensor<4x64xf32>, tensor<4x64xf32>
+
+// BasicBlock in eval mode: running statistics are buffers; inference batch norm is
+// (x - mean) * rsqrt(var + eps) * w + b over [1, C, 1, 1] views.
+// BLOCK: %b_bn1_running_mean: tensor<16xf32> {fuselab.input = "buffer", fuselab.name = "bn1.running_mean"}
+// BLOCK: "aten.convolution"(%x, %p_conv1_weight) {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64}
+// BLOCK: "aten.view"(%b_bn1_running_mean) : (tensor<16xf32>) -> tensor<1x16x1x1xf32>
+// BLOCK: "aten.rsqrt"
+// BLOCK: %getitem = "aten.add"
+// BLOCK-NEXT: %relu = "aten.relu"(%getitem)
+
+// nn.TransformerEncoderLayer: attention's NaN guard (eq -inf, logical_not, any, where)
+// and layer norms.
+// ENCODER: arith.constant dense<0xFF800000> : tensor<f32>
+// ENCODER: "aten.eq"(%{{.*}}, %{{.*}}) : (tensor<2x4x16x16xf32>, tensor<f32>) -> tensor<2x4x16x16xi1>
+// ENCODER: "aten.any"(%logical_not) {dims = array<i64: -1>, keepdim = true}
+// ENCODER: "aten.where"
+// ENCODER: "aten.layer_norm"
+
+// HELP: USAGE: fuse-import [options] MODEL.pt2
+// HELP: torch.export.save(ep, "model.pt2")

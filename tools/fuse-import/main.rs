@@ -1,0 +1,6 @@
+//! `fuse-import`: see `fuselab_tools::import` and `fuse-import --help`.
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    std::process::exit(fuselab_tools::import::run(&args));
+}
