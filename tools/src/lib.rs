@@ -2,5 +2,7 @@
 //! so the logic is testable and the test harness can share it.
 
 pub mod bench;
+pub mod fuzz;
 pub mod import;
 pub mod opt;
+pub mod run;

@@ -249,6 +249,22 @@ impl IndexExpr {
         out
     }
 
+    /// The value for loop variables `dims` and indirect indices `syms` (floordiv and mod
+    /// are Euclidean, as in affine maps).
+    pub fn eval(&self, dims: &[i64], syms: &[i64]) -> i64 {
+        let mut value = self.constant;
+        for (atom, k) in &self.terms {
+            let a = match atom {
+                Atom::Dim(d) => dims[*d],
+                Atom::Sym(s) => syms[*s],
+                Atom::FloorDiv(e, c) => e.eval(dims, syms).div_euclid(*c),
+                Atom::Mod(e, c) => e.eval(dims, syms).rem_euclid(*c),
+            };
+            value += k * a;
+        }
+        value
+    }
+
     /// Replaces dims whose extent is 1 (always 0) by 0, so equal accesses print equal.
     pub fn drop_unit_dims(&self, ranges: &[i64]) -> IndexExpr {
         if !ranges.contains(&1) {

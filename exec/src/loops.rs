@@ -1,0 +1,509 @@
+//! An interpreter of the `loop` dialect: realized buffers, node bodies (compiled once per
+//! node into a small instruction list, then run per element), reductions, `loop.kernel`
+//! groups with `loop.output`, `loop.extern` library calls with operand views, and
+//! `loop.view` outputs. Every `arith`/`math` result is rounded to the type the op
+//! declares, so an f32 body computes in f32 as compiled code would; a reduction
+//! accumulates in its result type. Meant for small shapes: it checks semantics, not speed.
+
+use crate::{
+    aten::{convolution, matmul, ConvParams},
+    constant::splat_or_dense,
+    tensor::{numel, round_to, Tensor},
+    ExecError,
+};
+use fuselab_dialects::{
+    loops::{index::from_affine_map_attr, index::IndexExpr, names},
+    types::{DType, TensorType},
+};
+use fuselab_passes::ir;
+use mlir_sys::{MlirOperation, MlirValue};
+use std::collections::HashMap;
+
+/// A runtime value: a buffer, or a kernel's tuple of buffers.
+#[derive(Clone, Debug)]
+enum Value {
+    Buffer(Tensor),
+    Tuple(Vec<Tensor>),
+}
+
+/// Scalar element types in bodies (`index` values are exact integers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scalar {
+    Typed(DType),
+    Index,
+}
+
+impl Scalar {
+    fn of(ty: mlir_sys::MlirType) -> Option<Self> {
+        let text = ir::type_string(ty);
+        match text.as_str() {
+            "index" => Some(Self::Index),
+            "f32" => Some(Self::Typed(DType::F32)),
+            "f16" => Some(Self::Typed(DType::F16)),
+            "bf16" => Some(Self::Typed(DType::BF16)),
+            "i64" => Some(Self::Typed(DType::I64)),
+            "i1" => Some(Self::Typed(DType::I1)),
+            _ => None,
+        }
+    }
+
+    fn round(self, v: f64) -> f64 {
+        match self {
+            Self::Typed(d) => round_to(v, d),
+            Self::Index => v,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Instr {
+    Const(f64),
+    /// Load from operand buffer `buffer` of the node at `index` (with `syms` slots).
+    Load { buffer: usize, index: IndexExpr, syms: Vec<usize> },
+    Unary(fn(f64) -> f64, usize),
+    Binary(fn(f64, f64) -> f64, usize, usize),
+    Select(usize, usize, usize),
+    /// `affine.apply`: `expr` over dims = the first `dims` operand slots, syms the rest.
+    Affine { expr: IndexExpr, dims: Vec<usize>, syms: Vec<usize> },
+}
+
+/// A compiled body: instructions write slots `args..`; `result` is the yielded slot.
+struct Body {
+    args: usize,
+    code: Vec<(Instr, Scalar)>,
+    result: usize,
+    /// Buffers loaded, in operand order of first use.
+    buffers: Vec<MlirValue>,
+}
+
+fn nan_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
+}
+
+fn nan_min(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.min(b)
+    }
+}
+
+fn bool_f(b: bool) -> f64 {
+    f64::from(u8::from(b))
+}
+
+fn cmpf(p: i64, a: f64, b: f64) -> bool {
+    let unordered = a.is_nan() || b.is_nan();
+    match p {
+        0 => false,
+        1 => !unordered && a == b,
+        2 => !unordered && a > b,
+        3 => !unordered && a >= b,
+        4 => !unordered && a < b,
+        5 => !unordered && a <= b,
+        6 => !unordered && a != b,
+        7 => !unordered,
+        8 => unordered || a == b,
+        9 => unordered || a > b,
+        10 => unordered || a >= b,
+        11 => unordered || a < b,
+        12 => unordered || a <= b,
+        13 => unordered || a != b,
+        14 => unordered,
+        _ => true,
+    }
+}
+
+fn cmpi(p: i64, a: f64, b: f64) -> bool {
+    match p {
+        0 => a == b,
+        1 => a != b,
+        2 | 6 => a < b,
+        3 | 7 => a <= b,
+        4 | 8 => a > b,
+        _ => a >= b,
+    }
+}
+
+fn int_attr(op: MlirOperation, name: &str) -> Option<i64> {
+    ir::attr(op, name).and_then(|a| fuselab_dialects::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) }))
+}
+
+fn float_value(op: MlirOperation) -> Option<f64> {
+    let a = ir::attr(op, "value")?;
+    unsafe {
+        if mlir_sys::mlirAttributeIsAFloat(a) {
+            Some(mlir_sys::mlirFloatAttrGetValueDouble(a))
+        } else if mlir_sys::mlirAttributeIsAInteger(a) {
+            let ty = mlir_sys::mlirAttributeGetType(a);
+            let v = mlir_sys::mlirIntegerAttrGetValueInt(a);
+            Some(if ir::type_string(ty) == "i1" { bool_f(v != 0) } else { v as f64 })
+        } else if mlir_sys::mlirAttributeIsABool(a) {
+            Some(bool_f(mlir_sys::mlirBoolAttrGetValue(a)))
+        } else {
+            None
+        }
+    }
+}
+
+/// Compiles the body of a node (its first block).
+fn compile(node: MlirOperation) -> Result<Body, ExecError> {
+    let block = ir::first_block(ir::region(node, 0)).ok_or_else(|| ExecError::at(node, "node without a body"))?;
+    let args = ir::block_arguments(block);
+    let mut slot: HashMap<usize, usize> = HashMap::new();
+    for (i, a) in args.iter().enumerate() {
+        slot.insert(a.ptr as usize, i);
+    }
+    let mut body = Body {
+        args: args.len(),
+        code: Vec::new(),
+        result: 0,
+        buffers: Vec::new(),
+    };
+    for op in ir::block_ops(block) {
+        let name = ir::op_name(op);
+        let operands: Vec<MlirValue> = ir::operands(op);
+        let get = |i: usize| -> Result<usize, ExecError> {
+            operands
+                .get(i)
+                .and_then(|v| slot.get(&(v.ptr as usize)).copied())
+                .ok_or_else(|| ExecError::at(op, format!("'{name}' reads a value defined outside the body")))
+        };
+        if name == "gpu.yield" {
+            body.result = get(0)?;
+            return Ok(body);
+        }
+        if name == names::LOAD {
+            let buffer = operands[0];
+            let b = match body.buffers.iter().position(|v| v.ptr == buffer.ptr) {
+                Some(b) => b,
+                None => {
+                    body.buffers.push(buffer);
+                    body.buffers.len() - 1
+                }
+            };
+            let (index, _, _) = ir::attr(op, "index")
+                .and_then(from_affine_map_attr)
+                .ok_or_else(|| ExecError::at(op, "load without an affine index"))?;
+            let syms = (1..operands.len()).map(get).collect::<Result<Vec<_>, _>>()?;
+            let ty = Scalar::of(ir::value_type(ir::result(op, 0))).ok_or_else(|| ExecError::at(op, "load of an unsupported type"))?;
+            body.code.push((Instr::Load { buffer: b, index, syms }, ty));
+        } else {
+            let ty = Scalar::of(ir::value_type(ir::result(op, 0)))
+                .ok_or_else(|| ExecError::at(op, format!("'{name}' has an unsupported result type")))?;
+            let instr = match name.as_str() {
+                "affine.apply" => {
+                    let (expr, num_dims, _) = ir::attr(op, "map")
+                        .and_then(from_affine_map_attr)
+                        .ok_or_else(|| ExecError::at(op, "affine.apply without a single-result map"))?;
+                    let all = (0..operands.len()).map(get).collect::<Result<Vec<_>, _>>()?;
+                    let (dims, syms) = all.split_at(num_dims.min(all.len()));
+                    Instr::Affine { expr, dims: dims.to_vec(), syms: syms.to_vec() }
+                }
+                "arith.constant" => Instr::Const(float_value(op).ok_or_else(|| ExecError::at(op, "unsupported constant"))?),
+                "arith.addf" | "arith.addi" => Instr::Binary(|a, b| a + b, get(0)?, get(1)?),
+                "arith.subf" | "arith.subi" => Instr::Binary(|a, b| a - b, get(0)?, get(1)?),
+                "arith.mulf" | "arith.muli" => Instr::Binary(|a, b| a * b, get(0)?, get(1)?),
+                "arith.divf" => Instr::Binary(|a, b| a / b, get(0)?, get(1)?),
+                "arith.divsi" => Instr::Binary(|a, b| (a / b).trunc(), get(0)?, get(1)?),
+                "arith.maximumf" | "arith.maxsi" => Instr::Binary(nan_max, get(0)?, get(1)?),
+                "arith.minimumf" | "arith.minsi" => Instr::Binary(nan_min, get(0)?, get(1)?),
+                "arith.negf" => Instr::Unary(|a| -a, get(0)?),
+                "arith.xori" => Instr::Binary(|a, b| bool_f((a != 0.0) != (b != 0.0)), get(0)?, get(1)?),
+                "arith.select" => Instr::Select(get(0)?, get(1)?, get(2)?),
+                "arith.cmpf" | "arith.cmpi" => {
+                    let p = int_attr(op, "predicate").ok_or_else(|| ExecError::at(op, "comparison without predicate"))?;
+                    // The predicate is baked into a closure table by value.
+                    let (a, b) = (get(0)?, get(1)?);
+                    let f: fn(f64, f64) -> f64 = match (name.as_str(), p) {
+                        ("arith.cmpf", 1) => |a, b| bool_f(cmpf(1, a, b)),
+                        ("arith.cmpf", 2) => |a, b| bool_f(cmpf(2, a, b)),
+                        ("arith.cmpf", 3) => |a, b| bool_f(cmpf(3, a, b)),
+                        ("arith.cmpf", 4) => |a, b| bool_f(cmpf(4, a, b)),
+                        ("arith.cmpf", 5) => |a, b| bool_f(cmpf(5, a, b)),
+                        ("arith.cmpf", 6) => |a, b| bool_f(cmpf(6, a, b)),
+                        ("arith.cmpf", 13) => |a, b| bool_f(cmpf(13, a, b)),
+                        ("arith.cmpi", 0) => |a, b| bool_f(cmpi(0, a, b)),
+                        ("arith.cmpi", 1) => |a, b| bool_f(cmpi(1, a, b)),
+                        ("arith.cmpi", 2) => |a, b| bool_f(cmpi(2, a, b)),
+                        ("arith.cmpi", 3) => |a, b| bool_f(cmpi(3, a, b)),
+                        ("arith.cmpi", 4) => |a, b| bool_f(cmpi(4, a, b)),
+                        ("arith.cmpi", 5) => |a, b| bool_f(cmpi(5, a, b)),
+                        _ => return Err(ExecError::at(op, format!("'{name}' predicate {p} is not supported"))),
+                    };
+                    Instr::Binary(f, a, b)
+                }
+                "arith.extf" | "arith.truncf" | "arith.sitofp" | "arith.uitofp" | "arith.extui" | "arith.index_cast" => {
+                    Instr::Unary(|a| a, get(0)?)
+                }
+                "arith.fptosi" => Instr::Unary(f64::trunc, get(0)?),
+                "math.exp" => Instr::Unary(f64::exp, get(0)?),
+                "math.log" => Instr::Unary(f64::ln, get(0)?),
+                "math.sqrt" => Instr::Unary(f64::sqrt, get(0)?),
+                "math.rsqrt" => Instr::Unary(|a| 1.0 / a.sqrt(), get(0)?),
+                "math.tanh" => Instr::Unary(f64::tanh, get(0)?),
+                "math.sin" => Instr::Unary(f64::sin, get(0)?),
+                "math.cos" => Instr::Unary(f64::cos, get(0)?),
+                "math.erf" => Instr::Unary(libm::erf, get(0)?),
+                "math.absf" | "math.absi" => Instr::Unary(f64::abs, get(0)?),
+                "math.powf" => Instr::Binary(f64::powf, get(0)?, get(1)?),
+                other => return Err(ExecError::at(op, format!("the loop interpreter cannot run '{other}'"))),
+            };
+            // Casts are the identity on the f64 value: the result rounding applies the
+            // target type (`fptosi` truncates first).
+            body.code.push((instr, ty));
+        }
+        slot.insert(ir::result(op, 0).ptr as usize, body.args + body.code.len() - 1);
+    }
+    Err(ExecError::at(node, "body without gpu.yield"))
+}
+
+impl Body {
+    /// Evaluates the body for loop variables `dims`.
+    fn eval(&self, env: &mut Vec<f64>, dims: &[i64], buffers: &[&Tensor]) -> Result<f64, String> {
+        env.clear();
+        env.extend(dims.iter().map(|&d| d as f64));
+        let mut syms = Vec::new();
+        for (instr, ty) in &self.code {
+            let v = match instr {
+                Instr::Const(c) => *c,
+                Instr::Load { buffer, index, syms: s } => {
+                    syms.clear();
+                    syms.extend(s.iter().map(|&k| env[k] as i64));
+                    let t = buffers[*buffer];
+                    let flat = index.eval(dims, &syms);
+                    if flat < 0 || flat as usize >= t.data.len() {
+                        return Err(format!(
+                            "load at offset {flat} is out of bounds of a buffer of {} elements",
+                            t.data.len()
+                        ));
+                    }
+                    t.data[flat as usize]
+                }
+                Instr::Unary(f, a) => f(env[*a]),
+                Instr::Binary(f, a, b) => f(env[*a], env[*b]),
+                Instr::Affine { expr, dims: d, syms: s } => {
+                    let dv: Vec<i64> = d.iter().map(|&k| env[k] as i64).collect();
+                    let sv: Vec<i64> = s.iter().map(|&k| env[k] as i64).collect();
+                    expr.eval(&dv, &sv) as f64
+                }
+                Instr::Select(c, a, b) => {
+                    if env[*c] != 0.0 {
+                        env[*a]
+                    } else {
+                        env[*b]
+                    }
+                }
+            };
+            env.push(ty.round(v));
+        }
+        Ok(env[self.result])
+    }
+}
+
+fn i64_list(op: MlirOperation, name: &str) -> Vec<i64> {
+    ir::attr(op, name)
+        .and_then(|a| fuselab_dialects::attrs::i64_array(unsafe { melior::ir::Attribute::from_raw(a) }))
+        .unwrap_or_default()
+}
+
+fn result_type(op: MlirOperation) -> Result<TensorType, ExecError> {
+    ir::tensor_type(ir::result(op, 0)).ok_or_else(|| ExecError::at(op, "result is not a supported tensor"))
+}
+
+struct Interp {
+    values: HashMap<usize, Value>,
+}
+
+impl Interp {
+    fn buffer(&self, op: MlirOperation, v: MlirValue) -> Result<&Tensor, ExecError> {
+        match self.values.get(&(v.ptr as usize)) {
+            Some(Value::Buffer(t)) => Ok(t),
+            _ => Err(ExecError::at(op, "reads a buffer that has no value yet")),
+        }
+    }
+
+    fn node(&self, op: MlirOperation) -> Result<Tensor, ExecError> {
+        let body = compile(op)?;
+        let out = result_type(op)?;
+        let ranges = i64_list(op, "ranges");
+        let rranges = i64_list(op, "reduction_ranges");
+        let buffers: Vec<&Tensor> = body.buffers.iter().map(|&b| self.buffer(op, b)).collect::<Result<_, _>>()?;
+        let mut env = Vec::with_capacity(body.args + body.code.len());
+        let mut dims = vec![0i64; ranges.len() + rranges.len()];
+        let n = numel(&ranges);
+        let mut data = Vec::with_capacity(n);
+        let is_reduction = ir::op_name(op) == names::REDUCTION;
+        let kind = ir::attr(op, "kind").and_then(fuselab_dialects::attrs::string_raw).unwrap_or_default();
+        let (init, combine): (f64, fn(f64, f64) -> f64) = match kind.as_str() {
+            "sum" => (0.0, |a, b| a + b),
+            "prod" => (1.0, |a, b| a * b),
+            "max" => (f64::NEG_INFINITY, nan_max),
+            "min" => (f64::INFINITY, nan_min),
+            _ if is_reduction => return Err(ExecError::at(op, format!("reduction kind '{kind}' is not supported"))),
+            _ => (0.0, |a, _| a),
+        };
+        let rn = numel(&rranges);
+        for flat in 0..n {
+            crate::tensor::unflatten(&ranges, flat, &mut dims[..ranges.len()]);
+            if !is_reduction {
+                data.push(body.eval(&mut env, &dims, &buffers).map_err(|m| ExecError::at(op, m))?);
+                continue;
+            }
+            let mut acc = round_to(init, out.dtype);
+            for r in 0..rn {
+                crate::tensor::unflatten(&rranges, r, &mut dims[ranges.len()..]);
+                let v = body.eval(&mut env, &dims, &buffers).map_err(|m| ExecError::at(op, m))?;
+                acc = round_to(combine(acc, v), out.dtype);
+            }
+            data.push(acc);
+        }
+        if data.len() != out.numel() as usize {
+            return Err(ExecError::at(op, "ranges do not cover the result"));
+        }
+        Ok(Tensor::new(out.shape, out.dtype, data))
+    }
+
+    /// An operand of an extern through its view (`[offset, sizes..., strides...]`).
+    fn viewed(base: &Tensor, view: &[i64]) -> Tensor {
+        if view.is_empty() {
+            return base.clone();
+        }
+        let rank = (view.len() - 1) / 2;
+        gather_layout(base, view[0], &view[1..=rank], &view[rank + 1..])
+    }
+
+    fn extern_call(&self, op: MlirOperation) -> Result<Tensor, ExecError> {
+        let out = result_type(op)?;
+        let views: Vec<Vec<i64>> = ir::attr(op, "operand_views")
+            .map(|a| unsafe {
+                (0..mlir_sys::mlirArrayAttrGetNumElements(a))
+                    .map(|i| {
+                        fuselab_dialects::attrs::i64_array(melior::ir::Attribute::from_raw(mlir_sys::mlirArrayAttrGetElement(a, i)))
+                            .unwrap_or_default()
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let operands: Vec<Tensor> = ir::operands(op)
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| Ok(Self::viewed(self.buffer(op, v)?, views.get(i).map_or(&[][..], Vec::as_slice))))
+            .collect::<Result<_, ExecError>>()?;
+        let kind = ir::attr(op, "kind").and_then(fuselab_dialects::attrs::string_raw).unwrap_or_default();
+        let result = match kind.as_str() {
+            "mm" | "bmm" => {
+                let prod = matmul(&operands[0], &operands[1], &out);
+                match operands.get(2) {
+                    Some(bias) => {
+                        let offset = out.rank() - bias.rank();
+                        let mut data = prod.data.clone();
+                        crate::tensor::for_each_index(&out.shape.clone(), |idx| {
+                            let mut f = 0i64;
+                            for d in 0..bias.rank() {
+                                let i = if bias.shape[d] == 1 { 0 } else { idx[d + offset] };
+                                f = f * bias.shape[d] + i;
+                            }
+                            let at = crate::tensor::flat_index(&out.shape, idx);
+                            data[at] += bias.data[f as usize];
+                        });
+                        Tensor::new(out.shape.clone(), out.dtype, data)
+                    }
+                    None => prod,
+                }
+            }
+            "convolution" => {
+                let params = ConvParams::of(op, operands[0].rank() - 2);
+                convolution(&params, &operands[0], &operands[1], operands.get(2), &out)
+            }
+            other => return Err(ExecError::at(op, format!("extern kind '{other}' is not supported"))),
+        };
+        Ok(result)
+    }
+
+    fn run_ops(&mut self, ops: &[MlirOperation]) -> Result<Option<Vec<Tensor>>, ExecError> {
+        for &op in ops {
+            let name = ir::op_name(op);
+            let value = match name.as_str() {
+                names::POINTWISE | names::REDUCTION => Value::Buffer(self.node(op)?),
+                names::EXTERN => Value::Buffer(self.extern_call(op)?),
+                names::KERNEL => {
+                    let block = ir::body(op).ok_or_else(|| ExecError::at(op, "kernel without a body"))?;
+                    let inner = ir::block_ops(block);
+                    let (last, members) = inner.split_last().ok_or_else(|| ExecError::at(op, "empty kernel"))?;
+                    self.run_ops(members)?;
+                    let outs = ir::operands(*last)
+                        .iter()
+                        .map(|&v| self.buffer(op, v).cloned())
+                        .collect::<Result<Vec<_>, _>>()?;
+                    Value::Tuple(outs)
+                }
+                names::OUTPUT => {
+                    let index = int_attr(op, "index").unwrap_or(0) as usize;
+                    match self.values.get(&(ir::operand(op, 0).ptr as usize)) {
+                        Some(Value::Tuple(items)) => Value::Buffer(
+                            items.get(index).cloned().ok_or_else(|| ExecError::at(op, "output index out of range"))?,
+                        ),
+                        _ => return Err(ExecError::at(op, "loop.output of something other than a kernel")),
+                    }
+                }
+                names::VIEW => {
+                    let layout = i64_list(op, "layout");
+                    let out = result_type(op)?;
+                    let base = self.buffer(op, ir::operand(op, 0))?;
+                    let rank = out.rank();
+                    if layout.len() != 1 + 2 * rank {
+                        return Err(ExecError::at(op, "bad layout"));
+                    }
+                    let t = gather_layout(base, layout[0], &layout[1..=rank], &layout[rank + 1..]);
+                    Value::Buffer(Tensor { dtype: out.dtype, ..t })
+                }
+                "arith.constant" => Value::Buffer(splat_or_dense(op).map_err(|m| ExecError::at(op, m))?),
+                "func.return" => {
+                    return ir::operands(op)
+                        .iter()
+                        .map(|&v| self.buffer(op, v).cloned())
+                        .collect::<Result<Vec<_>, _>>()
+                        .map(Some)
+                }
+                other => return Err(ExecError::at(op, format!("the loop interpreter cannot run '{other}'"))),
+            };
+            self.values.insert(ir::result(op, 0).ptr as usize, value);
+        }
+        Ok(None)
+    }
+}
+
+/// The tensor `sizes` read from `base`'s storage at `offset + sum(i_d * strides_d)`.
+fn gather_layout(base: &Tensor, offset: i64, sizes: &[i64], strides_: &[i64]) -> Tensor {
+    let mut data = Vec::with_capacity(numel(sizes));
+    crate::tensor::for_each_index(sizes, |idx| {
+        let flat = offset + idx.iter().zip(strides_).map(|(i, s)| i * s).sum::<i64>();
+        data.push(base.data.get(flat as usize).copied().unwrap_or(f64::NAN));
+    });
+    Tensor {
+        shape: sizes.to_vec(),
+        dtype: base.dtype,
+        data,
+    }
+}
+
+/// Runs `func` (a `func.func` in the loop dialect) on `inputs`; returns its results.
+pub fn run_loop(func: MlirOperation, inputs: &[Tensor]) -> Result<Vec<Tensor>, ExecError> {
+    let block = ir::body(func).ok_or_else(|| ExecError::msg("function without a body"))?;
+    let args = ir::block_arguments(block);
+    if args.len() != inputs.len() {
+        return Err(ExecError::msg(format!("the function takes {} arguments, {} given", args.len(), inputs.len())));
+    }
+    let mut interp = Interp { values: HashMap::new() };
+    for (a, t) in args.iter().zip(inputs) {
+        interp.values.insert(a.ptr as usize, Value::Buffer(t.clone()));
+    }
+    interp
+        .run_ops(&ir::block_ops(block))?
+        .ok_or_else(|| ExecError::msg("function without func.return"))
+}

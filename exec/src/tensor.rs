@@ -1,0 +1,106 @@
+//! Dense tensors for the interpreters: row-major values held as `f64` (exact for every
+//! f32/f16/bf16 value, for i64 up to 2^53, and for bools as 0/1), rounded to the storage
+//! dtype whenever an op stores a result, so an f32 op computes what f32 hardware does for
+//! + - * / sqrt (one f64 operation then one rounding to f32 is correctly rounded).
+
+use fuselab_dialects::types::DType;
+
+/// A dense tensor.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tensor {
+    /// Sizes.
+    pub shape: Vec<i64>,
+    /// Element type.
+    pub dtype: DType,
+    /// Row-major values, already rounded to `dtype`.
+    pub data: Vec<f64>,
+}
+
+/// Rounds `v` to what `dtype` stores.
+pub fn round_to(v: f64, dtype: DType) -> f64 {
+    match dtype {
+        DType::F32 => v as f32 as f64,
+        DType::F16 => half::f16::from_f64(v).to_f64(),
+        DType::BF16 => half::bf16::from_f64(v).to_f64(),
+        // Float to int conversions truncate toward zero (C / ATen casts).
+        DType::I64 => {
+            if v.is_nan() {
+                0.0
+            } else {
+                v.trunc()
+            }
+        }
+        DType::I1 => f64::from(u8::from(v != 0.0)),
+    }
+}
+
+impl Tensor {
+    /// A tensor of `shape` and `dtype` from values (rounded).
+    pub fn new(shape: Vec<i64>, dtype: DType, data: Vec<f64>) -> Self {
+        let data = data.into_iter().map(|v| round_to(v, dtype)).collect();
+        Self { shape, dtype, data }
+    }
+
+    /// A tensor filled with `value`.
+    pub fn full(shape: Vec<i64>, dtype: DType, value: f64) -> Self {
+        let n = numel(&shape);
+        Self::new(shape, dtype, vec![value; n])
+    }
+
+    /// Number of elements.
+    pub fn numel(&self) -> usize {
+        numel(&self.shape)
+    }
+
+    /// Rank.
+    pub fn rank(&self) -> usize {
+        self.shape.len()
+    }
+
+    /// The value at a multi-index.
+    pub fn at(&self, index: &[i64]) -> f64 {
+        self.data[flat_index(&self.shape, index)]
+    }
+}
+
+/// Number of elements of `shape`.
+pub fn numel(shape: &[i64]) -> usize {
+    shape.iter().map(|&d| d.max(0) as usize).product()
+}
+
+/// Row-major strides of `shape`.
+pub fn strides(shape: &[i64]) -> Vec<i64> {
+    let mut s = vec![1i64; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        s[d] = s[d + 1] * shape[d + 1];
+    }
+    s
+}
+
+/// The flat offset of `index` in a row-major tensor of `shape`.
+pub fn flat_index(shape: &[i64], index: &[i64]) -> usize {
+    let mut flat = 0i64;
+    for (d, &i) in index.iter().enumerate() {
+        flat = flat * shape[d] + i;
+    }
+    flat as usize
+}
+
+/// The multi-index of flat offset `flat` in `shape`.
+pub fn unflatten(shape: &[i64], mut flat: usize, out: &mut [i64]) {
+    for d in (0..shape.len()).rev() {
+        let size = shape[d].max(1) as usize;
+        out[d] = (flat % size) as i64;
+        flat /= size;
+    }
+}
+
+/// Calls `f` with every multi-index of `shape` in row-major order.
+pub fn for_each_index(shape: &[i64], mut f: impl FnMut(&[i64])) {
+    let n = numel(shape);
+    let mut index = vec![0i64; shape.len()];
+    for flat in 0..n {
+        unflatten(shape, flat, &mut index);
+        f(&index);
+    }
+}

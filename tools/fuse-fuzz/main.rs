@@ -1,0 +1,6 @@
+//! `fuse-fuzz`: see `fuselab_tools::fuzz` and `fuse-fuzz --help`.
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    std::process::exit(fuselab_tools::fuzz::run(&args));
+}

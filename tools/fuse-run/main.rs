@@ -1,0 +1,6 @@
+//! `fuse-run`: see `fuselab_tools::run` and `fuse-run --help`.
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    std::process::exit(fuselab_tools::run::run(&args));
+}

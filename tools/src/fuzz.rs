@@ -1,0 +1,429 @@
+//! `fuse-fuzz --count N --seed S [--out DIR]`: differential fuzzing. A seeded generator
+//! writes well-typed aten graphs; each runs through every strategy (`fuse-run`'s check)
+//! against the aten reference interpreter. A failing graph is cut down to the shortest
+//! prefix that still fails (returning one value) and saved as a `.mlir` reproducer.
+//!
+//! Graphs keep every value in one broadcast family — shapes equal to a base shape `S`
+//! with some dims 1 (or leading dims dropped) — so any two values combine. Ops drawn:
+//! unary math (exp only of a tanh, so nothing overflows), broadcasting binaries and
+//! scalar constants, division by `1 + y*y`, comparisons feeding `where`, keepdim
+//! reductions (sum, mean, amax, amin, var), softmax / log_softmax / layer_norm /
+//! rms_norm / gelu / silu, matmuls (mm, bmm, linear with square weights), gather along
+//! the last dim with an int64 index input, transpose / reshape round trips, slice + cat
+//! round trips, expand of a reduced value, shared inputs, and one to three outputs.
+
+use crate::run::{check, RunOptions};
+use fuselab_exec::inputs::Rng;
+use std::fmt::Write as _;
+
+/// One generated value.
+#[derive(Clone, Debug)]
+struct Val {
+    name: String,
+    shape: Vec<i64>,
+}
+
+fn ty(shape: &[i64], dtype: &str) -> String {
+    let mut s = String::from("tensor<");
+    for d in shape {
+        let _ = write!(s, "{d}x");
+    }
+    s.push_str(dtype);
+    s.push('>');
+    s
+}
+
+fn broadcast(a: &[i64], b: &[i64]) -> Vec<i64> {
+    let r = a.len().max(b.len());
+    (0..r)
+        .map(|i| {
+            let da = if i < r - a.len() { 1 } else { a[i - (r - a.len())] };
+            let db = if i < r - b.len() { 1 } else { b[i - (r - b.len())] };
+            da.max(db)
+        })
+        .collect()
+}
+
+struct Gen {
+    rng: Rng,
+    base: Vec<i64>,
+    args: Vec<(String, String)>,
+    body: String,
+    vals: Vec<Val>,
+    next: usize,
+}
+
+impl Gen {
+    fn fresh(&mut self) -> String {
+        self.next += 1;
+        format!("%v{}", self.next)
+    }
+
+    fn input(&mut self, shape: Vec<i64>, dtype: &str) -> Val {
+        let name = format!("%a{}", self.args.len());
+        self.args.push((name.clone(), ty(&shape, dtype)));
+        Val { name, shape }
+    }
+
+    fn pick(&mut self) -> Val {
+        let i = self.rng.below(self.vals.len() as u64) as usize;
+        // Prefer recent values, so graphs are deep rather than wide.
+        let j = self.vals.len() - 1 - (self.rng.below(self.vals.len().min(4) as u64) as usize);
+        self.vals[if self.rng.below(3) == 0 { i } else { j }].clone()
+    }
+
+    fn emit(&mut self, op: &str, operands: &[&Val], attrs: &str, shape: Vec<i64>) -> Val {
+        let name = self.fresh();
+        let names: Vec<&str> = operands.iter().map(|v| v.name.as_str()).collect();
+        let types: Vec<String> = operands.iter().map(|v| ty(&v.shape, "f32")).collect();
+        let attrs = if attrs.is_empty() { String::new() } else { format!(" {{{attrs}}}") };
+        let _ = writeln!(
+            self.body,
+            "  {name} = \"aten.{op}\"({}){attrs} : ({}) -> {}",
+            names.join(", "),
+            types.join(", "),
+            ty(&shape, "f32")
+        );
+        Val { name, shape }
+    }
+
+    /// Like `emit`, for ops whose operand types are not all f32.
+    fn emit_typed(&mut self, op: &str, operands: &[(&Val, &str)], attrs: &str, shape: Vec<i64>, dtype: &str) -> Val {
+        let name = self.fresh();
+        let names: Vec<&str> = operands.iter().map(|(v, _)| v.name.as_str()).collect();
+        let types: Vec<String> = operands.iter().map(|(v, t)| ty(&v.shape, t)).collect();
+        let attrs = if attrs.is_empty() { String::new() } else { format!(" {{{attrs}}}") };
+        let _ = writeln!(
+            self.body,
+            "  {name} = \"aten.{op}\"({}){attrs} : ({}) -> {}",
+            names.join(", "),
+            types.join(", "),
+            ty(&shape, dtype)
+        );
+        Val { name, shape }
+    }
+
+    fn constant(&mut self, value: f64) -> Val {
+        let name = self.fresh();
+        let _ = writeln!(self.body, "  {name} = arith.constant dense<{value:?}> : tensor<f32>");
+        Val { name, shape: vec![] }
+    }
+
+    fn step(&mut self) {
+        let x = self.pick();
+        let rank = x.shape.len();
+        let out = match self.rng.below(16) {
+            0 | 1 => {
+                const UNARY: &[&str] = &["neg", "relu", "sigmoid", "tanh", "sin", "cos", "abs", "erf", "silu"];
+                let op = UNARY[self.rng.below(UNARY.len() as u64) as usize];
+                self.emit(op, &[&x], "", x.shape.clone())
+            }
+            2 => {
+                let t = self.emit("tanh", &[&x], "", x.shape.clone());
+                self.emit("exp", &[&t], "", x.shape.clone())
+            }
+            3 | 4 => {
+                const BINARY: &[&str] = &["add", "sub", "mul", "maximum", "minimum"];
+                let op = BINARY[self.rng.below(BINARY.len() as u64) as usize];
+                let y = self.pick();
+                self.emit(op, &[&x, &y], "", broadcast(&x.shape, &y.shape))
+            }
+            5 => {
+                let value = (self.rng.below(41) as f64 - 20.0) / 8.0;
+                let c = self.constant(value);
+                let op = if self.rng.below(2) == 0 { "mul" } else { "add" };
+                self.emit(op, &[&x, &c], "", x.shape.clone())
+            }
+            6 => {
+                // x / (1 + y*y)
+                let y = self.pick();
+                let yy = self.emit("mul", &[&y, &y], "", y.shape.clone());
+                let one = self.constant(1.0);
+                let d = self.emit("add", &[&yy, &one], "", y.shape.clone());
+                self.emit("div", &[&x, &d], "", broadcast(&x.shape, &d.shape))
+            }
+            7 => {
+                // where(x > y, x, y * 0.5)
+                let y = self.pick();
+                let shape = broadcast(&x.shape, &y.shape);
+                let c = self.emit_typed("gt", &[(&x, "f32"), (&y, "f32")], "", shape.clone(), "i1");
+                let h = self.constant(0.5);
+                let yh = self.emit("mul", &[&y, &h], "", y.shape.clone());
+                self.emit_typed("where", &[(&c, "i1"), (&x, "f32"), (&yh, "f32")], "", shape, "f32")
+            }
+            8 if rank > 0 => {
+                const RED: &[&str] = &["sum", "mean", "amax", "amin", "var"];
+                let op = RED[self.rng.below(RED.len() as u64) as usize];
+                let d = self.rng.below(rank as u64) as usize;
+                let mut shape = x.shape.clone();
+                shape[d] = 1;
+                let extra = if op == "var" {
+                    if x.shape[d] < 2 {
+                        return;
+                    }
+                    ", correction = 1 : i64"
+                } else {
+                    ""
+                };
+                self.emit(op, &[&x], &format!("dims = array<i64: {d}>, keepdim = true{extra}"), shape)
+            }
+            9 if rank > 0 => {
+                let r = self.rng.below(4);
+                let shape = x.shape.clone();
+                let last = *shape.last().unwrap_or(&1);
+                match r {
+                    0 => self.emit("softmax", &[&x], "dim = -1 : i64", shape),
+                    1 => self.emit("log_softmax", &[&x], "dim = -1 : i64", shape),
+                    2 | 3 => {
+                        let w = self.input(vec![last], "f32");
+                        let attrs = format!("normalized_shape = array<i64: {last}>, eps = 1.0e-05 : f64");
+                        if r == 2 {
+                            let b = self.input(vec![last], "f32");
+                            self.emit("layer_norm", &[&x, &w, &b], &attrs, shape)
+                        } else {
+                            self.emit("rms_norm", &[&x, &w], &attrs, shape)
+                        }
+                    }
+                    _ => return,
+                }
+            }
+            10 => {
+                let tanh = if self.rng.below(2) == 0 { "none" } else { "tanh" };
+                self.emit("gelu", &[&x], &format!("approximate = \"{tanh}\""), x.shape.clone())
+            }
+            11 if rank >= 2 => {
+                // Square matmul on the last dim: stays in the family.
+                let k = x.shape[rank - 1];
+                match (rank, self.rng.below(2)) {
+                    (2, 0) => {
+                        let w = self.input(vec![k, k], "f32");
+                        self.emit("mm", &[&x, &w], "", x.shape.clone())
+                    }
+                    (3, 0) => {
+                        let w = self.input(vec![x.shape[0], k, k], "f32");
+                        self.emit("bmm", &[&x, &w], "", x.shape.clone())
+                    }
+                    _ => {
+                        let w = self.input(vec![k, k], "f32");
+                        let b = self.input(vec![k], "f32");
+                        self.emit("linear", &[&x, &w, &b], "", x.shape.clone())
+                    }
+                }
+            }
+            12 if rank >= 1 => {
+                let idx = self.input(x.shape.clone(), "i64");
+                self.emit_typed("gather", &[(&x, "f32"), (&idx, "i64")], &format!("dim = {} : i64", rank - 1), x.shape.clone(), "f32")
+            }
+            13 if rank >= 2 => {
+                // transpose, unary, transpose back
+                let (a, b) = (rank - 2, rank - 1);
+                let mut t = x.shape.clone();
+                t.swap(a, b);
+                let attrs = format!("dim0 = {a} : i64, dim1 = {b} : i64");
+                let v = self.emit("transpose", &[&x], &attrs, t.clone());
+                let s = self.emit("sin", &[&v], "", t);
+                self.emit("transpose", &[&s], &attrs, x.shape.clone())
+            }
+            14 if rank >= 1 => {
+                // reshape to 1-D, scale, reshape back; or slice in two and cat back.
+                let n: i64 = x.shape.iter().product();
+                if self.rng.below(2) == 0 {
+                    let flat = self.emit("reshape", &[&x], "", vec![n]);
+                    let c = self.constant(1.5);
+                    let m = self.emit("mul", &[&flat, &c], "", vec![n]);
+                    self.emit("view", &[&m], "", x.shape.clone())
+                } else {
+                    let d = rank - 1;
+                    let size = x.shape[d];
+                    if size < 2 {
+                        return;
+                    }
+                    let k = 1 + self.rng.below(size as u64 - 1) as i64;
+                    let (mut s1, mut s2) = (x.shape.clone(), x.shape.clone());
+                    s1[d] = k;
+                    s2[d] = size - k;
+                    let a = self.emit("slice", &[&x], &format!("dim = {d} : i64, start = 0 : i64, end = {k} : i64, step = 1 : i64"), s1);
+                    let b = self.emit("slice", &[&x], &format!("dim = {d} : i64, start = {k} : i64, end = {size} : i64, step = 1 : i64"), s2);
+                    let na = self.emit("neg", &[&a], "", a.shape.clone());
+                    self.emit("cat", &[&na, &b], &format!("dim = {d} : i64"), x.shape.clone())
+                }
+            }
+            15 if x.shape.iter().any(|&d| d == 1) || x.shape.len() < self.base.len() => {
+                self.emit("expand", &[&x], "", self.base.clone())
+            }
+            _ => return,
+        };
+        self.vals.push(out);
+    }
+}
+
+/// One generated graph (MLIR text) for `seed`.
+pub fn generate(seed: u64) -> String {
+    let mut rng = Rng::new(seed);
+    let rank = 1 + rng.below(3) as usize;
+    let base: Vec<i64> = (0..rank).map(|_| 1 + rng.below(6) as i64).collect();
+    let mut g = Gen {
+        rng,
+        base: base.clone(),
+        args: Vec::new(),
+        body: String::new(),
+        vals: Vec::new(),
+        next: 0,
+    };
+    let inputs = 1 + g.rng.below(3);
+    for i in 0..inputs {
+        // The base shape, or a broadcastable variant (a dim set to 1, or a suffix).
+        let mut shape = base.clone();
+        if i > 0 && g.rng.below(2) == 0 && !shape.is_empty() {
+            let d = g.rng.below(shape.len() as u64) as usize;
+            if g.rng.below(2) == 0 {
+                shape[d] = 1;
+            } else {
+                shape = shape[d..].to_vec();
+            }
+        }
+        let v = g.input(shape, "f32");
+        g.vals.push(v);
+    }
+    let steps = 3 + g.rng.below(10);
+    for _ in 0..steps {
+        g.step();
+    }
+    // One to three outputs: the last value and up to two others.
+    let mut outs = vec![g.vals[g.vals.len() - 1].clone()];
+    for _ in 0..g.rng.below(3) {
+        let v = g.pick();
+        if !outs.iter().any(|o| o.name == v.name) {
+            outs.push(v);
+        }
+    }
+    finish(&g.args, &g.body, &outs)
+}
+
+fn finish(args: &[(String, String)], body: &str, outs: &[Val]) -> String {
+    let params: Vec<String> = args.iter().map(|(n, t)| format!("{n}: {t}")).collect();
+    let types: Vec<String> = outs.iter().map(|v| ty(&v.shape, "f32")).collect();
+    let names: Vec<&str> = outs.iter().map(|v| v.name.as_str()).collect();
+    format!(
+        "func.func @fuzz({}) -> ({}) {{\n{body}  return {} : {}\n}}\n",
+        params.join(", "),
+        types.join(", "),
+        names.join(", "),
+        types.join(", ")
+    )
+}
+
+/// The failures of one graph (empty when every strategy passes).
+pub fn failures(text: &str, seed: u64) -> Vec<String> {
+    let options = RunOptions {
+        seed,
+        ..RunOptions::default()
+    };
+    match check(text, "fuzz.mlir", &options) {
+        Err(message) => vec![message],
+        Ok(results) => results
+            .iter()
+            .flat_map(|f| f.strategies.iter())
+            .filter(|s| !s.pass())
+            .map(|s| match &s.outputs {
+                Err(m) => format!("{}: {m}", s.strategy),
+                Ok(outs) => format!(
+                    "{}: {}",
+                    s.strategy,
+                    outs.iter()
+                        .enumerate()
+                        .filter(|(_, c)| !c.pass)
+                        .map(|(i, c)| format!("output #{i} max abs {:.3e}", c.max_abs))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            })
+            .collect(),
+    }
+}
+
+/// The shortest prefix of the failing graph `text` that still fails, returning the
+/// value its last line defines.
+pub fn minimize(text: &str, seed: u64) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let header = lines[0];
+    let body: Vec<&str> = lines[1..lines.len() - 2].to_vec();
+    let arg_types: Vec<(String, String)> = header
+        .trim_start_matches("func.func @fuzz(")
+        .split(") -> (")
+        .next()
+        .unwrap_or_default()
+        .split(", %")
+        .filter_map(|a| a.trim_start_matches('%').split_once(": ").map(|(n, t)| (format!("%{n}"), t.to_string())))
+        .collect();
+    for end in 1..=body.len() {
+        let last = body[end - 1];
+        let Some((name, rest)) = last.trim().split_once(" = ") else { continue };
+        let Some(result_ty) = rest.rsplit(" -> ").next().filter(|_| rest.contains("aten.")) else { continue };
+        let candidate = format!(
+            "func.func @fuzz({}) -> ({result_ty}) {{\n{}\n  return {name} : {result_ty}\n}}\n",
+            arg_types.iter().map(|(n, t)| format!("{n}: {t}")).collect::<Vec<_>>().join(", "),
+            body[..end].join("\n")
+        );
+        if !failures(&candidate, seed).is_empty() {
+            return candidate;
+        }
+    }
+    text.to_string()
+}
+
+const HELP: &str = "OVERVIEW: differential fuzzing of the fusion pipelines
+
+USAGE: fuse-fuzz [--count N] [--seed S] [--out DIR]
+
+Generates N seeded random aten graphs (graph i uses seed S + i), runs each through every
+strategy (unfused, inductor, tvm, tvm-folded) and compares with the aten reference
+interpreter. Failing graphs are minimized and written to DIR (default: fuzz-failures).
+Exit status 1 if any graph failed.
+";
+
+/// Runs `fuse-fuzz`; returns the exit code.
+pub fn run(args: &[String]) -> i32 {
+    let (mut count, mut seed, mut out) = (100u64, 1u64, "fuzz-failures".to_string());
+    let mut i = 0;
+    while i < args.len() {
+        let (flag, value) = (args[i].as_str(), args.get(i + 1));
+        i += 2;
+        match (flag, value) {
+            ("-h" | "--help", _) => {
+                print!("{HELP}");
+                return 0;
+            }
+            ("--count", Some(v)) if v.parse::<u64>().is_ok() => count = v.parse().unwrap_or(count),
+            ("--seed", Some(v)) if v.parse::<u64>().is_ok() => seed = v.parse().unwrap_or(seed),
+            ("--out", Some(v)) => out = v.clone(),
+            _ => {
+                eprintln!("fuse-fuzz: error: bad option '{flag}' (see --help)");
+                return 1;
+            }
+        }
+    }
+    let mut failed = 0;
+    let start = std::time::Instant::now();
+    for k in 0..count {
+        let s = seed + k;
+        let text = generate(s);
+        let problems = failures(&text, s);
+        if problems.is_empty() {
+            continue;
+        }
+        failed += 1;
+        let small = minimize(&text, s);
+        let _ = std::fs::create_dir_all(&out);
+        let path = format!("{out}/fuzz-{s}.mlir");
+        let reproducer = format!("// fuse-fuzz seed {s}: {}\n// Reproduce: fuse-run --seed {s} {path}\n{small}", problems.join("; "));
+        let _ = std::fs::write(&path, reproducer);
+        eprintln!("seed {s}: FAIL ({}) -> {path}", problems.join("; "));
+    }
+    println!(
+        "fuse-fuzz: {count} graphs (seeds {seed}..{}), {failed} failed, {:.1} s",
+        seed + count - 1,
+        start.elapsed().as_secs_f64()
+    );
+    i32::from(failed > 0)
+}

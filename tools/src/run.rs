@@ -1,0 +1,314 @@
+//! `fuse-run FILE.mlir [--strategy S] [--seed N] [--function F] [--max-elements N]`:
+//! checks by execution that every pipeline computes what the input computes. It
+//! generates seeded inputs, runs the reference interpreter of the `aten` dialect on the
+//! input as written (the oracle), runs each strategy's pipeline and then the `loop`
+//! interpreter on the result, and compares every output with a dtype-aware tolerance:
+//! max abs / max rel error and PASS/FAIL per output. Exit 1 on any FAIL or error.
+//!
+//! Strategies: `unfused` (decompose + lower, one node per primitive op), `inductor`
+//! (+ inline-pointwise + inductor-fuse), `tvm` (views materialized + tvm-fuse-ops),
+//! `tvm-folded` (views folded + tvm-fuse-ops); `all` runs the four.
+
+use crate::opt::{build_pass_manager, parse_pipeline};
+use fuselab_dialects::{source::parse_module, DiagnosticSink, FuseContext};
+use fuselab_exec::{
+    aten::run_aten,
+    inputs::{compare, generate_inputs, Comparison},
+    loops::run_loop,
+    Tensor,
+};
+use fuselab_passes::{ir, DriverSettings};
+use std::{fmt::Write as _, io::Write, rc::Rc};
+
+/// The strategies and their pipelines.
+pub const STRATEGIES: &[(&str, &str)] = &[
+    ("unfused", "aten-decompose,lower-aten-to-loop"),
+    ("inductor", "aten-decompose,lower-aten-to-loop,inline-pointwise,inductor-fuse"),
+    ("tvm", "aten-decompose,lower-aten-to-loop{materialize-views=true},tvm-fuse-ops"),
+    ("tvm-folded", "aten-decompose,lower-aten-to-loop,tvm-fuse-ops"),
+];
+
+/// The result of one strategy on one function.
+#[derive(Clone, Debug)]
+pub struct StrategyResult {
+    /// Strategy name.
+    pub strategy: String,
+    /// Per output, or the error that stopped the strategy.
+    pub outputs: Result<Vec<Comparison>, String>,
+}
+
+impl StrategyResult {
+    /// Whether every output passed.
+    pub fn pass(&self) -> bool {
+        self.outputs.as_ref().is_ok_and(|o| o.iter().all(|c| c.pass))
+    }
+}
+
+/// The results of one function.
+#[derive(Clone, Debug)]
+pub struct FunctionResult {
+    /// Function name.
+    pub function: String,
+    /// Output types, for printing.
+    pub output_types: Vec<String>,
+    /// One entry per strategy.
+    pub strategies: Vec<StrategyResult>,
+}
+
+/// Options of a check.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Strategy names to run.
+    pub strategies: Vec<String>,
+    /// Input seed.
+    pub seed: u64,
+    /// Only this function.
+    pub function: Option<String>,
+    /// Refuse functions with more tensor elements than this (the interpreters are slow).
+    pub max_elements: u64,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        Self {
+            strategies: STRATEGIES.iter().map(|(s, _)| s.to_string()).collect(),
+            seed: 0,
+            function: None,
+            max_elements: 1 << 24,
+        }
+    }
+}
+
+fn diagnostics_text(sink: &DiagnosticSink) -> String {
+    sink.take().iter().map(|d| d.to_string()).collect::<Vec<_>>().join("\n")
+}
+
+fn functions(module: &melior::ir::Module) -> Vec<(String, mlir_sys::MlirOperation)> {
+    ir::collect_ops(module.as_operation().to_raw(), |n| n == "func.func")
+        .into_iter()
+        .map(|f| {
+            let name = ir::attr(f, "sym_name").and_then(fuselab_dialects::attrs::string_raw).unwrap_or_default();
+            (name, f)
+        })
+        .collect()
+}
+
+/// Runs `pipeline` on a fresh parse of `text`, then the loop interpreter on `function`.
+fn run_strategy(text: &str, buffer: &str, pipeline: &str, function: &str, inputs: &[Tensor]) -> Result<Vec<Tensor>, String> {
+    let fuse = FuseContext::new().map_err(|e| e.to_string())?;
+    let sink = DiagnosticSink::new();
+    sink.capture(fuse.context());
+    let steps = parse_pipeline(&format!("builtin.module({pipeline})"))?;
+    let manager = build_pass_manager(fuse.context(), &steps, &sink, &Rc::new(DriverSettings::default()))?;
+    let mut module = parse_module(fuse.context(), text, buffer, &sink).ok_or_else(|| diagnostics_text(&sink))?;
+    if manager.run(&mut module).is_err() {
+        return Err(diagnostics_text(&sink));
+    }
+    let func = functions(&module)
+        .into_iter()
+        .find(|(n, _)| n == function)
+        .ok_or_else(|| format!("function @{function} disappeared"))?
+        .1;
+    run_loop(func, inputs).map_err(|e| e.to_string())
+}
+
+/// Checks every function of `text` (aten IR) under `options`.
+pub fn check(text: &str, buffer: &str, options: &RunOptions) -> Result<Vec<FunctionResult>, String> {
+    let fuse = FuseContext::new().map_err(|e| e.to_string())?;
+    let sink = DiagnosticSink::new();
+    sink.capture(fuse.context());
+    let module = parse_module(fuse.context(), text, buffer, &sink).ok_or_else(|| diagnostics_text(&sink))?;
+    if !fuselab_dialects::verify_fuselab(module.as_operation(), &sink) {
+        return Err(diagnostics_text(&sink));
+    }
+    let mut all = functions(&module);
+    if let Some(wanted) = &options.function {
+        all.retain(|(n, _)| n == wanted);
+        if all.is_empty() {
+            return Err(format!("{buffer}: no function @{wanted}"));
+        }
+    }
+    if all.is_empty() {
+        return Err(format!("{buffer}: no function to run"));
+    }
+    for (name, _) in &options.strategies.iter().map(|s| (s.clone(), ())).collect::<Vec<_>>() {
+        if !STRATEGIES.iter().any(|(s, _)| s == name) {
+            return Err(format!(
+                "unknown strategy '{name}' (expected {} or all)",
+                STRATEGIES.iter().map(|(s, _)| *s).collect::<Vec<_>>().join(", ")
+            ));
+        }
+    }
+    let mut results = Vec::new();
+    for (name, func) in all {
+        let elements: u64 = ir::collect_ops(func, |_| true)
+            .into_iter()
+            .flat_map(|op| (0..ir::result_count(op)).map(move |i| ir::result(op, i)))
+            .filter_map(ir::tensor_type)
+            .map(|t| t.numel() as u64)
+            .sum();
+        if elements > options.max_elements {
+            return Err(format!(
+                "{buffer}: @{name} holds {elements} tensor elements, more than the interpreters run \
+                 (--max-elements {}); run it on smaller shapes",
+                options.max_elements
+            ));
+        }
+        let inputs = generate_inputs(func, options.seed).map_err(|m| format!("{buffer}: @{name}: {m}"))?;
+        let reference = run_aten(func, &inputs).map_err(|e| e.to_string())?;
+        let mut strategies = Vec::new();
+        for strategy in &options.strategies {
+            let pipeline = STRATEGIES.iter().find(|(s, _)| s == strategy).map(|(_, p)| *p).unwrap_or_default();
+            let outputs = run_strategy(text, buffer, pipeline, &name, &inputs).and_then(|got| {
+                if got.len() != reference.len() {
+                    return Err(format!("{} outputs, the reference has {}", got.len(), reference.len()));
+                }
+                Ok(got.iter().zip(&reference).map(|(g, w)| compare(g, w)).collect())
+            });
+            strategies.push(StrategyResult {
+                strategy: strategy.clone(),
+                outputs,
+            });
+        }
+        results.push(FunctionResult {
+            function: name,
+            output_types: reference
+                .iter()
+                .map(|t| {
+                    let dims: Vec<String> = t.shape.iter().map(i64::to_string).collect();
+                    format!("tensor<{}{}{}>", dims.join("x"), if dims.is_empty() { "" } else { "x" }, t.dtype)
+                })
+                .collect(),
+            strategies,
+        });
+    }
+    Ok(results)
+}
+
+/// The report of `results`, and whether all passed.
+pub fn report(results: &[FunctionResult], seed: u64) -> (String, bool) {
+    let mut out = String::new();
+    let mut ok = true;
+    for f in results {
+        let _ = writeln!(out, "@{} (seed {seed}; reference: aten interpreter)", f.function);
+        for s in &f.strategies {
+            match &s.outputs {
+                Ok(outputs) => {
+                    for (i, c) in outputs.iter().enumerate() {
+                        ok &= c.pass;
+                        let _ = writeln!(
+                            out,
+                            "  {:<11} output #{i} {}: max abs {:.3e}, max rel {:.3e}, {} mismatches  {}",
+                            s.strategy,
+                            f.output_types.get(i).map_or("?", String::as_str),
+                            c.max_abs,
+                            c.max_rel,
+                            c.mismatches,
+                            if c.pass { "PASS" } else { "FAIL" }
+                        );
+                    }
+                }
+                Err(message) => {
+                    ok = false;
+                    let _ = writeln!(out, "  {:<11} ERROR: {message}", s.strategy);
+                }
+            }
+        }
+    }
+    (out, ok)
+}
+
+const HELP: &str = "OVERVIEW: check by execution that fusion pipelines compute what the input computes
+
+USAGE: fuse-run [options] FILE.mlir
+
+Generates seeded inputs, runs the aten reference interpreter on the input (the oracle),
+runs each strategy's pipeline and the loop interpreter on its result, and compares every
+output (f32: |got - want| <= 1e-4 + 1e-3 |want|; f16, bf16 looser; ints and bools exact).
+Exit status 0 when every output of every strategy passes, 1 otherwise.
+
+OPTIONS:
+  --strategy <s>       unfused | inductor | tvm | tvm-folded | all (default: all);
+                       may be given several times
+  --seed <n>           Input seed (default: 0)
+  --function <name>    Only this function
+  --max-elements <n>   Refuse functions holding more tensor elements (default: 16777216)
+  --help, -h           Show this help
+";
+
+/// Runs `fuse-run` with `args` (without the program name); returns the exit code.
+pub fn run(args: &[String]) -> i32 {
+    let fail = |message: String| {
+        let _ = writeln!(std::io::stderr(), "fuse-run: error: {message}");
+        1
+    };
+    let mut options = RunOptions::default();
+    let mut strategies: Vec<String> = Vec::new();
+    let mut input = None;
+    let mut i = 0;
+    while i < args.len() {
+        let arg = args[i].as_str();
+        i += 1;
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+            _ => (arg, None),
+        };
+        let value = |i: &mut usize| -> Option<String> {
+            inline.clone().or_else(|| {
+                *i += 1;
+                args.get(*i - 1).cloned()
+            })
+        };
+        match flag {
+            "-h" | "--help" => {
+                print!("{HELP}");
+                return 0;
+            }
+            "--strategy" => match value(&mut i) {
+                Some(s) if s == "all" => strategies.extend(STRATEGIES.iter().map(|(s, _)| s.to_string())),
+                Some(s) => strategies.push(s),
+                None => return fail("--strategy needs a value".into()),
+            },
+            "--seed" => match value(&mut i).and_then(|s| s.parse().ok()) {
+                Some(n) => options.seed = n,
+                None => return fail("--seed expects a non-negative integer".into()),
+            },
+            "--function" => match value(&mut i) {
+                Some(f) => options.function = Some(f),
+                None => return fail("--function needs a name".into()),
+            },
+            "--max-elements" => match value(&mut i).and_then(|s| s.parse().ok()) {
+                Some(n) => options.max_elements = n,
+                None => return fail("--max-elements expects a non-negative integer".into()),
+            },
+            _ if flag.starts_with('-') && flag != "-" => return fail(format!("unknown option '{arg}' (see --help)")),
+            _ => {
+                if input.is_some() {
+                    return fail(format!("more than one input file ('{arg}')"));
+                }
+                input = Some(arg.to_string());
+            }
+        }
+    }
+    if !strategies.is_empty() {
+        options.strategies = strategies;
+    }
+    let Some(input) = input else {
+        return fail("no input file (see --help)".into());
+    };
+    let text = match std::fs::read_to_string(&input) {
+        Ok(t) => t,
+        Err(e) => return fail(format!("cannot read '{input}': {e}")),
+    };
+    match check(&text, &input, &options) {
+        Ok(results) => {
+            let (out, ok) = report(&results, options.seed);
+            print!("{out}");
+            i32::from(!ok)
+        }
+        Err(message) => {
+            let _ = writeln!(std::io::stderr(), "{message}");
+            1
+        }
+    }
+}
