@@ -145,17 +145,68 @@ def error_fixtures(out_dir):
         z.writestr("archive/data/weights/model_weights_config.json", "{}")
 
 
+def small_inputs():
+    """The workloads at small shapes (the interpreters run these), seeded."""
+    import workloads
+
+    g = torch.Generator().manual_seed(7)
+
+    def r(*shape):
+        return torch.randn(*shape, generator=g)
+
+    # transformer_block reads the module globals H and HD: 12 heads of 2 for D = 24.
+    workloads.H, workloads.HD = 12, 2
+    D = 24
+    return {
+        "seed_10op": (r(8, 16), r(16), r(16), r(16)),
+        "layernorm": (r(8, 16), r(16), r(16)),
+        "softmax": (r(8, 16),),
+        "rmsnorm": (r(8, 16), r(16)),
+        "gelu_mlp": (r(8, 16), r(16, 32) * 0.25, r(32), r(32, 16) * 0.25, r(16)),
+        "attention": (r(2, 2, 8, 4), r(2, 2, 8, 4), r(2, 2, 8, 4)),
+        "transformer_block": (
+            r(2, 4, D), 1 + 0.1 * r(D), 0.1 * r(D), 0.2 * r(3 * D, D), 0.1 * r(3 * D), 0.2 * r(D, D), 0.1 * r(D),
+            1 + 0.1 * r(D), 0.1 * r(D), 0.2 * r(4 * D, D), 0.1 * r(4 * D), 0.1 * r(D, 4 * D), 0.1 * r(D),
+        ),
+        "pointwise_chain_100": (r(8, 16),),
+        "diamond_wide": (r(8, 16),),
+        "two_reductions": (r(8, 16),),
+        "resnet_block": (r(2, 4, 6, 6), 0.3 * r(4, 4, 3, 3), 1 + 0.1 * r(4), 0.1 * r(4), 0.3 * r(4, 4, 3, 3), 1 + 0.1 * r(4), 0.1 * r(4)),
+        "log_softmax_nll": (r(8, 10), torch.randint(0, 10, (8,), generator=g)),
+    }
+
+
+def tensor_json(t):
+    names = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16", torch.int64: "int64", torch.bool: "bool"}
+    return {"shape": list(t.shape), "dtype": names[t.dtype], "data": t.flatten().tolist()}
+
+
+def small_fixtures(out_dir):
+    """`<workload>_small.pt2` plus `<workload>_small.json`: torch's own outputs for the
+    seeded inputs, the external oracle of `fuse-run --expect` (test/Execution/)."""
+    for name, inputs in small_inputs().items():
+        fn = WORKLOADS[name][0]
+        export(f"{name}_small", Wrap(fn), inputs, out_dir)
+        outputs = fn(*inputs)
+        outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+        with open(os.path.join(out_dir, f"{name}_small.json"), "w") as f:
+            json.dump({"inputs": [tensor_json(t) for t in inputs], "outputs": [tensor_json(t) for t in outputs]}, f)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(REPO, "test", "Import", "Inputs"))
+    ap.add_argument("--small-out", default=os.path.join(REPO, "test", "Execution", "Inputs"))
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
+    os.makedirs(args.small_out, exist_ok=True)
     with torch.no_grad():
         for name, (fn, make_inputs) in WORKLOADS.items():
             export(name, Wrap(fn), make_inputs(), args.out)
         for name, (module, inputs) in small_modules().items():
             export(name, module, inputs, args.out)
         error_fixtures(args.out)
+        small_fixtures(args.small_out)
 
 
 if __name__ == "__main__":

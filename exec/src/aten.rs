@@ -169,7 +169,9 @@ impl ConvParams {
     pub(crate) fn of(op: MlirOperation, spatial: usize) -> Self {
         let list = |name: &str, default: i64| {
             ir::attr(op, name)
-                .and_then(|a| fuselab_dialects::attrs::i64_array(unsafe { melior::ir::Attribute::from_raw(a) }))
+                .and_then(|a| {
+                    fuselab_dialects::attrs::i64_array(unsafe { melior::ir::Attribute::from_raw(a) })
+                })
                 .unwrap_or_else(|| vec![default; spatial])
         };
         Self {
@@ -184,7 +186,13 @@ impl ConvParams {
 }
 
 /// N-d convolution `[N, C, *spatial] * [O, C/groups, *kernel] (+ bias[O])`.
-pub(crate) fn convolution(p: &ConvParams, x: &Tensor, w: &Tensor, bias: Option<&Tensor>, out: &TensorType) -> Tensor {
+pub(crate) fn convolution(
+    p: &ConvParams,
+    x: &Tensor,
+    w: &Tensor,
+    bias: Option<&Tensor>,
+    out: &TensorType,
+) -> Tensor {
     let spatial = x.rank() - 2;
     let (stride, padding, dilation, groups) = (&p.stride, &p.padding, &p.dilation, p.groups);
     let cin_g = w.shape[1];
@@ -225,7 +233,11 @@ pub fn eval_op(op: &AtenOp, args: &[&Tensor], out: &TensorType) -> Result<Tensor
     let x = args[0];
     let kind = op.kind();
     let dims_of = |t: &Tensor| -> Vec<usize> {
-        op.dims().unwrap_or_default().iter().map(|&d| wrap(d, t.rank())).collect()
+        op.dims()
+            .unwrap_or_default()
+            .iter()
+            .map(|&d| wrap(d, t.rank()))
+            .collect()
     };
     Ok(match kind {
         Neg => map(args, out, |v| -v[0]),
@@ -264,9 +276,15 @@ pub fn eval_op(op: &AtenOp, args: &[&Tensor], out: &TensorType) -> Result<Tensor
         Ge => map(args, out, |v| f64::from(u8::from(v[0] >= v[1]))),
         Sum => reduce(x, &dims_of(x), out, |g| g.iter().sum()),
         Mean => reduce(x, &dims_of(x), out, |g| g.iter().sum::<f64>() / g.len() as f64),
-        Amax => reduce(x, &dims_of(x), out, |g| g.iter().copied().fold(f64::NEG_INFINITY, nan_max)),
-        Amin => reduce(x, &dims_of(x), out, |g| g.iter().copied().fold(f64::INFINITY, nan_min)),
-        Any => reduce(x, &dims_of(x), out, |g| f64::from(u8::from(g.iter().any(|&v| v != 0.0)))),
+        Amax => reduce(x, &dims_of(x), out, |g| {
+            g.iter().copied().fold(f64::NEG_INFINITY, nan_max)
+        }),
+        Amin => reduce(x, &dims_of(x), out, |g| {
+            g.iter().copied().fold(f64::INFINITY, nan_min)
+        }),
+        Any => reduce(x, &dims_of(x), out, |g| {
+            f64::from(u8::from(g.iter().any(|&v| v != 0.0)))
+        }),
         Var => {
             let correction = op.int(attr::CORRECTION).unwrap_or(1) as f64;
             reduce(x, &dims_of(x), out, |g| {
@@ -282,12 +300,20 @@ pub fn eval_op(op: &AtenOp, args: &[&Tensor], out: &TensorType) -> Result<Tensor
                 let m = line.iter().copied().fold(f64::NEG_INFINITY, nan_max);
                 let sum: f64 = line.iter().map(|v| (v - m).exp()).sum();
                 line.iter()
-                    .map(|v| if log { v - m - sum.ln() } else { (v - m).exp() / sum })
+                    .map(|v| {
+                        if log {
+                            v - m - sum.ln()
+                        } else {
+                            (v - m).exp() / sum
+                        }
+                    })
                     .collect()
             })
         }
         LayerNorm | RmsNorm => {
-            let normalized = op.ints(attr::NORMALIZED_SHAPE).ok_or("missing normalized_shape")?;
+            let normalized = op
+                .ints(attr::NORMALIZED_SHAPE)
+                .ok_or("missing normalized_shape")?;
             let eps = op.float(attr::EPS).ok_or("missing eps")?;
             let inner = numel(&normalized);
             let (w, b) = (args[1], args.get(2).copied());
@@ -296,7 +322,10 @@ pub fn eval_op(op: &AtenOp, args: &[&Tensor], out: &TensorType) -> Result<Tensor
                 let n = chunk.len() as f64;
                 let (mean, var) = if kind == LayerNorm {
                     let mean = chunk.iter().sum::<f64>() / n;
-                    (mean, chunk.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n)
+                    (
+                        mean,
+                        chunk.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n,
+                    )
                 } else {
                     (0.0, chunk.iter().map(|v| v * v).sum::<f64>() / n)
                 };
@@ -317,14 +346,34 @@ pub fn eval_op(op: &AtenOp, args: &[&Tensor], out: &TensorType) -> Result<Tensor
             // x [..., in] @ W[out, in]^T + b
             let w = args[1];
             let (o, i) = (w.shape[0], w.shape[1]);
-            let wt = gather_index(w, &TensorType { shape: vec![i, o], dtype: w.dtype }, |idx, src| {
-                src[0] = idx[1];
-                src[1] = idx[0];
-            });
+            let wt = gather_index(
+                w,
+                &TensorType {
+                    shape: vec![i, o],
+                    dtype: w.dtype,
+                },
+                |idx, src| {
+                    src[0] = idx[1];
+                    src[1] = idx[0];
+                },
+            );
             let rows = (x.numel() as i64) / i;
-            let x2 = Tensor { shape: vec![rows, i], ..x.clone() };
-            let prod = matmul(&x2, &wt, &TensorType { shape: vec![rows, o], dtype: out.dtype });
-            let prod = Tensor { shape: out.shape.clone(), ..prod };
+            let x2 = Tensor {
+                shape: vec![rows, i],
+                ..x.clone()
+            };
+            let prod = matmul(
+                &x2,
+                &wt,
+                &TensorType {
+                    shape: vec![rows, o],
+                    dtype: out.dtype,
+                },
+            );
+            let prod = Tensor {
+                shape: out.shape.clone(),
+                ..prod
+            };
             match args.get(2) {
                 Some(b) => map(&[&prod, b], out, |v| v[0] + v[1]),
                 None => prod,
@@ -334,9 +383,17 @@ pub fn eval_op(op: &AtenOp, args: &[&Tensor], out: &TensorType) -> Result<Tensor
             let params = ConvParams::of(op.operation().to_raw(), x.rank() - 2);
             convolution(&params, x, args[1], args.get(2).copied(), out)
         }
-        View | Reshape | Unsqueeze | Squeeze => Tensor { shape: out.shape.clone(), ..x.clone() },
+        View | Reshape | Unsqueeze | Squeeze => Tensor {
+            shape: out.shape.clone(),
+            ..x.clone()
+        },
         Permute => {
-            let dims: Vec<usize> = op.dims().ok_or("missing dims")?.iter().map(|&d| wrap(d, x.rank())).collect();
+            let dims: Vec<usize> = op
+                .dims()
+                .ok_or("missing dims")?
+                .iter()
+                .map(|&d| wrap(d, x.rank()))
+                .collect();
             gather_index(x, out, |idx, src| {
                 for (i, &d) in dims.iter().enumerate() {
                     src[d] = idx[i];
@@ -405,7 +462,10 @@ pub fn eval_op(op: &AtenOp, args: &[&Tensor], out: &TensorType) -> Result<Tensor
                 }
             });
             if let Some(i) = bad {
-                return Err(format!("gather index {i} is out of range for dimension {dim} of size {}", x.shape[dim]));
+                return Err(format!(
+                    "gather index {i} is out of range for dimension {dim} of size {}",
+                    x.shape[dim]
+                ));
             }
             t
         }
@@ -419,7 +479,11 @@ pub fn run_aten(func: MlirOperation, inputs: &[Tensor]) -> Result<Vec<Tensor>, E
     let mut values: HashMap<usize, Tensor> = HashMap::new();
     let args = ir::block_arguments(block);
     if args.len() != inputs.len() {
-        return Err(ExecError::msg(format!("the function takes {} arguments, {} given", args.len(), inputs.len())));
+        return Err(ExecError::msg(format!(
+            "the function takes {} arguments, {} given",
+            args.len(),
+            inputs.len()
+        )));
     }
     for (a, t) in args.iter().zip(inputs) {
         values.insert(a.ptr as usize, t.clone());
@@ -430,7 +494,12 @@ pub fn run_aten(func: MlirOperation, inputs: &[Tensor]) -> Result<Vec<Tensor>, E
         if name == "func.return" {
             return ir::operands(op)
                 .iter()
-                .map(|v| values.get(&(v.ptr as usize)).cloned().ok_or_else(|| at("returns an unknown value".into())))
+                .map(|v| {
+                    values
+                        .get(&(v.ptr as usize))
+                        .cloned()
+                        .ok_or_else(|| at("returns an unknown value".into()))
+                })
                 .collect();
         }
         if name == "arith.constant" {
@@ -444,10 +513,15 @@ pub fn run_aten(func: MlirOperation, inputs: &[Tensor]) -> Result<Vec<Tensor>, E
         };
         let operands: Vec<&Tensor> = ir::operands(op)
             .iter()
-            .map(|v| values.get(&(v.ptr as usize)).ok_or_else(|| at("operand has no value".into())))
+            .map(|v| {
+                values
+                    .get(&(v.ptr as usize))
+                    .ok_or_else(|| at("operand has no value".into()))
+            })
             .collect::<Result<_, _>>()?;
         let out = aten.result_type().map_err(|e| at(e.to_string()))?;
-        let result = eval_op(&aten, &operands, &out).map_err(|m| at(format!("'{}' op: {m}", aten.kind().op_name())))?;
+        let result = eval_op(&aten, &operands, &out)
+            .map_err(|m| at(format!("'{}' op: {m}", aten.kind().op_name())))?;
         values.insert(ir::result(op, 0).ptr as usize, result);
     }
     Err(ExecError::msg("function without func.return"))

@@ -41,7 +41,11 @@ unsafe fn splat_value(attr: mlir_sys::MlirAttribute, ty: &TensorType) -> Result<
             Ok(mlir_sys::mlirFloatAttrGetValueDouble(v))
         } else if mlir_sys::mlirAttributeIsAInteger(v) {
             let i = mlir_sys::mlirIntegerAttrGetValueInt(v);
-            Ok(if ty.dtype == DType::I1 { f64::from(u8::from(i != 0)) } else { i as f64 })
+            Ok(if ty.dtype == DType::I1 {
+                f64::from(u8::from(i != 0))
+            } else {
+                i as f64
+            })
         } else if mlir_sys::mlirAttributeIsABool(v) {
             Ok(f64::from(u8::from(mlir_sys::mlirBoolAttrGetValue(v))))
         } else {

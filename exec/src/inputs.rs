@@ -61,7 +61,9 @@ fn int_bound(arg: MlirValue) -> i64 {
         }
         seen.push(v.ptr as usize);
         for user in ir::users(v) {
-            let Some(op) = AtenOp::new(unsafe { ir::op_ref(user) }) else { continue };
+            let Some(op) = AtenOp::new(unsafe { ir::op_ref(user) }) else {
+                continue;
+            };
             if op.kind() == AtenOpKind::Gather && ir::operand(user, 1).ptr == v.ptr {
                 if let (Ok(types), Some(dim)) = (op.operand_types(), op.dim()) {
                     let rank = types[0].rank() as i64;
@@ -86,8 +88,8 @@ pub fn generate_inputs(func: MlirOperation, seed: u64) -> Result<Vec<Tensor>, St
     let mut rng = Rng::new(seed);
     let mut inputs = Vec::new();
     for (i, arg) in ir::block_arguments(block).into_iter().enumerate() {
-        let ty: TensorType =
-            ir::tensor_type(arg).ok_or_else(|| format!("argument #{i} is not a tensor of a supported dtype"))?;
+        let ty: TensorType = ir::tensor_type(arg)
+            .ok_or_else(|| format!("argument #{i} is not a tensor of a supported dtype"))?;
         let n = ty.numel() as usize;
         let data: Vec<f64> = match ty.dtype {
             DType::I1 => (0..n).map(|_| rng.below(2) as f64).collect(),

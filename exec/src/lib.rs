@@ -54,3 +54,89 @@ impl ExecError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fuselab_dialects::{source::parse_module, types::DType, DiagnosticSink, FuseContext};
+    use melior::ir::operation::OperationLike;
+
+    fn run(text: &str, inputs: &[Tensor], loop_ir: bool) -> Vec<Tensor> {
+        let fuse = FuseContext::new().expect("context");
+        let sink = DiagnosticSink::new();
+        sink.capture(fuse.context());
+        let module = parse_module(fuse.context(), text, "test.mlir", &sink).expect("parses");
+        let func = ir::collect_ops(module.as_operation().to_raw(), |n| n == "func.func")[0];
+        if loop_ir {
+            loops::run_loop(func, inputs).expect("runs")
+        } else {
+            aten::run_aten(func, inputs).expect("runs")
+        }
+    }
+
+    fn t(shape: &[i64], data: &[f64]) -> Tensor {
+        Tensor::new(shape.to_vec(), DType::F32, data.to_vec())
+    }
+
+    #[test]
+    fn reference_ops_compute_atens_definitions() {
+        // softmax([0, ln 3]) = [1/4, 3/4]; layer_norm([1, 3]) = [-1, 1]; [[1,2],[3,4]] @ [5,6]^T.
+        let text = r#"func.func @f(%x: tensor<1x2xf32>, %w: tensor<2xf32>, %b: tensor<2xf32>, %m: tensor<2x2xf32>, %v: tensor<2x1xf32>) -> (tensor<1x2xf32>, tensor<1x2xf32>, tensor<2x1xf32>) {
+  %s = "aten.softmax"(%x) {dim = -1 : i64} : (tensor<1x2xf32>) -> tensor<1x2xf32>
+  %l = "aten.layer_norm"(%x, %w, %b) {normalized_shape = array<i64: 2>, eps = 0.0 : f64} : (tensor<1x2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  %p = "aten.mm"(%m, %v) : (tensor<2x2xf32>, tensor<2x1xf32>) -> tensor<2x1xf32>
+  return %s, %l, %p : tensor<1x2xf32>, tensor<1x2xf32>, tensor<2x1xf32>
+}"#;
+        let out = run(
+            text,
+            &[
+                t(&[1, 2], &[0.0, 3f64.ln()]),
+                t(&[2], &[1.0, 1.0]),
+                t(&[2], &[0.0, 0.0]),
+                t(&[2, 2], &[1.0, 2.0, 3.0, 4.0]),
+                t(&[2, 1], &[5.0, 6.0]),
+            ],
+            false,
+        );
+        assert!((out[0].data[0] - 0.25).abs() < 1e-6 && (out[0].data[1] - 0.75).abs() < 1e-6);
+        // x = [0, ln 3]: mean ln3/2, deviation ±ln3/2, normalized to [-1, 1].
+        assert!((out[1].data[0] + 1.0).abs() < 1e-5 && (out[1].data[1] - 1.0).abs() < 1e-5);
+        assert_eq!(out[2].data, vec![17.0, 39.0]);
+    }
+
+    #[test]
+    fn loop_interpreter_runs_reductions_and_rounds_to_f32() {
+        // Row sums of [[1, 2], [3, 4]] and 0.1 + 0.2 computed in f32.
+        let text = r#"func.func @f(%x: tensor<2x2xf32>) -> (tensor<2x1xf32>, tensor<2xf32>) {
+  %0 = "loop.reduction"() ({
+  ^bb0(%i: index, %r: index):
+    %v = "loop.load"(%x) {index = affine_map<(d0, d1) -> (d0 * 2 + d1)>} : (tensor<2x2xf32>) -> f32
+    gpu.yield %v : f32
+  }) {name = "buf0", ranges = array<i64: 2>, reduction_ranges = array<i64: 2>, kind = "sum", origins = ["sum"]} : () -> tensor<2x1xf32>
+  %1 = "loop.pointwise"() ({
+  ^bb0(%i: index):
+    %a = arith.constant 0.1 : f32
+    %b = arith.constant 0.2 : f32
+    %c = arith.addf %a, %b : f32
+    gpu.yield %c : f32
+  }) {name = "buf1", ranges = array<i64: 2>, origins = ["add"]} : () -> tensor<2xf32>
+  return %0, %1 : tensor<2x1xf32>, tensor<2xf32>
+}"#;
+        let out = run(text, &[t(&[2, 2], &[1.0, 2.0, 3.0, 4.0])], true);
+        assert_eq!(out[0].data, vec![3.0, 7.0]);
+        assert_eq!(out[1].data[0], (0.1f32 + 0.2f32) as f64);
+    }
+
+    #[test]
+    fn comparison_flags_mismatches_and_nan_placement() {
+        let want = t(&[3], &[1.0, f64::NAN, 100.0]);
+        assert!(inputs::compare(&want, &want).pass);
+        let close = t(&[3], &[1.00001, f64::NAN, 100.05]);
+        assert!(inputs::compare(&close, &want).pass);
+        let off = t(&[3], &[1.01, f64::NAN, 100.0]);
+        assert_eq!(inputs::compare(&off, &want).mismatches, 1);
+        let nan_moved = t(&[3], &[f64::NAN, 2.0, 100.0]);
+        assert!(!inputs::compare(&nan_moved, &want).pass);
+        assert!(!inputs::compare(&t(&[1, 3], &[1.0, f64::NAN, 100.0]), &want).pass);
+    }
+}

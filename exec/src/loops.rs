@@ -59,12 +59,20 @@ impl Scalar {
 enum Instr {
     Const(f64),
     /// Load from operand buffer `buffer` of the node at `index` (with `syms` slots).
-    Load { buffer: usize, index: IndexExpr, syms: Vec<usize> },
+    Load {
+        buffer: usize,
+        index: IndexExpr,
+        syms: Vec<usize>,
+    },
     Unary(fn(f64) -> f64, usize),
     Binary(fn(f64, f64) -> f64, usize, usize),
     Select(usize, usize, usize),
     /// `affine.apply`: `expr` over dims = the first `dims` operand slots, syms the rest.
-    Affine { expr: IndexExpr, dims: Vec<usize>, syms: Vec<usize> },
+    Affine {
+        expr: IndexExpr,
+        dims: Vec<usize>,
+        syms: Vec<usize>,
+    },
 }
 
 /// A compiled body: instructions write slots `args..`; `result` is the yielded slot.
@@ -130,7 +138,8 @@ fn cmpi(p: i64, a: f64, b: f64) -> bool {
 }
 
 fn int_attr(op: MlirOperation, name: &str) -> Option<i64> {
-    ir::attr(op, name).and_then(|a| fuselab_dialects::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) }))
+    ir::attr(op, name)
+        .and_then(|a| fuselab_dialects::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) }))
 }
 
 fn float_value(op: MlirOperation) -> Option<f64> {
@@ -141,7 +150,11 @@ fn float_value(op: MlirOperation) -> Option<f64> {
         } else if mlir_sys::mlirAttributeIsAInteger(a) {
             let ty = mlir_sys::mlirAttributeGetType(a);
             let v = mlir_sys::mlirIntegerAttrGetValueInt(a);
-            Some(if ir::type_string(ty) == "i1" { bool_f(v != 0) } else { v as f64 })
+            Some(if ir::type_string(ty) == "i1" {
+                bool_f(v != 0)
+            } else {
+                v as f64
+            })
         } else if mlir_sys::mlirAttributeIsABool(a) {
             Some(bool_f(mlir_sys::mlirBoolAttrGetValue(a)))
         } else {
@@ -152,7 +165,8 @@ fn float_value(op: MlirOperation) -> Option<f64> {
 
 /// Compiles the body of a node (its first block).
 fn compile(node: MlirOperation) -> Result<Body, ExecError> {
-    let block = ir::first_block(ir::region(node, 0)).ok_or_else(|| ExecError::at(node, "node without a body"))?;
+    let block =
+        ir::first_block(ir::region(node, 0)).ok_or_else(|| ExecError::at(node, "node without a body"))?;
     let args = ir::block_arguments(block);
     let mut slot: HashMap<usize, usize> = HashMap::new();
     for (i, a) in args.iter().enumerate() {
@@ -190,8 +204,16 @@ fn compile(node: MlirOperation) -> Result<Body, ExecError> {
                 .and_then(from_affine_map_attr)
                 .ok_or_else(|| ExecError::at(op, "load without an affine index"))?;
             let syms = (1..operands.len()).map(get).collect::<Result<Vec<_>, _>>()?;
-            let ty = Scalar::of(ir::value_type(ir::result(op, 0))).ok_or_else(|| ExecError::at(op, "load of an unsupported type"))?;
-            body.code.push((Instr::Load { buffer: b, index, syms }, ty));
+            let ty = Scalar::of(ir::value_type(ir::result(op, 0)))
+                .ok_or_else(|| ExecError::at(op, "load of an unsupported type"))?;
+            body.code.push((
+                Instr::Load {
+                    buffer: b,
+                    index,
+                    syms,
+                },
+                ty,
+            ));
         } else {
             let ty = Scalar::of(ir::value_type(ir::result(op, 0)))
                 .ok_or_else(|| ExecError::at(op, format!("'{name}' has an unsupported result type")))?;
@@ -202,9 +224,15 @@ fn compile(node: MlirOperation) -> Result<Body, ExecError> {
                         .ok_or_else(|| ExecError::at(op, "affine.apply without a single-result map"))?;
                     let all = (0..operands.len()).map(get).collect::<Result<Vec<_>, _>>()?;
                     let (dims, syms) = all.split_at(num_dims.min(all.len()));
-                    Instr::Affine { expr, dims: dims.to_vec(), syms: syms.to_vec() }
+                    Instr::Affine {
+                        expr,
+                        dims: dims.to_vec(),
+                        syms: syms.to_vec(),
+                    }
                 }
-                "arith.constant" => Instr::Const(float_value(op).ok_or_else(|| ExecError::at(op, "unsupported constant"))?),
+                "arith.constant" => {
+                    Instr::Const(float_value(op).ok_or_else(|| ExecError::at(op, "unsupported constant"))?)
+                }
                 "arith.addf" | "arith.addi" => Instr::Binary(|a, b| a + b, get(0)?, get(1)?),
                 "arith.subf" | "arith.subi" => Instr::Binary(|a, b| a - b, get(0)?, get(1)?),
                 "arith.mulf" | "arith.muli" => Instr::Binary(|a, b| a * b, get(0)?, get(1)?),
@@ -216,7 +244,8 @@ fn compile(node: MlirOperation) -> Result<Body, ExecError> {
                 "arith.xori" => Instr::Binary(|a, b| bool_f((a != 0.0) != (b != 0.0)), get(0)?, get(1)?),
                 "arith.select" => Instr::Select(get(0)?, get(1)?, get(2)?),
                 "arith.cmpf" | "arith.cmpi" => {
-                    let p = int_attr(op, "predicate").ok_or_else(|| ExecError::at(op, "comparison without predicate"))?;
+                    let p = int_attr(op, "predicate")
+                        .ok_or_else(|| ExecError::at(op, "comparison without predicate"))?;
                     // The predicate is baked into a closure table by value.
                     let (a, b) = (get(0)?, get(1)?);
                     let f: fn(f64, f64) -> f64 = match (name.as_str(), p) {
@@ -233,13 +262,17 @@ fn compile(node: MlirOperation) -> Result<Body, ExecError> {
                         ("arith.cmpi", 3) => |a, b| bool_f(cmpi(3, a, b)),
                         ("arith.cmpi", 4) => |a, b| bool_f(cmpi(4, a, b)),
                         ("arith.cmpi", 5) => |a, b| bool_f(cmpi(5, a, b)),
-                        _ => return Err(ExecError::at(op, format!("'{name}' predicate {p} is not supported"))),
+                        _ => {
+                            return Err(ExecError::at(
+                                op,
+                                format!("'{name}' predicate {p} is not supported"),
+                            ))
+                        }
                     };
                     Instr::Binary(f, a, b)
                 }
-                "arith.extf" | "arith.truncf" | "arith.sitofp" | "arith.uitofp" | "arith.extui" | "arith.index_cast" => {
-                    Instr::Unary(|a| a, get(0)?)
-                }
+                "arith.extf" | "arith.truncf" | "arith.sitofp" | "arith.uitofp" | "arith.extui"
+                | "arith.index_cast" => Instr::Unary(|a| a, get(0)?),
                 "arith.fptosi" => Instr::Unary(f64::trunc, get(0)?),
                 "math.exp" => Instr::Unary(f64::exp, get(0)?),
                 "math.log" => Instr::Unary(f64::ln, get(0)?),
@@ -251,7 +284,12 @@ fn compile(node: MlirOperation) -> Result<Body, ExecError> {
                 "math.erf" => Instr::Unary(libm::erf, get(0)?),
                 "math.absf" | "math.absi" => Instr::Unary(f64::abs, get(0)?),
                 "math.powf" => Instr::Binary(f64::powf, get(0)?, get(1)?),
-                other => return Err(ExecError::at(op, format!("the loop interpreter cannot run '{other}'"))),
+                other => {
+                    return Err(ExecError::at(
+                        op,
+                        format!("the loop interpreter cannot run '{other}'"),
+                    ))
+                }
             };
             // Casts are the identity on the f64 value: the result rounding applies the
             // target type (`fptosi` truncates first).
@@ -271,7 +309,11 @@ impl Body {
         for (instr, ty) in &self.code {
             let v = match instr {
                 Instr::Const(c) => *c,
-                Instr::Load { buffer, index, syms: s } => {
+                Instr::Load {
+                    buffer,
+                    index,
+                    syms: s,
+                } => {
                     syms.clear();
                     syms.extend(s.iter().map(|&k| env[k] as i64));
                     let t = buffers[*buffer];
@@ -286,7 +328,11 @@ impl Body {
                 }
                 Instr::Unary(f, a) => f(env[*a]),
                 Instr::Binary(f, a, b) => f(env[*a], env[*b]),
-                Instr::Affine { expr, dims: d, syms: s } => {
+                Instr::Affine {
+                    expr,
+                    dims: d,
+                    syms: s,
+                } => {
                     let dv: Vec<i64> = d.iter().map(|&k| env[k] as i64).collect();
                     let sv: Vec<i64> = s.iter().map(|&k| env[k] as i64).collect();
                     expr.eval(&dv, &sv) as f64
@@ -332,32 +378,48 @@ impl Interp {
         let out = result_type(op)?;
         let ranges = i64_list(op, "ranges");
         let rranges = i64_list(op, "reduction_ranges");
-        let buffers: Vec<&Tensor> = body.buffers.iter().map(|&b| self.buffer(op, b)).collect::<Result<_, _>>()?;
+        let buffers: Vec<&Tensor> = body
+            .buffers
+            .iter()
+            .map(|&b| self.buffer(op, b))
+            .collect::<Result<_, _>>()?;
         let mut env = Vec::with_capacity(body.args + body.code.len());
         let mut dims = vec![0i64; ranges.len() + rranges.len()];
         let n = numel(&ranges);
         let mut data = Vec::with_capacity(n);
         let is_reduction = ir::op_name(op) == names::REDUCTION;
-        let kind = ir::attr(op, "kind").and_then(fuselab_dialects::attrs::string_raw).unwrap_or_default();
+        let kind = ir::attr(op, "kind")
+            .and_then(fuselab_dialects::attrs::string_raw)
+            .unwrap_or_default();
         let (init, combine): (f64, fn(f64, f64) -> f64) = match kind.as_str() {
             "sum" => (0.0, |a, b| a + b),
             "prod" => (1.0, |a, b| a * b),
             "max" => (f64::NEG_INFINITY, nan_max),
             "min" => (f64::INFINITY, nan_min),
-            _ if is_reduction => return Err(ExecError::at(op, format!("reduction kind '{kind}' is not supported"))),
+            _ if is_reduction => {
+                return Err(ExecError::at(
+                    op,
+                    format!("reduction kind '{kind}' is not supported"),
+                ))
+            }
             _ => (0.0, |a, _| a),
         };
         let rn = numel(&rranges);
         for flat in 0..n {
             crate::tensor::unflatten(&ranges, flat, &mut dims[..ranges.len()]);
             if !is_reduction {
-                data.push(body.eval(&mut env, &dims, &buffers).map_err(|m| ExecError::at(op, m))?);
+                data.push(
+                    body.eval(&mut env, &dims, &buffers)
+                        .map_err(|m| ExecError::at(op, m))?,
+                );
                 continue;
             }
             let mut acc = round_to(init, out.dtype);
             for r in 0..rn {
                 crate::tensor::unflatten(&rranges, r, &mut dims[ranges.len()..]);
-                let v = body.eval(&mut env, &dims, &buffers).map_err(|m| ExecError::at(op, m))?;
+                let v = body
+                    .eval(&mut env, &dims, &buffers)
+                    .map_err(|m| ExecError::at(op, m))?;
                 acc = round_to(combine(acc, v), out.dtype);
             }
             data.push(acc);
@@ -383,8 +445,10 @@ impl Interp {
             .map(|a| unsafe {
                 (0..mlir_sys::mlirArrayAttrGetNumElements(a))
                     .map(|i| {
-                        fuselab_dialects::attrs::i64_array(melior::ir::Attribute::from_raw(mlir_sys::mlirArrayAttrGetElement(a, i)))
-                            .unwrap_or_default()
+                        fuselab_dialects::attrs::i64_array(melior::ir::Attribute::from_raw(
+                            mlir_sys::mlirArrayAttrGetElement(a, i),
+                        ))
+                        .unwrap_or_default()
                     })
                     .collect()
             })
@@ -392,9 +456,16 @@ impl Interp {
         let operands: Vec<Tensor> = ir::operands(op)
             .iter()
             .enumerate()
-            .map(|(i, &v)| Ok(Self::viewed(self.buffer(op, v)?, views.get(i).map_or(&[][..], Vec::as_slice))))
+            .map(|(i, &v)| {
+                Ok(Self::viewed(
+                    self.buffer(op, v)?,
+                    views.get(i).map_or(&[][..], Vec::as_slice),
+                ))
+            })
             .collect::<Result<_, ExecError>>()?;
-        let kind = ir::attr(op, "kind").and_then(fuselab_dialects::attrs::string_raw).unwrap_or_default();
+        let kind = ir::attr(op, "kind")
+            .and_then(fuselab_dialects::attrs::string_raw)
+            .unwrap_or_default();
         let result = match kind.as_str() {
             "mm" | "bmm" => {
                 let prod = matmul(&operands[0], &operands[1], &out);
@@ -420,7 +491,12 @@ impl Interp {
                 let params = ConvParams::of(op, operands[0].rank() - 2);
                 convolution(&params, &operands[0], &operands[1], operands.get(2), &out)
             }
-            other => return Err(ExecError::at(op, format!("extern kind '{other}' is not supported"))),
+            other => {
+                return Err(ExecError::at(
+                    op,
+                    format!("extern kind '{other}' is not supported"),
+                ))
+            }
         };
         Ok(result)
     }
@@ -434,7 +510,9 @@ impl Interp {
                 names::KERNEL => {
                     let block = ir::body(op).ok_or_else(|| ExecError::at(op, "kernel without a body"))?;
                     let inner = ir::block_ops(block);
-                    let (last, members) = inner.split_last().ok_or_else(|| ExecError::at(op, "empty kernel"))?;
+                    let (last, members) = inner
+                        .split_last()
+                        .ok_or_else(|| ExecError::at(op, "empty kernel"))?;
                     self.run_ops(members)?;
                     let outs = ir::operands(*last)
                         .iter()
@@ -446,7 +524,10 @@ impl Interp {
                     let index = int_attr(op, "index").unwrap_or(0) as usize;
                     match self.values.get(&(ir::operand(op, 0).ptr as usize)) {
                         Some(Value::Tuple(items)) => Value::Buffer(
-                            items.get(index).cloned().ok_or_else(|| ExecError::at(op, "output index out of range"))?,
+                            items
+                                .get(index)
+                                .cloned()
+                                .ok_or_else(|| ExecError::at(op, "output index out of range"))?,
                         ),
                         _ => return Err(ExecError::at(op, "loop.output of something other than a kernel")),
                     }
@@ -460,7 +541,10 @@ impl Interp {
                         return Err(ExecError::at(op, "bad layout"));
                     }
                     let t = gather_layout(base, layout[0], &layout[1..=rank], &layout[rank + 1..]);
-                    Value::Buffer(Tensor { dtype: out.dtype, ..t })
+                    Value::Buffer(Tensor {
+                        dtype: out.dtype,
+                        ..t
+                    })
                 }
                 "arith.constant" => Value::Buffer(splat_or_dense(op).map_err(|m| ExecError::at(op, m))?),
                 "func.return" => {
@@ -470,7 +554,12 @@ impl Interp {
                         .collect::<Result<Vec<_>, _>>()
                         .map(Some)
                 }
-                other => return Err(ExecError::at(op, format!("the loop interpreter cannot run '{other}'"))),
+                other => {
+                    return Err(ExecError::at(
+                        op,
+                        format!("the loop interpreter cannot run '{other}'"),
+                    ))
+                }
             };
             self.values.insert(ir::result(op, 0).ptr as usize, value);
         }
@@ -497,9 +586,15 @@ pub fn run_loop(func: MlirOperation, inputs: &[Tensor]) -> Result<Vec<Tensor>, E
     let block = ir::body(func).ok_or_else(|| ExecError::msg("function without a body"))?;
     let args = ir::block_arguments(block);
     if args.len() != inputs.len() {
-        return Err(ExecError::msg(format!("the function takes {} arguments, {} given", args.len(), inputs.len())));
+        return Err(ExecError::msg(format!(
+            "the function takes {} arguments, {} given",
+            args.len(),
+            inputs.len()
+        )));
     }
-    let mut interp = Interp { values: HashMap::new() };
+    let mut interp = Interp {
+        values: HashMap::new(),
+    };
     for (a, t) in args.iter().zip(inputs) {
         interp.values.insert(a.ptr as usize, Value::Buffer(t.clone()));
     }

@@ -23,8 +23,14 @@ use std::{fmt::Write as _, io::Write, rc::Rc};
 /// The strategies and their pipelines.
 pub const STRATEGIES: &[(&str, &str)] = &[
     ("unfused", "aten-decompose,lower-aten-to-loop"),
-    ("inductor", "aten-decompose,lower-aten-to-loop,inline-pointwise,inductor-fuse"),
-    ("tvm", "aten-decompose,lower-aten-to-loop{materialize-views=true},tvm-fuse-ops"),
+    (
+        "inductor",
+        "aten-decompose,lower-aten-to-loop,inline-pointwise,inductor-fuse",
+    ),
+    (
+        "tvm",
+        "aten-decompose,lower-aten-to-loop{materialize-views=true},tvm-fuse-ops",
+    ),
     ("tvm-folded", "aten-decompose,lower-aten-to-loop,tvm-fuse-ops"),
 ];
 
@@ -66,6 +72,71 @@ pub struct RunOptions {
     pub function: Option<String>,
     /// Refuse functions with more tensor elements than this (the interpreters are slow).
     pub max_elements: u64,
+    /// Inputs and outputs recorded from PyTorch (`--expect`): run on these inputs and
+    /// also check the reference against torch's outputs.
+    pub expect: Option<Expectation>,
+}
+
+/// Inputs and outputs recorded from PyTorch for one function.
+#[derive(Clone, Debug)]
+pub struct Expectation {
+    /// Inputs, in argument order.
+    pub inputs: Vec<Tensor>,
+    /// torch's outputs.
+    pub outputs: Vec<Tensor>,
+}
+
+fn tensor_from_json(v: &serde_json::Value) -> Result<Tensor, String> {
+    let shape: Vec<i64> = v["shape"]
+        .as_array()
+        .ok_or("tensor without 'shape'")?
+        .iter()
+        .map(|d| d.as_i64().ok_or("bad size"))
+        .collect::<Result<_, _>>()?;
+    let dtype = match v["dtype"].as_str().unwrap_or_default() {
+        "float32" => fuselab_dialects::types::DType::F32,
+        "float16" => fuselab_dialects::types::DType::F16,
+        "bfloat16" => fuselab_dialects::types::DType::BF16,
+        "int64" => fuselab_dialects::types::DType::I64,
+        "bool" => fuselab_dialects::types::DType::I1,
+        other => return Err(format!("unsupported dtype '{other}' in the expectation file")),
+    };
+    let data: Vec<f64> = v["data"]
+        .as_array()
+        .ok_or("tensor without 'data'")?
+        .iter()
+        .map(|x| match x {
+            serde_json::Value::Bool(b) => Ok(f64::from(u8::from(*b))),
+            serde_json::Value::String(s) if s == "nan" || s == "NaN" => Ok(f64::NAN),
+            serde_json::Value::String(s) if s == "inf" || s == "Infinity" => Ok(f64::INFINITY),
+            serde_json::Value::String(s) if s == "-inf" || s == "-Infinity" => Ok(f64::NEG_INFINITY),
+            _ => x.as_f64().ok_or_else(|| format!("bad element {x}")),
+        })
+        .collect::<Result<_, _>>()?;
+    if data.len() != shape.iter().product::<i64>() as usize {
+        return Err("tensor data does not match its shape".into());
+    }
+    Ok(Tensor::new(shape, dtype, data))
+}
+
+/// Reads `{"inputs": [tensor...], "outputs": [tensor...]}` with tensors as
+/// `{"shape": [...], "dtype": "float32", "data": [...]}` (row-major).
+pub fn load_expectation(path: &str) -> Result<Expectation, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read '{path}': {e}"))?;
+    let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{path}: not JSON: {e}"))?;
+    let list = |key: &str| -> Result<Vec<Tensor>, String> {
+        doc[key]
+            .as_array()
+            .ok_or_else(|| format!("{path}: no '{key}' list"))?
+            .iter()
+            .map(tensor_from_json)
+            .collect::<Result<_, _>>()
+            .map_err(|m| format!("{path}: {m}"))
+    };
+    Ok(Expectation {
+        inputs: list("inputs")?,
+        outputs: list("outputs")?,
+    })
 }
 
 impl Default for RunOptions {
@@ -75,32 +146,46 @@ impl Default for RunOptions {
             seed: 0,
             function: None,
             max_elements: 1 << 24,
+            expect: None,
         }
     }
 }
 
 fn diagnostics_text(sink: &DiagnosticSink) -> String {
-    sink.take().iter().map(|d| d.to_string()).collect::<Vec<_>>().join("\n")
+    sink.take()
+        .iter()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn functions(module: &melior::ir::Module) -> Vec<(String, mlir_sys::MlirOperation)> {
     ir::collect_ops(module.as_operation().to_raw(), |n| n == "func.func")
         .into_iter()
         .map(|f| {
-            let name = ir::attr(f, "sym_name").and_then(fuselab_dialects::attrs::string_raw).unwrap_or_default();
+            let name = ir::attr(f, "sym_name")
+                .and_then(fuselab_dialects::attrs::string_raw)
+                .unwrap_or_default();
             (name, f)
         })
         .collect()
 }
 
 /// Runs `pipeline` on a fresh parse of `text`, then the loop interpreter on `function`.
-fn run_strategy(text: &str, buffer: &str, pipeline: &str, function: &str, inputs: &[Tensor]) -> Result<Vec<Tensor>, String> {
+fn run_strategy(
+    text: &str,
+    buffer: &str,
+    pipeline: &str,
+    function: &str,
+    inputs: &[Tensor],
+) -> Result<Vec<Tensor>, String> {
     let fuse = FuseContext::new().map_err(|e| e.to_string())?;
     let sink = DiagnosticSink::new();
     sink.capture(fuse.context());
     let steps = parse_pipeline(&format!("builtin.module({pipeline})"))?;
     let manager = build_pass_manager(fuse.context(), &steps, &sink, &Rc::new(DriverSettings::default()))?;
-    let mut module = parse_module(fuse.context(), text, buffer, &sink).ok_or_else(|| diagnostics_text(&sink))?;
+    let mut module =
+        parse_module(fuse.context(), text, buffer, &sink).ok_or_else(|| diagnostics_text(&sink))?;
     if manager.run(&mut module).is_err() {
         return Err(diagnostics_text(&sink));
     }
@@ -131,7 +216,12 @@ pub fn check(text: &str, buffer: &str, options: &RunOptions) -> Result<Vec<Funct
     if all.is_empty() {
         return Err(format!("{buffer}: no function to run"));
     }
-    for (name, _) in &options.strategies.iter().map(|s| (s.clone(), ())).collect::<Vec<_>>() {
+    for (name, _) in &options
+        .strategies
+        .iter()
+        .map(|s| (s.clone(), ()))
+        .collect::<Vec<_>>()
+    {
         if !STRATEGIES.iter().any(|(s, _)| s == name) {
             return Err(format!(
                 "unknown strategy '{name}' (expected {} or all)",
@@ -154,14 +244,45 @@ pub fn check(text: &str, buffer: &str, options: &RunOptions) -> Result<Vec<Funct
                 options.max_elements
             ));
         }
-        let inputs = generate_inputs(func, options.seed).map_err(|m| format!("{buffer}: @{name}: {m}"))?;
+        let inputs = match &options.expect {
+            Some(e) => e.inputs.clone(),
+            None => generate_inputs(func, options.seed).map_err(|m| format!("{buffer}: @{name}: {m}"))?,
+        };
         let reference = run_aten(func, &inputs).map_err(|e| e.to_string())?;
         let mut strategies = Vec::new();
+        if let Some(e) = &options.expect {
+            // The oracle itself, checked against PyTorch.
+            let outputs = if e.outputs.len() == reference.len() {
+                Ok(reference
+                    .iter()
+                    .zip(&e.outputs)
+                    .map(|(r, t)| compare(r, t))
+                    .collect())
+            } else {
+                Err(format!(
+                    "torch recorded {} outputs, the function has {}",
+                    e.outputs.len(),
+                    reference.len()
+                ))
+            };
+            strategies.push(StrategyResult {
+                strategy: "reference".into(),
+                outputs,
+            });
+        }
         for strategy in &options.strategies {
-            let pipeline = STRATEGIES.iter().find(|(s, _)| s == strategy).map(|(_, p)| *p).unwrap_or_default();
+            let pipeline = STRATEGIES
+                .iter()
+                .find(|(s, _)| s == strategy)
+                .map(|(_, p)| *p)
+                .unwrap_or_default();
             let outputs = run_strategy(text, buffer, pipeline, &name, &inputs).and_then(|got| {
                 if got.len() != reference.len() {
-                    return Err(format!("{} outputs, the reference has {}", got.len(), reference.len()));
+                    return Err(format!(
+                        "{} outputs, the reference has {}",
+                        got.len(),
+                        reference.len()
+                    ));
                 }
                 Ok(got.iter().zip(&reference).map(|(g, w)| compare(g, w)).collect())
             });
@@ -176,7 +297,12 @@ pub fn check(text: &str, buffer: &str, options: &RunOptions) -> Result<Vec<Funct
                 .iter()
                 .map(|t| {
                     let dims: Vec<String> = t.shape.iter().map(i64::to_string).collect();
-                    format!("tensor<{}{}{}>", dims.join("x"), if dims.is_empty() { "" } else { "x" }, t.dtype)
+                    format!(
+                        "tensor<{}{}{}>",
+                        dims.join("x"),
+                        if dims.is_empty() { "" } else { "x" },
+                        t.dtype
+                    )
                 })
                 .collect(),
             strategies,
@@ -191,6 +317,12 @@ pub fn report(results: &[FunctionResult], seed: u64) -> (String, bool) {
     let mut ok = true;
     for f in results {
         let _ = writeln!(out, "@{} (seed {seed}; reference: aten interpreter)", f.function);
+        if f.strategies.first().is_some_and(|s| s.strategy == "reference") {
+            let _ = writeln!(
+                out,
+                "  (inputs from the expectation file; 'reference' compares the interpreter with torch)"
+            );
+        }
         for s in &f.strategies {
             match &s.outputs {
                 Ok(outputs) => {
@@ -198,7 +330,7 @@ pub fn report(results: &[FunctionResult], seed: u64) -> (String, bool) {
                         ok &= c.pass;
                         let _ = writeln!(
                             out,
-                            "  {:<11} output #{i} {}: max abs {:.3e}, max rel {:.3e}, {} mismatches  {}",
+                            "  {} output #{i} {}: max abs {:.3e}, max rel {:.3e}, {} mismatches  {}",
                             s.strategy,
                             f.output_types.get(i).map_or("?", String::as_str),
                             c.max_abs,
@@ -210,7 +342,7 @@ pub fn report(results: &[FunctionResult], seed: u64) -> (String, bool) {
                 }
                 Err(message) => {
                     ok = false;
-                    let _ = writeln!(out, "  {:<11} ERROR: {message}", s.strategy);
+                    let _ = writeln!(out, "  {} ERROR: {message}", s.strategy);
                 }
             }
         }
@@ -220,7 +352,7 @@ pub fn report(results: &[FunctionResult], seed: u64) -> (String, bool) {
 
 const HELP: &str = "OVERVIEW: check by execution that fusion pipelines compute what the input computes
 
-USAGE: fuse-run [options] FILE.mlir
+USAGE: fuse-run [options] FILE.mlir   ('-' reads stdin)
 
 Generates seeded inputs, runs the aten reference interpreter on the input (the oracle),
 runs each strategy's pipeline and the loop interpreter on its result, and compares every
@@ -232,6 +364,9 @@ OPTIONS:
                        may be given several times
   --seed <n>           Input seed (default: 0)
   --function <name>    Only this function
+  --expect <file>      Inputs and torch's outputs (JSON: inputs and outputs lists of
+                       tensors with shape, dtype, data): run on those inputs
+                       and also check the reference interpreter against torch
   --max-elements <n>   Refuse functions holding more tensor elements (default: 16777216)
   --help, -h           Show this help
 ";
@@ -245,6 +380,7 @@ pub fn run(args: &[String]) -> i32 {
     let mut options = RunOptions::default();
     let mut strategies: Vec<String> = Vec::new();
     let mut input = None;
+    let mut expect_path: Option<String> = None;
     let mut i = 0;
     while i < args.len() {
         let arg = args[i].as_str();
@@ -277,11 +413,17 @@ pub fn run(args: &[String]) -> i32 {
                 Some(f) => options.function = Some(f),
                 None => return fail("--function needs a name".into()),
             },
+            "--expect" => match value(&mut i) {
+                Some(p) => expect_path = Some(p),
+                None => return fail("--expect needs a file".into()),
+            },
             "--max-elements" => match value(&mut i).and_then(|s| s.parse().ok()) {
                 Some(n) => options.max_elements = n,
                 None => return fail("--max-elements expects a non-negative integer".into()),
             },
-            _ if flag.starts_with('-') && flag != "-" => return fail(format!("unknown option '{arg}' (see --help)")),
+            _ if flag.starts_with('-') && flag != "-" => {
+                return fail(format!("unknown option '{arg}' (see --help)"))
+            }
             _ => {
                 if input.is_some() {
                     return fail(format!("more than one input file ('{arg}')"));
@@ -296,10 +438,29 @@ pub fn run(args: &[String]) -> i32 {
     let Some(input) = input else {
         return fail("no input file (see --help)".into());
     };
-    let text = match std::fs::read_to_string(&input) {
-        Ok(t) => t,
-        Err(e) => return fail(format!("cannot read '{input}': {e}")),
+    let text = if input == "-" {
+        let mut t = String::new();
+        if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut t) {
+            return fail(format!("cannot read stdin: {e}"));
+        }
+        t
+    } else {
+        match std::fs::read_to_string(&input) {
+            Ok(t) => t,
+            Err(e) => return fail(format!("cannot read '{input}': {e}")),
+        }
     };
+    let input = if input == "-" {
+        "<stdin>".to_string()
+    } else {
+        input
+    };
+    if let Some(path) = &expect_path {
+        match load_expectation(path) {
+            Ok(e) => options.expect = Some(e),
+            Err(m) => return fail(m),
+        }
+    }
     match check(&text, &input, &options) {
         Ok(results) => {
             let (out, ok) = report(&results, options.seed);

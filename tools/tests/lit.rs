@@ -227,6 +227,7 @@ fn run_stage(stage: &str, input: &[u8]) -> StageOutput {
         let binary = match program.as_str() {
             "fuse-opt" => PathBuf::from(env!("CARGO_BIN_EXE_fuse-opt")),
             "fuse-import" => PathBuf::from(env!("CARGO_BIN_EXE_fuse-import")),
+            "fuse-run" => PathBuf::from(env!("CARGO_BIN_EXE_fuse-run")),
             "mlir-opt" => Path::new(LLVM_BIN).join("mlir-opt"),
             "cat" | "true" | "false" | "echo" | "diff" | "cmp" => PathBuf::from(&program),
             other => return fail(format!("unknown tool '{other}' in RUN line")),
