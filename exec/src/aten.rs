@@ -6,7 +6,7 @@
 
 use crate::{
     constant::splat_or_dense,
-    tensor::{for_each_index, numel, strides, Tensor},
+    tensor::{for_each_index, nan_max, nan_min, numel, strides, Tensor},
     ExecError,
 };
 use fuselab_dialects::{
@@ -51,22 +51,6 @@ fn gelu(x: f64, tanh: bool) -> f64 {
 
 fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
-}
-
-fn nan_max(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else {
-        a.max(b)
-    }
-}
-
-fn nan_min(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else {
-        a.min(b)
-    }
 }
 
 /// Elementwise map with broadcasting over `inputs` to `out`.
@@ -475,16 +459,8 @@ pub fn eval_op(op: &AtenOp, args: &[&Tensor], out: &TensorType) -> Result<Tensor
 /// Runs `func` (a `func.func` of aten ops, splat/dense constants and `func.return`) on
 /// `inputs`; returns its results.
 pub fn run_aten(func: MlirOperation, inputs: &[Tensor]) -> Result<Vec<Tensor>, ExecError> {
-    let block = ir::body(func).ok_or_else(|| ExecError::msg("function without a body"))?;
+    let (block, args) = crate::bind_arguments(func, inputs)?;
     let mut values: HashMap<usize, Tensor> = HashMap::new();
-    let args = ir::block_arguments(block);
-    if args.len() != inputs.len() {
-        return Err(ExecError::msg(format!(
-            "the function takes {} arguments, {} given",
-            args.len(),
-            inputs.len()
-        )));
-    }
     for (a, t) in args.iter().zip(inputs) {
         values.insert(a.ptr as usize, t.clone());
     }

@@ -37,6 +37,23 @@ impl fmt::Display for ExecError {
     }
 }
 
+/// The arguments of `func`'s body, checked against the number of `inputs`.
+pub(crate) fn bind_arguments(
+    func: MlirOperation,
+    inputs: &[Tensor],
+) -> Result<(mlir_sys::MlirBlock, Vec<mlir_sys::MlirValue>), ExecError> {
+    let block = ir::body(func).ok_or_else(|| ExecError::msg("function without a body"))?;
+    let args = ir::block_arguments(block);
+    if args.len() != inputs.len() {
+        return Err(ExecError::msg(format!(
+            "the function takes {} arguments, {} given",
+            args.len(),
+            inputs.len()
+        )));
+    }
+    Ok((block, args))
+}
+
 impl ExecError {
     /// An error without a location.
     pub fn msg(message: impl Into<String>) -> Self {
@@ -59,7 +76,6 @@ impl ExecError {
 mod tests {
     use super::*;
     use fuselab_dialects::{source::parse_module, types::DType, DiagnosticSink, FuseContext};
-    use melior::ir::operation::OperationLike;
 
     fn run(text: &str, inputs: &[Tensor], loop_ir: bool) -> Vec<Tensor> {
         let fuse = FuseContext::new().expect("context");

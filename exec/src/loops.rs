@@ -8,7 +8,7 @@
 use crate::{
     aten::{convolution, matmul, ConvParams},
     constant::splat_or_dense,
-    tensor::{numel, round_to, Tensor},
+    tensor::{nan_max, nan_min, numel, round_to, Tensor},
     ExecError,
 };
 use fuselab_dialects::{
@@ -82,22 +82,6 @@ struct Body {
     result: usize,
     /// Buffers loaded, in operand order of first use.
     buffers: Vec<MlirValue>,
-}
-
-fn nan_max(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else {
-        a.max(b)
-    }
-}
-
-fn nan_min(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else {
-        a.min(b)
-    }
 }
 
 fn bool_f(b: bool) -> f64 {
@@ -583,15 +567,7 @@ fn gather_layout(base: &Tensor, offset: i64, sizes: &[i64], strides_: &[i64]) ->
 
 /// Runs `func` (a `func.func` in the loop dialect) on `inputs`; returns its results.
 pub fn run_loop(func: MlirOperation, inputs: &[Tensor]) -> Result<Vec<Tensor>, ExecError> {
-    let block = ir::body(func).ok_or_else(|| ExecError::msg("function without a body"))?;
-    let args = ir::block_arguments(block);
-    if args.len() != inputs.len() {
-        return Err(ExecError::msg(format!(
-            "the function takes {} arguments, {} given",
-            args.len(),
-            inputs.len()
-        )));
-    }
+    let (block, args) = crate::bind_arguments(func, inputs)?;
     let mut interp = Interp {
         values: HashMap::new(),
     };

@@ -104,3 +104,21 @@ pub fn for_each_index(shape: &[i64], mut f: impl FnMut(&[i64])) {
         f(&index);
     }
 }
+
+/// `max` that propagates NaN (ATen's `maximum` / `amax`, `arith.maximumf`).
+pub fn nan_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
+}
+
+/// `min` that propagates NaN.
+pub fn nan_min(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.min(b)
+    }
+}

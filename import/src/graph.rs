@@ -355,15 +355,7 @@ impl<'m> Emitter<'m> {
     }
 
     fn constant(&mut self, value: Scalar, ty: &TType, loc: &str) -> String {
-        let res = self.fresh();
-        let _ = writeln!(
-            self.body,
-            "    {res} = arith.constant dense<{}> : {} {loc}",
-            value.literal(ty.dtype),
-            ty.mlir()
-        );
-        self.ssa_types.insert(res.clone(), ty.clone());
-        res
+        self.splat(None, value, ty, loc)
     }
 }
 
@@ -581,6 +573,21 @@ impl<'m> Emitter<'m> {
         node.outputs.get(i).cloned().flatten().map(|n| ssa_name(&n))
     }
 
+    /// Emits `op(operands) {attrs}` as the node's output #0, typed from tensor_values.
+    fn finish(&mut self, node: &Node, op: &str, operands: &[&str], attrs: &str) -> R<()> {
+        let out = self.out_type(node, 0)?;
+        let res = self.op(
+            self.out_ssa(node, 0).as_deref(),
+            op,
+            operands,
+            attrs,
+            &out,
+            &node.loc,
+        );
+        self.bind(node, 0, res);
+        Ok(())
+    }
+
     fn unary(&mut self, node: &Node, op: &str, attrs: &str) -> R<()> {
         let x = self.tensor(node, "self")?;
         let out = self.out_type(node, 0)?;
@@ -738,16 +745,7 @@ impl<'m> Emitter<'m> {
                 let c = self.tensor(node, "condition")?;
                 let a = self.operand(node, "self", out.dtype)?;
                 let b = self.operand(node, "other", out.dtype)?;
-                let res = self.op(
-                    self.out_ssa(node, 0).as_deref(),
-                    "where",
-                    &[&c, &a, &b],
-                    "",
-                    &out,
-                    &loc,
-                );
-                self.bind(node, 0, res);
-                Ok(())
+                self.finish(node, "where", &[&c, &a, &b], "")
             }
             "aten.clamp.default" | "aten.clamp_min.default" | "aten.clamp_max.default" => {
                 let out = self.out_type(node, 0)?;
@@ -810,9 +808,7 @@ impl<'m> Emitter<'m> {
                 } else {
                     "to_dtype"
                 };
-                let res = self.op(self.out_ssa(node, 0).as_deref(), op, &[&x], "", &out, &loc);
-                self.bind(node, 0, res);
-                Ok(())
+                self.finish(node, op, &[&x], "")
             }
             "aten.sum.dim_IntList" | "aten.sum.default" => self.reduction(node, "sum", true),
             "aten.mean.dim" | "aten.mean.default" => self.reduction(node, "mean", true),
@@ -855,16 +851,7 @@ impl<'m> Emitter<'m> {
                     ints(&normalized),
                     float_literal(eps, "f64")
                 );
-                let res = self.op(
-                    self.out_ssa(node, 0).as_deref(),
-                    "layer_norm",
-                    &[&x, &w, &b],
-                    &attrs,
-                    &out,
-                    &loc,
-                );
-                self.bind(node, 0, res);
-                Ok(())
+                self.finish(node, "layer_norm", &[&x, &w, &b], &attrs)
             }
             "aten._native_batch_norm_legit_no_training.default" => {
                 // Inference batch norm: (x - mean) * rsqrt(var + eps) * w + b, each [C]
@@ -915,22 +902,17 @@ impl<'m> Emitter<'m> {
                 let d = self.op(None, "sub", &[&x, &mean], "", &out, &loc);
                 let n = self.op(None, "mul", &[&d, &r], "", &out, &loc);
                 let s = self.op(None, "mul", &[&n, &w], "", &out, &loc);
-                let res = self.op(self.out_ssa(node, 0).as_deref(), "add", &[&s, &b], "", &out, &loc);
-                self.bind(node, 0, res);
-                Ok(())
+                self.finish(node, "add", &[&s, &b], "")
             }
             "aten.mm.default" | "aten.bmm.default" => {
                 let a = self.tensor(node, "self")?;
                 let b = self.tensor(node, "mat2")?;
-                let out = self.out_type(node, 0)?;
                 let op = if target.starts_with("aten.mm") {
                     "mm"
                 } else {
                     "bmm"
                 };
-                let res = self.op(self.out_ssa(node, 0).as_deref(), op, &[&a, &b], "", &out, &loc);
-                self.bind(node, 0, res);
-                Ok(())
+                self.finish(node, op, &[&a, &b], "")
             }
             "aten.addmm.default" => {
                 for factor in ["beta", "alpha"] {
@@ -945,17 +927,7 @@ impl<'m> Emitter<'m> {
                 let bias = self.tensor(node, "self")?;
                 let a = self.tensor(node, "mat1")?;
                 let b = self.tensor(node, "mat2")?;
-                let out = self.out_type(node, 0)?;
-                let res = self.op(
-                    self.out_ssa(node, 0).as_deref(),
-                    "addmm",
-                    &[&bias, &a, &b],
-                    "",
-                    &out,
-                    &loc,
-                );
-                self.bind(node, 0, res);
-                Ok(())
+                self.finish(node, "addmm", &[&bias, &a, &b], "")
             }
             "aten.linear.default" => {
                 let x = self.tensor(node, "input")?;
@@ -965,10 +937,7 @@ impl<'m> Emitter<'m> {
                     operands.push(self.tensor(node, "bias")?);
                 }
                 let refs: Vec<&str> = operands.iter().map(String::as_str).collect();
-                let out = self.out_type(node, 0)?;
-                let res = self.op(self.out_ssa(node, 0).as_deref(), "linear", &refs, "", &out, &loc);
-                self.bind(node, 0, res);
-                Ok(())
+                self.finish(node, "linear", &refs, "")
             }
             "aten.convolution.default" => {
                 if self.bool_arg(node, "transposed", false)? {
@@ -1002,17 +971,7 @@ impl<'m> Emitter<'m> {
                     self.int_arg(node, "groups", Some(1))?
                 );
                 let refs: Vec<&str> = operands.iter().map(String::as_str).collect();
-                let out = self.out_type(node, 0)?;
-                let res = self.op(
-                    self.out_ssa(node, 0).as_deref(),
-                    "convolution",
-                    &refs,
-                    &attrs,
-                    &out,
-                    &loc,
-                );
-                self.bind(node, 0, res);
-                Ok(())
+                self.finish(node, "convolution", &refs, &attrs)
             }
             "aten.view.default" | "aten._unsafe_view.default" | "aten.reshape.default" => {
                 self.unary(node, "view", "")
@@ -1128,17 +1087,7 @@ impl<'m> Emitter<'m> {
                 let x = self.tensor(node, "self")?;
                 let index = self.tensor(node, "index")?;
                 let dim = self.int_arg(node, "dim", None)?;
-                let out = self.out_type(node, 0)?;
-                let res = self.op(
-                    self.out_ssa(node, 0).as_deref(),
-                    "gather",
-                    &[&x, &index],
-                    &format!("dim = {dim} : i64"),
-                    &out,
-                    &loc,
-                );
-                self.bind(node, 0, res);
-                Ok(())
+                self.finish(node, "gather", &[&x, &index], &format!("dim = {dim} : i64"))
             }
             "aten.embedding.default" => {
                 // out[i.., :] = weight[indices[i..], :]: flatten the indices, broadcast them

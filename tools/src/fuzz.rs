@@ -73,22 +73,8 @@ impl Gen {
     }
 
     fn emit(&mut self, op: &str, operands: &[&Val], attrs: &str, shape: Vec<i64>) -> Val {
-        let name = self.fresh();
-        let names: Vec<&str> = operands.iter().map(|v| v.name.as_str()).collect();
-        let types: Vec<String> = operands.iter().map(|v| ty(&v.shape, "f32")).collect();
-        let attrs = if attrs.is_empty() {
-            String::new()
-        } else {
-            format!(" {{{attrs}}}")
-        };
-        let _ = writeln!(
-            self.body,
-            "  {name} = \"aten.{op}\"({}){attrs} : ({}) -> {}",
-            names.join(", "),
-            types.join(", "),
-            ty(&shape, "f32")
-        );
-        Val { name, shape }
+        let typed: Vec<(&Val, &str)> = operands.iter().map(|v| (*v, "f32")).collect();
+        self.emit_typed(op, &typed, attrs, shape, "f32")
     }
 
     /// Like `emit`, for ops whose operand types are not all f32.
@@ -300,7 +286,7 @@ impl Gen {
                     self.emit("cat", &[&na, &b], &format!("dim = {d} : i64"), x.shape.clone())
                 }
             }
-            15 if x.shape.iter().any(|&d| d == 1) || x.shape.len() < self.base.len() => {
+            15 if x.shape.contains(&1) || x.shape.len() < self.base.len() => {
                 self.emit("expand", &[&x], "", self.base.clone())
             }
             _ => return,
