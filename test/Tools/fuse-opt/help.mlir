@@ -25,3 +25,15 @@
 // PASSES-NEXT: pairwise-attempts=<uint> {{.*}}(default: 64)
 // PASSES-NEXT: max-rounds=<uint> {{.*}}(default: 10)
 // PASSES-NEXT: aggressive=<bool> {{.*}}(default: false)
+// The TVM strategy, the common entry and the comparison.
+// RUN: fuse-opt --help | FileCheck %s --check-prefix=TVM
+// TVM: --fusion-compare[=text|json]
+// TVM: --lower-aten-to-loop
+// TVM-NEXT: materialize-views=<bool> {{.*}}(default: false)
+// TVM: --annotate-op-pattern
+// TVM-NEXT: mode=<string> {{.*}}(default: relax)
+// TVM: --tvm-fuse-ops
+// TVM-NEXT: max-depth=<uint> {{.*}}(default: 256)
+// TVM-NEXT: mode=<string> {{.*}}(default: relax)
+// TVM: --fuse
+// TVM-NEXT: strategy=<string> {{.*}}(default: inductor)
