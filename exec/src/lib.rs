@@ -9,6 +9,7 @@
 pub mod aten;
 mod constant;
 pub mod inputs;
+pub mod jit;
 pub mod loops;
 pub mod tensor;
 

@@ -1,4 +1,5 @@
 // RUN: fuse-run %s --seed 3 | FileCheck %s
+// RUN: fuse-run %s --seed 3 --jit | FileCheck %s
 // RUN: fuse-run %s --function gather_rows --strategy inductor --strategy tvm | FileCheck %s --check-prefix=ONE
 // RUN: not fuse-run %s --function missing 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not fuse-run %s --strategy xla 2>&1 | FileCheck %s --check-prefix=STRATEGY

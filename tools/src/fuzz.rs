@@ -353,8 +353,14 @@ fn finish(args: &[(String, String)], body: &str, outs: &[Val]) -> String {
 
 /// The failures of one graph (empty when every strategy passes).
 pub fn failures(text: &str, seed: u64) -> Vec<String> {
+    failures_with(text, seed, false)
+}
+
+/// [`failures`], running each strategy's result compiled (JIT) when `jit`.
+pub fn failures_with(text: &str, seed: u64, jit: bool) -> Vec<String> {
     let options = RunOptions {
         seed,
+        jit,
         ..RunOptions::default()
     };
     match check(text, "fuzz.mlir", &options) {
@@ -382,7 +388,7 @@ pub fn failures(text: &str, seed: u64) -> Vec<String> {
 
 /// The shortest prefix of the failing graph `text` that still fails, returning the
 /// value its last line defines.
-pub fn minimize(text: &str, seed: u64) -> String {
+pub fn minimize(text: &str, seed: u64, jit: bool) -> String {
     let lines: Vec<&str> = text.lines().collect();
     let header = lines[0];
     let body: Vec<&str> = lines[1..lines.len() - 2].to_vec();
@@ -415,7 +421,7 @@ pub fn minimize(text: &str, seed: u64) -> String {
                 .join(", "),
             body[..end].join("\n")
         );
-        if !failures(&candidate, seed).is_empty() {
+        if !failures_with(&candidate, seed, jit).is_empty() {
             return candidate;
         }
     }
@@ -424,21 +430,29 @@ pub fn minimize(text: &str, seed: u64) -> String {
 
 const HELP: &str = "OVERVIEW: differential fuzzing of the fusion pipelines
 
-USAGE: fuse-fuzz [--count N] [--seed S] [--out DIR]
+USAGE: fuse-fuzz [--count N] [--seed S] [--out DIR] [--jit]
 
 Generates N seeded random aten graphs (graph i uses seed S + i), runs each through every
 strategy (unfused, inductor, tvm, tvm-folded) and compares with the aten reference
-interpreter. Failing graphs are minimized and written to DIR (default: fuzz-failures).
+interpreter; with --jit each strategy's result runs as compiled CPU code instead of on
+the loop interpreter. Failing graphs are minimized and written to DIR (default:
+fuzz-failures).
 Exit status 1 if any graph failed.
 ";
 
 /// Runs `fuse-fuzz`; returns the exit code.
 pub fn run(args: &[String]) -> i32 {
     let (mut count, mut seed, mut out) = (100u64, 1u64, "fuzz-failures".to_string());
+    let mut jit = false;
     let mut i = 0;
     while i < args.len() {
         let (flag, value) = (args[i].as_str(), args.get(i + 1));
         i += 2;
+        if flag == "--jit" {
+            jit = true;
+            i -= 1;
+            continue;
+        }
         match (flag, value) {
             ("-h" | "--help", _) => {
                 print!("{HELP}");
@@ -458,17 +472,18 @@ pub fn run(args: &[String]) -> i32 {
     for k in 0..count {
         let s = seed + k;
         let text = generate(s);
-        let problems = failures(&text, s);
+        let problems = failures_with(&text, s, jit);
         if problems.is_empty() {
             continue;
         }
         failed += 1;
-        let small = minimize(&text, s);
+        let small = minimize(&text, s, jit);
         let _ = std::fs::create_dir_all(&out);
         let path = format!("{out}/fuzz-{s}.mlir");
         let reproducer = format!(
-            "// fuse-fuzz seed {s}: {}\n// Reproduce: fuse-run --seed {s} {path}\n{small}",
-            problems.join("; ")
+            "// fuse-fuzz seed {s}: {}\n// Reproduce: fuse-run --seed {s}{} {path}\n{small}",
+            problems.join("; "),
+            if jit { " --jit" } else { "" }
         );
         let _ = std::fs::write(&path, reproducer);
         eprintln!("seed {s}: FAIL ({}) -> {path}", problems.join("; "));
@@ -502,6 +517,19 @@ mod tests {
             failed.len(),
             failed.join("\n")
         );
+    }
+
+    /// And 40 of them with every strategy's result compiled (CPU code + LLVM JIT).
+    #[test]
+    fn forty_random_graphs_match_the_oracle_when_compiled() {
+        let failed: Vec<String> = (301..=340u64)
+            .filter_map(|seed| {
+                let text = generate(seed);
+                let problems = failures_with(&text, seed, true);
+                (!problems.is_empty()).then(|| format!("seed {seed}: {}\n{text}", problems.join("; ")))
+            })
+            .collect();
+        assert!(failed.is_empty(), "{}", failed.join("\n"));
     }
 
     #[test]

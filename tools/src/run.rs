@@ -75,6 +75,9 @@ pub struct RunOptions {
     /// Inputs and outputs recorded from PyTorch (`--expect`): run on these inputs and
     /// also check the reference against torch's outputs.
     pub expect: Option<Expectation>,
+    /// Run each strategy's result compiled (CPU code generation + JIT) instead of on
+    /// the loop interpreter.
+    pub jit: bool,
 }
 
 /// Inputs and outputs recorded from PyTorch for one function.
@@ -147,6 +150,7 @@ impl Default for RunOptions {
             function: None,
             max_elements: 1 << 24,
             expect: None,
+            jit: false,
         }
     }
 }
@@ -171,13 +175,15 @@ fn functions(module: &melior::ir::Module) -> Vec<(String, mlir_sys::MlirOperatio
         .collect()
 }
 
-/// Runs `pipeline` on a fresh parse of `text`, then the loop interpreter on `function`.
+/// Runs `pipeline` on a fresh parse of `text`, then `function` on the loop interpreter
+/// (or compiled, with `jit`).
 fn run_strategy(
     text: &str,
     buffer: &str,
     pipeline: &str,
     function: &str,
     inputs: &[Tensor],
+    jit: bool,
 ) -> Result<Vec<Tensor>, String> {
     let fuse = FuseContext::new().map_err(|e| e.to_string())?;
     let sink = DiagnosticSink::new();
@@ -194,7 +200,13 @@ fn run_strategy(
         .find(|(n, _)| n == function)
         .ok_or_else(|| format!("function @{function} disappeared"))?
         .1;
-    run_loop(func, inputs).map_err(|e| e.to_string())
+    if jit {
+        fuselab_exec::jit::Jit::compile(func)
+            .and_then(|compiled| compiled.run(inputs))
+            .map_err(|e| e.to_string())
+    } else {
+        run_loop(func, inputs).map_err(|e| e.to_string())
+    }
 }
 
 /// Checks every function of `text` (aten IR) under `options`.
@@ -276,7 +288,7 @@ pub fn check(text: &str, buffer: &str, options: &RunOptions) -> Result<Vec<Funct
                 .find(|(s, _)| s == strategy)
                 .map(|(_, p)| *p)
                 .unwrap_or_default();
-            let outputs = run_strategy(text, buffer, pipeline, &name, &inputs).and_then(|got| {
+            let outputs = run_strategy(text, buffer, pipeline, &name, &inputs, options.jit).and_then(|got| {
                 if got.len() != reference.len() {
                     return Err(format!(
                         "{} outputs, the reference has {}",
@@ -309,6 +321,175 @@ pub fn check(text: &str, buffer: &str, options: &RunOptions) -> Result<Vec<Funct
         });
     }
     Ok(results)
+}
+
+/// One strategy's timing.
+#[derive(Clone, Debug)]
+pub struct BenchRow {
+    /// Strategy name.
+    pub strategy: String,
+    /// Median seconds per call of the compiled function.
+    pub median_s: f64,
+}
+
+/// Timings of one function: every strategy compiled, plus the copy roofline.
+#[derive(Clone, Debug)]
+pub struct BenchResult {
+    /// Function name.
+    pub function: String,
+    /// Bytes of the function's inputs and outputs (what any schedule must move).
+    pub io_bytes: u64,
+    /// Copy bandwidth measured in the same run (bytes/s).
+    pub copy_bandwidth: f64,
+    /// Per strategy.
+    pub rows: Vec<BenchRow>,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// Memory bandwidth of a plain copy of 64 MiB (read + write bytes per second), median of
+/// `runs`.
+pub fn copy_bandwidth(runs: usize) -> f64 {
+    let n = 16 << 20;
+    let src = vec![1.0f32; n];
+    let mut dst = vec![0.0f32; n];
+    let times: Vec<f64> = (0..runs.max(3))
+        .map(|_| {
+            let start = std::time::Instant::now();
+            dst.copy_from_slice(&src);
+            std::hint::black_box(&mut dst);
+            start.elapsed().as_secs_f64()
+        })
+        .collect();
+    (2 * n * 4) as f64 / median(times)
+}
+
+/// Compiles every strategy's result of each function of `text` and times it on seeded
+/// inputs (`runs` calls after a warm-up, median), next to the copy roofline.
+pub fn bench(
+    text: &str,
+    buffer: &str,
+    options: &RunOptions,
+    runs: usize,
+) -> Result<Vec<BenchResult>, String> {
+    use fuselab_exec::jit::{HostBuffer, Jit};
+    let fuse = FuseContext::new().map_err(|e| e.to_string())?;
+    let sink = DiagnosticSink::new();
+    sink.capture(fuse.context());
+    let module = parse_module(fuse.context(), text, buffer, &sink).ok_or_else(|| diagnostics_text(&sink))?;
+    let bandwidth = copy_bandwidth(runs);
+    let mut results = Vec::new();
+    for (name, func) in functions(&module) {
+        if options.function.as_ref().is_some_and(|f| *f != name) {
+            continue;
+        }
+        let inputs = generate_inputs(func, options.seed).map_err(|m| format!("{buffer}: @{name}: {m}"))?;
+        let mut rows = Vec::new();
+        let mut io_bytes = 0;
+        for strategy in &options.strategies {
+            let pipeline = STRATEGIES
+                .iter()
+                .find(|(s, _)| s == strategy)
+                .map(|(_, p)| *p)
+                .unwrap_or_default();
+            let sfuse = FuseContext::new().map_err(|e| e.to_string())?;
+            let ssink = DiagnosticSink::new();
+            ssink.capture(sfuse.context());
+            let steps = parse_pipeline(&format!("builtin.module({pipeline})"))?;
+            let manager = build_pass_manager(
+                sfuse.context(),
+                &steps,
+                &ssink,
+                &Rc::new(DriverSettings::default()),
+            )?;
+            let mut m = parse_module(sfuse.context(), text, buffer, &ssink)
+                .ok_or_else(|| diagnostics_text(&ssink))?;
+            if manager.run(&mut m).is_err() {
+                return Err(diagnostics_text(&ssink));
+            }
+            let f = functions(&m)
+                .into_iter()
+                .find(|(n, _)| *n == name)
+                .ok_or("function disappeared")?
+                .1;
+            let jit = Jit::compile(f).map_err(|e| e.to_string())?;
+            let mut ins: Vec<HostBuffer> = inputs
+                .iter()
+                .map(HostBuffer::from_tensor)
+                .collect::<Result<_, _>>()
+                .map_err(|e| e.to_string())?;
+            let mut outs = jit.output_buffers().map_err(|e| e.to_string())?;
+            io_bytes = inputs
+                .iter()
+                .map(|t| t.numel() as u64 * t.dtype.size_bytes())
+                .sum::<u64>();
+            jit.call(&mut ins, &mut outs).map_err(|e| e.to_string())?;
+            let times: Vec<f64> = (0..runs.max(1))
+                .map(|_| {
+                    let start = std::time::Instant::now();
+                    let r = jit.call(&mut ins, &mut outs);
+                    std::hint::black_box(&r);
+                    start.elapsed().as_secs_f64()
+                })
+                .collect();
+            let out_bytes: u64 = ir::operands(
+                *ir::block_ops(ir::body(f).ok_or("no body")?)
+                    .last()
+                    .ok_or("empty")?,
+            )
+            .into_iter()
+            .filter_map(ir::tensor_type)
+            .map(|t| t.size_bytes())
+            .sum();
+            io_bytes += out_bytes;
+            rows.push(BenchRow {
+                strategy: strategy.clone(),
+                median_s: median(times),
+            });
+        }
+        results.push(BenchResult {
+            function: name,
+            io_bytes,
+            copy_bandwidth: bandwidth,
+            rows,
+        });
+    }
+    Ok(results)
+}
+
+/// The bench table.
+pub fn bench_report(results: &[BenchResult], runs: usize) -> String {
+    let mut out = String::new();
+    for r in results {
+        let roofline = r.io_bytes as f64 / r.copy_bandwidth;
+        let _ = writeln!(
+            out,
+            "@{} (median of {runs} runs; roofline: {:.2} MiB of inputs + outputs at the copy bandwidth {:.1} GB/s = {:.3} ms)",
+            r.function,
+            r.io_bytes as f64 / (1 << 20) as f64,
+            r.copy_bandwidth / 1e9,
+            roofline * 1e3
+        );
+        let unfused = r
+            .rows
+            .iter()
+            .find(|row| row.strategy == "unfused")
+            .map(|row| row.median_s);
+        for row in &r.rows {
+            let speedup = unfused.map_or_else(|| "-".to_string(), |u| format!("{:.2}x", u / row.median_s));
+            let _ = writeln!(
+                out,
+                "  {} {:.3} ms  speedup vs unfused {speedup}  vs roofline {:.2}x",
+                row.strategy,
+                row.median_s * 1e3,
+                row.median_s / roofline
+            );
+        }
+    }
+    out
 }
 
 /// The report of `results`, and whether all passed.
@@ -367,6 +548,11 @@ OPTIONS:
   --expect <file>      Inputs and torch's outputs (JSON: inputs and outputs lists of
                        tensors with shape, dtype, data): run on those inputs
                        and also check the reference interpreter against torch
+  --jit                Run each strategy's result as compiled CPU code (MLIR -> LLVM
+                       JIT) instead of on the loop interpreter
+  --bench              After the (compiled) check, time every strategy's compiled code
+                       (median of --runs, default 10) next to the copy-bandwidth
+                       roofline of the function's inputs + outputs, as ratios
   --max-elements <n>   Refuse functions holding more tensor elements (default: 16777216)
   --help, -h           Show this help
 ";
@@ -381,6 +567,7 @@ pub fn run(args: &[String]) -> i32 {
     let mut strategies: Vec<String> = Vec::new();
     let mut input = None;
     let mut expect_path: Option<String> = None;
+    let mut bench_runs: Option<usize> = None;
     let mut i = 0;
     while i < args.len() {
         let arg = args[i].as_str();
@@ -412,6 +599,12 @@ pub fn run(args: &[String]) -> i32 {
             "--function" => match value(&mut i) {
                 Some(f) => options.function = Some(f),
                 None => return fail("--function needs a name".into()),
+            },
+            "--jit" => options.jit = true,
+            "--bench" => bench_runs = Some(bench_runs.unwrap_or(10)),
+            "--runs" => match value(&mut i).and_then(|s| s.parse().ok()) {
+                Some(n) => bench_runs = Some(n),
+                None => return fail("--runs expects a positive integer".into()),
             },
             "--expect" => match value(&mut i) {
                 Some(p) => expect_path = Some(p),
@@ -460,6 +653,31 @@ pub fn run(args: &[String]) -> i32 {
             Ok(e) => options.expect = Some(e),
             Err(m) => return fail(m),
         }
+    }
+    if let Some(runs) = bench_runs {
+        // Correctness first (compiled), then timing.
+        options.jit = true;
+        let ok = match check(&text, &input, &options) {
+            Ok(results) => {
+                let (out, ok) = report(&results, options.seed);
+                print!("{out}");
+                ok
+            }
+            Err(message) => {
+                let _ = writeln!(std::io::stderr(), "{message}");
+                return 1;
+            }
+        };
+        return match bench(&text, &input, &options, runs) {
+            Ok(results) => {
+                print!("{}", bench_report(&results, runs));
+                i32::from(!ok)
+            }
+            Err(message) => {
+                let _ = writeln!(std::io::stderr(), "{message}");
+                1
+            }
+        };
     }
     match check(&text, &input, &options) {
         Ok(results) => {
