@@ -553,6 +553,8 @@ OPTIONS:
   --bench              After the (compiled) check, time every strategy's compiled code
                        (median of --runs, default 10) next to the copy-bandwidth
                        roofline of the function's inputs + outputs, as ratios
+  --no-check           With --bench: skip the check against the reference interpreter
+                       (for shapes too large for it)
   --max-elements <n>   Refuse functions holding more tensor elements (default: 16777216)
   --help, -h           Show this help
 ";
@@ -568,6 +570,7 @@ pub fn run(args: &[String]) -> i32 {
     let mut input = None;
     let mut expect_path: Option<String> = None;
     let mut bench_runs: Option<usize> = None;
+    let mut no_check = false;
     let mut i = 0;
     while i < args.len() {
         let arg = args[i].as_str();
@@ -602,6 +605,7 @@ pub fn run(args: &[String]) -> i32 {
             },
             "--jit" => options.jit = true,
             "--bench" => bench_runs = Some(bench_runs.unwrap_or(10)),
+            "--no-check" => no_check = true,
             "--runs" => match value(&mut i).and_then(|s| s.parse().ok()) {
                 Some(n) => bench_runs = Some(n),
                 None => return fail("--runs expects a positive integer".into()),
@@ -657,17 +661,18 @@ pub fn run(args: &[String]) -> i32 {
     if let Some(runs) = bench_runs {
         // Correctness first (compiled), then timing.
         options.jit = true;
-        let ok = match check(&text, &input, &options) {
-            Ok(results) => {
-                let (out, ok) = report(&results, options.seed);
-                print!("{out}");
-                ok
-            }
-            Err(message) => {
-                let _ = writeln!(std::io::stderr(), "{message}");
-                return 1;
-            }
-        };
+        let ok = no_check
+            || match check(&text, &input, &options) {
+                Ok(results) => {
+                    let (out, ok) = report(&results, options.seed);
+                    print!("{out}");
+                    ok
+                }
+                Err(message) => {
+                    let _ = writeln!(std::io::stderr(), "{message}");
+                    return 1;
+                }
+            };
         return match bench(&text, &input, &options, runs) {
             Ok(results) => {
                 print!("{}", bench_report(&results, runs));
