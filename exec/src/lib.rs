@@ -150,8 +150,11 @@ mod tests {
         assert!(inputs::compare(&want, &want).pass);
         let close = t(&[3], &[1.00001, f64::NAN, 100.05]);
         assert!(inputs::compare(&close, &want).pass);
-        let off = t(&[3], &[1.01, f64::NAN, 100.0]);
+        // The absolute tolerance scales with max|want| = 100: 1e-2.
+        let off = t(&[3], &[1.05, f64::NAN, 100.0]);
         assert_eq!(inputs::compare(&off, &want).mismatches, 1);
+        let small = t(&[2], &[1.0, 0.5]);
+        assert!(!inputs::compare(&t(&[2], &[1.0, 0.501]), &small).pass);
         let nan_moved = t(&[3], &[f64::NAN, 2.0, 100.0]);
         assert!(!inputs::compare(&nan_moved, &want).pass);
         assert!(!inputs::compare(&t(&[1, 3], &[1.0, f64::NAN, 100.0]), &want).pass);

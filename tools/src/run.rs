@@ -537,7 +537,8 @@ USAGE: fuse-run [options] FILE.mlir   ('-' reads stdin)
 
 Generates seeded inputs, runs the aten reference interpreter on the input (the oracle),
 runs each strategy's pipeline and the loop interpreter on its result, and compares every
-output (f32: |got - want| <= 1e-4 + 1e-3 |want|; f16, bf16 looser; ints and bools exact).
+output (f32: |got - want| <= 1e-4 max(1, max|want|) + 1e-3 |want|; f16, bf16 looser;
+ints and bools exact).
 Exit status 0 when every output of every strategy passes, 1 otherwise.
 
 OPTIONS:
