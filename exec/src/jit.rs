@@ -53,6 +53,14 @@ fn i64_list(op: MlirOperation, name: &str) -> Vec<i64> {
         .unwrap_or_default()
 }
 
+/// Whether the loop variables of `node` (ranges, then reduction ranges) start with
+/// extents `ranges`.
+fn node_ranges_prefix(node: MlirOperation, ranges: &[i64]) -> bool {
+    let mut all = i64_list(node, "ranges");
+    all.extend(i64_list(node, "reduction_ranges"));
+    all.len() >= ranges.len() && all[..ranges.len()] == *ranges
+}
+
 /// A flat buffer in the generated function.
 #[derive(Clone, Debug)]
 struct Buf {
@@ -206,6 +214,24 @@ impl Gen {
                     }
                 );
                 let ranges = i64_list(producer, "ranges");
+                // Fast path: the read is at the producer's own contiguous index of the
+                // reader's leading loop variables (same iteration space): reuse them.
+                let same_space = syms.is_empty()
+                    && ivs.len() >= ranges.len()
+                    && ir::attr(op, "index")
+                        .and_then(fuselab_dialects::loops::index::from_affine_map_attr)
+                        .is_some_and(|(e, _, _)| {
+                            e == fuselab_dialects::loops::index::contiguous_index(&ranges)
+                                .drop_unit_dims(&ranges)
+                                || e == fuselab_dialects::loops::index::contiguous_index(&ranges)
+                        })
+                    && node_ranges_prefix(node, &ranges);
+                if same_space {
+                    let pdims: Vec<String> = ivs[..ranges.len()].to_vec();
+                    let v = self.body(producer, &pdims, indent)?;
+                    names.insert(ir::result(op, 0).ptr as usize, v);
+                    continue;
+                }
                 let mut pdims = Vec::new();
                 let mut stride: i64 = ranges.iter().product();
                 for &r in &ranges {
