@@ -402,18 +402,7 @@ impl Gen {
     fn matmul(&mut self, op: MlirOperation) -> Result<(), ExecError> {
         let out = self.result_buffer(op)?;
         let operands = ir::operands(op);
-        let views: Vec<Vec<i64>> = ir::attr(op, "operand_views")
-            .map(|a| unsafe {
-                (0..mlir_sys::mlirArrayAttrGetNumElements(a))
-                    .map(|i| {
-                        fuselab_dialects::attrs::i64_array(melior::ir::Attribute::from_raw(
-                            mlir_sys::mlirArrayAttrGetElement(a, i),
-                        ))
-                        .unwrap_or_default()
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let views: Vec<Vec<i64>> = crate::operand_views(op);
         let kind = ir::attr(op, "kind")
             .and_then(fuselab_dialects::attrs::string_raw)
             .unwrap_or_default();

@@ -425,18 +425,7 @@ impl Interp {
 
     fn extern_call(&self, op: MlirOperation) -> Result<Tensor, ExecError> {
         let out = result_type(op)?;
-        let views: Vec<Vec<i64>> = ir::attr(op, "operand_views")
-            .map(|a| unsafe {
-                (0..mlir_sys::mlirArrayAttrGetNumElements(a))
-                    .map(|i| {
-                        fuselab_dialects::attrs::i64_array(melior::ir::Attribute::from_raw(
-                            mlir_sys::mlirArrayAttrGetElement(a, i),
-                        ))
-                        .unwrap_or_default()
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let views: Vec<Vec<i64>> = crate::operand_views(op);
         let operands: Vec<Tensor> = ir::operands(op)
             .iter()
             .enumerate()

@@ -34,6 +34,15 @@ pub const STRATEGIES: &[(&str, &str)] = &[
     ("tvm-folded", "aten-decompose,lower-aten-to-loop,tvm-fuse-ops"),
 ];
 
+/// The pipeline of a strategy name (empty for an unknown one).
+fn pipeline_of(strategy: &str) -> &'static str {
+    STRATEGIES
+        .iter()
+        .find(|(s, _)| *s == strategy)
+        .map(|(_, p)| *p)
+        .unwrap_or_default()
+}
+
 /// The result of one strategy on one function.
 #[derive(Clone, Debug)]
 pub struct StrategyResult {
@@ -283,11 +292,7 @@ pub fn check(text: &str, buffer: &str, options: &RunOptions) -> Result<Vec<Funct
             });
         }
         for strategy in &options.strategies {
-            let pipeline = STRATEGIES
-                .iter()
-                .find(|(s, _)| s == strategy)
-                .map(|(_, p)| *p)
-                .unwrap_or_default();
+            let pipeline = pipeline_of(strategy);
             let outputs = run_strategy(text, buffer, pipeline, &name, &inputs, options.jit).and_then(|got| {
                 if got.len() != reference.len() {
                     return Err(format!(
@@ -390,11 +395,7 @@ pub fn bench(
         let mut rows = Vec::new();
         let mut io_bytes = 0;
         for strategy in &options.strategies {
-            let pipeline = STRATEGIES
-                .iter()
-                .find(|(s, _)| s == strategy)
-                .map(|(_, p)| *p)
-                .unwrap_or_default();
+            let pipeline = pipeline_of(strategy);
             let sfuse = FuseContext::new().map_err(|e| e.to_string())?;
             let ssink = DiagnosticSink::new();
             ssink.capture(sfuse.context());
