@@ -61,6 +61,22 @@ fn node_ranges_prefix(node: MlirOperation, ranges: &[i64]) -> bool {
     all.len() >= ranges.len() && all[..ranges.len()] == *ranges
 }
 
+/// `scf.for` loops carrying an accumulator (reductions, matmul and convolution sums).
+struct Accumulation {
+    /// Induction variables, outermost first.
+    ivs: Vec<String>,
+    /// The accumulator inside the innermost loop.
+    carried: String,
+    /// Each loop's result.
+    results: Vec<String>,
+    /// Indentation outside the loops.
+    outer: String,
+    /// Indentation inside the innermost loop.
+    indent: String,
+    /// Accumulator type.
+    elem: &'static str,
+}
+
 /// A flat buffer in the generated function.
 #[derive(Clone, Debug)]
 struct Buf {
@@ -140,6 +156,58 @@ impl Gen {
             ind.push_str("  ");
         }
         (ivs, ind)
+    }
+
+    /// Opens `scf.for` loops over `ranges` that carry one accumulator of type `e`,
+    /// starting at `init`.
+    fn open_accumulation(
+        &mut self,
+        ranges: &[i64],
+        init: &str,
+        e: &'static str,
+        indent: &str,
+    ) -> Accumulation {
+        let c0 = self.index_const(0, indent);
+        let c1 = self.index_const(1, indent);
+        let mut acc = Accumulation {
+            ivs: Vec::new(),
+            carried: init.to_string(),
+            results: Vec::new(),
+            outer: indent.to_string(),
+            indent: indent.to_string(),
+            elem: e,
+        };
+        for &r in ranges {
+            let ub = self.index_const(r, &acc.indent);
+            let (iv, arg, res) = (self.name("r"), self.name("acc"), self.name("red"));
+            let _ = writeln!(
+                self.out,
+                "{}{res} = scf.for {iv} = {c0} to {ub} step {c1} iter_args({arg} = {}) -> ({e}) {{",
+                acc.indent, acc.carried
+            );
+            acc.ivs.push(iv);
+            acc.results.push(res);
+            acc.carried = arg;
+            acc.indent.push_str("  ");
+        }
+        acc
+    }
+
+    /// Yields `next` through the loops of `acc`; returns the accumulated value.
+    fn close_accumulation(&mut self, acc: Accumulation, next: String) -> String {
+        let mut yielded = next;
+        for k in (0..acc.results.len()).rev() {
+            let _ = writeln!(
+                self.out,
+                "{}{}scf.yield {yielded} : {}",
+                acc.outer,
+                "  ".repeat(k + 1),
+                acc.elem
+            );
+            let _ = writeln!(self.out, "{}{}}}", acc.outer, "  ".repeat(k));
+            yielded = acc.results[k].clone();
+        }
+        yielded
     }
 
     fn close_loops(&mut self, n: usize, indent: &str) {
@@ -345,44 +413,17 @@ impl Gen {
             };
             let acc0 = self.name("a");
             let _ = writeln!(self.out, "{ind}{acc0} = arith.constant {init} : {e}");
-            // Nested reduction loops carrying the accumulator.
-            let c0 = self.index_const(0, &ind);
-            let c1 = self.index_const(1, &ind);
-            let mut rivs = Vec::new();
-            let mut carried = acc0.clone();
-            let mut results = Vec::new();
-            let mut rind = ind.clone();
-            for &r in &rranges {
-                let ub = self.index_const(r, &rind);
-                let iv = self.name("r");
-                let arg = self.name("acc");
-                let res = self.name("red");
-                let _ = writeln!(
-                    self.out,
-                    "{rind}{res} = scf.for {iv} = {c0} to {ub} step {c1} iter_args({arg} = {carried}) -> ({e}) {{"
-                );
-                rivs.push(iv);
-                results.push(res);
-                carried = arg;
-                rind.push_str("  ");
-            }
+            let acc = self.open_accumulation(&rranges, &acc0, e, &ind);
             let mut all = ivs.clone();
-            all.extend(rivs.iter().cloned());
-            let v = self.body(op, &all, &rind)?;
+            all.extend(acc.ivs.iter().cloned());
+            let v = self.body(op, &all, &acc.indent)?;
             let next = self.name("n");
-            let _ = writeln!(self.out, "{rind}{next} = {combine} {carried}, {v} : {e}");
-            let mut yielded = next;
-            for k in (0..rranges.len()).rev() {
-                let ind_k = format!("{ind}{}", "  ".repeat(k + 1));
-                let _ = writeln!(self.out, "{ind_k}scf.yield {yielded} : {e}");
-                let _ = writeln!(self.out, "{ind}{}}}", "  ".repeat(k));
-                yielded = results[k].clone();
-            }
-            if rranges.is_empty() {
-                acc0
-            } else {
-                results[0].clone()
-            }
+            let _ = writeln!(
+                self.out,
+                "{}{next} = {combine} {}, {v} : {e}",
+                acc.indent, acc.carried
+            );
+            self.close_accumulation(acc, next)
         } else {
             self.body(op, &ivs, &ind)?
         };
@@ -434,94 +475,56 @@ impl Gen {
                 None => *a.ty.shape.last().unwrap_or(&1),
             }
         };
-        let layout = |buf: &Buf, view: Option<&Vec<i64>>, logical: Vec<i64>| -> (i64, Vec<i64>) {
+        // Offset and strides of each operand: its view, or contiguous.
+        let layout = |view: Option<&Vec<i64>>, logical: Vec<i64>| -> (i64, Vec<i64>) {
             match view.filter(|v| !v.is_empty()) {
-                Some(v) => {
-                    let rank = (v.len() - 1) / 2;
-                    (v[0], v[rank + 1..].to_vec())
-                }
-                None => {
-                    let _ = buf;
-                    let mut s = vec![1i64; logical.len()];
-                    for d in (0..logical.len().saturating_sub(1)).rev() {
-                        s[d] = s[d + 1] * logical[d + 1];
-                    }
-                    (0, s)
-                }
+                Some(v) => (v[0], v[(v.len() - 1) / 2 + 1..].to_vec()),
+                None => (0, crate::tensor::strides(&logical)),
             }
         };
-        let batch = if kind == "bmm" { shape[0] } else { 1 };
-        let a_logical = if kind == "bmm" {
-            vec![batch, m, k]
+        let bmm = kind == "bmm";
+        let batch = if bmm { shape[0] } else { 1 };
+        let (a_logical, b_logical) = if bmm {
+            (vec![batch, m, k], vec![batch, k, n])
         } else {
-            vec![m, k]
+            (vec![m, k], vec![k, n])
         };
-        let b_logical = if kind == "bmm" {
-            vec![batch, k, n]
-        } else {
-            vec![k, n]
-        };
-        let (ao, astr) = layout(&a, views.first(), a_logical);
-        let (bo, bstr) = layout(&b, views.get(1), b_logical);
-        let mut loop_ranges = vec![m, n];
-        if kind == "bmm" {
-            loop_ranges.insert(0, batch);
-        }
+        let (ao, astr) = layout(views.first(), a_logical);
+        let (bo, bstr) = layout(views.get(1), b_logical);
+        let loop_ranges = if bmm { vec![batch, m, n] } else { vec![m, n] };
         let (ivs, ind) = self.open_loops(&loop_ranges, "    ");
-        let (bi, i, j) = if kind == "bmm" {
-            (Some(ivs[0].clone()), ivs[1].clone(), ivs[2].clone())
-        } else {
-            (None, ivs[0].clone(), ivs[1].clone())
-        };
         let zero = self.name("z");
         let _ = writeln!(self.out, "{ind}{zero} = arith.constant 0.0 : f32");
-        let c0 = self.index_const(0, &ind);
-        let c1 = self.index_const(1, &ind);
-        let ck = self.index_const(k, &ind);
-        let (p, acc, res) = (self.name("p"), self.name("acc"), self.name("mm"));
-        let _ = writeln!(
-            self.out,
-            "{ind}{res} = scf.for {p} = {c0} to {ck} step {c1} iter_args({acc} = {zero}) -> (f32) {{"
-        );
-        let inner = format!("{ind}  ");
+        let acc = self.open_accumulation(&[k], &zero, "f32", &ind);
+        let inner = acc.indent.clone();
+        // Map operands (i, j, p[, batch]) -> flat offsets into A and B.
+        let (dims, a_expr, b_expr) = if bmm {
+            (
+                "d0, d1, d2, d3",
+                format!("{ao} + d3 * {} + d0 * {} + d2 * {}", astr[0], astr[1], astr[2]),
+                format!("{bo} + d3 * {} + d2 * {} + d1 * {}", bstr[0], bstr[1], bstr[2]),
+            )
+        } else {
+            (
+                "d0, d1, d2",
+                format!("{ao} + d0 * {} + d2 * {}", astr[0], astr[1]),
+                format!("{bo} + d2 * {} + d1 * {}", bstr[0], bstr[1]),
+            )
+        };
+        let ij = if bmm { &ivs[1..] } else { &ivs[..] };
+        let mut args = vec![ij[0].clone(), ij[1].clone(), acc.ivs[0].clone()];
+        if bmm {
+            args.push(ivs[0].clone());
+        }
+        let args = args.join(", ");
         let (ia, ib) = (self.name("x"), self.name("x"));
-        let (bdim, bsym) = match &bi {
-            Some(bv) => (format!("{bv}, "), "d3, ".to_string()),
-            None => (String::new(), String::new()),
-        };
-        let a_expr = if kind == "bmm" {
-            format!("{ao} + d3 * {} + d0 * {} + d2 * {}", astr[0], astr[1], astr[2])
-        } else {
-            format!("{ao} + d0 * {} + d2 * {}", astr[0], astr[1])
-        };
-        let b_expr = if kind == "bmm" {
-            format!("{bo} + d3 * {} + d2 * {} + d1 * {}", bstr[0], bstr[1], bstr[2])
-        } else {
-            format!("{bo} + d2 * {} + d1 * {}", bstr[0], bstr[1])
-        };
-        let dims = if kind == "bmm" {
-            "d0, d1, d2, d3"
-        } else {
-            "d0, d1, d2"
-        };
-        let _ = bsym;
         let _ = writeln!(
             self.out,
-            "{inner}{ia} = affine.apply affine_map<({dims}) -> ({a_expr})>({i}, {j}, {p}{})",
-            if bi.is_some() {
-                format!(", {}", bdim.trim_end_matches(", "))
-            } else {
-                String::new()
-            }
+            "{inner}{ia} = affine.apply affine_map<({dims}) -> ({a_expr})>({args})"
         );
         let _ = writeln!(
             self.out,
-            "{inner}{ib} = affine.apply affine_map<({dims}) -> ({b_expr})>({i}, {j}, {p}{})",
-            if bi.is_some() {
-                format!(", {}", bdim.trim_end_matches(", "))
-            } else {
-                String::new()
-            }
+            "{inner}{ib} = affine.apply affine_map<({dims}) -> ({b_expr})>({args})"
         );
         let (va, vb, prod, sum) = (self.name("v"), self.name("v"), self.name("v"), self.name("v"));
         let _ = writeln!(
@@ -537,9 +540,12 @@ impl Gen {
             memref(&b.ty)
         );
         let _ = writeln!(self.out, "{inner}{prod} = arith.mulf {va}, {vb} : f32");
-        let _ = writeln!(self.out, "{inner}{sum} = arith.addf {acc}, {prod} : f32");
-        let _ = writeln!(self.out, "{inner}scf.yield {sum} : f32");
-        let _ = writeln!(self.out, "{ind}}}");
+        let _ = writeln!(
+            self.out,
+            "{inner}{sum} = arith.addf {}, {prod} : f32",
+            acc.carried
+        );
+        let res = self.close_accumulation(acc, sum);
         let mut value = res;
         if let Some(&bias_v) = operands.get(2) {
             let bias = self.buffer(op, bias_v)?;
@@ -617,19 +623,9 @@ impl Gen {
         red_ranges.extend_from_slice(&w.ty.shape[2..]);
         let zero = self.name("z");
         let _ = writeln!(self.out, "{ind}{zero} = arith.constant 0.0 : f32");
-        let c0 = self.index_const(0, &ind);
-        let c1 = self.index_const(1, &ind);
-        let (mut rivs, mut results, mut carried) = (Vec::new(), Vec::new(), zero.clone());
-        let mut rind = ind.clone();
-        for &r in &red_ranges {
-            let ub = self.index_const(r, &rind);
-            let (iv, arg, res) = (self.name("r"), self.name("acc"), self.name("cv"));
-            let _ = writeln!(self.out, "{rind}{res} = scf.for {iv} = {c0} to {ub} step {c1} iter_args({arg} = {carried}) -> (f32) {{");
-            rivs.push(iv);
-            results.push(res);
-            carried = arg;
-            rind.push_str("  ");
-        }
+        let acc = self.open_accumulation(&red_ranges, &zero, "f32", &ind);
+        let rind = acc.indent.clone();
+        let rivs = acc.ivs.clone();
         // dims: d0 = n, d1 = o, d2.. = out spatial, then c, then kernel positions.
         let nd = 2 + spatial + 1 + spatial;
         let dl: Vec<String> = (0..nd).map(|d| format!("d{d}")).collect();
@@ -731,14 +727,8 @@ impl Gen {
             self.out,
             "{rind}{sel} = arith.select {inside}, {prod}, {zero} : f32"
         );
-        let _ = writeln!(self.out, "{rind}{sum} = arith.addf {carried}, {sel} : f32");
-        let mut yielded = sum;
-        for k in (0..red_ranges.len()).rev() {
-            let _ = writeln!(self.out, "{ind}{}scf.yield {yielded} : f32", "  ".repeat(k + 1));
-            let _ = writeln!(self.out, "{ind}{}}}", "  ".repeat(k));
-            yielded = results[k].clone();
-        }
-        let mut value = yielded;
+        let _ = writeln!(self.out, "{rind}{sum} = arith.addf {}, {sel} : f32", acc.carried);
+        let mut value = self.close_accumulation(acc, sum);
         if let Some(b) = bias {
             let (ib, vb, s) = (self.name("x"), self.name("v"), self.name("v"));
             let _ = writeln!(

@@ -67,6 +67,13 @@ enum Instr {
     Unary(fn(f64) -> f64, usize),
     Binary(fn(f64, f64) -> f64, usize, usize),
     Select(usize, usize, usize),
+    /// `arith.cmpf` (`float`) or `arith.cmpi` with its predicate number.
+    Compare {
+        float: bool,
+        predicate: i64,
+        a: usize,
+        b: usize,
+    },
     /// `affine.apply`: `expr` over dims = the first `dims` operand slots, syms the rest.
     Affine {
         expr: IndexExpr,
@@ -114,9 +121,9 @@ fn cmpi(p: i64, a: f64, b: f64) -> bool {
     match p {
         0 => a == b,
         1 => a != b,
-        2 | 6 => a < b,
-        3 | 7 => a <= b,
-        4 | 8 => a > b,
+        2 => a < b,
+        3 => a <= b,
+        4 => a > b,
         _ => a >= b,
     }
 }
@@ -228,32 +235,22 @@ fn compile(node: MlirOperation) -> Result<Body, ExecError> {
                 "arith.xori" => Instr::Binary(|a, b| bool_f((a != 0.0) != (b != 0.0)), get(0)?, get(1)?),
                 "arith.select" => Instr::Select(get(0)?, get(1)?, get(2)?),
                 "arith.cmpf" | "arith.cmpi" => {
-                    let p = int_attr(op, "predicate")
+                    let predicate = int_attr(op, "predicate")
                         .ok_or_else(|| ExecError::at(op, "comparison without predicate"))?;
-                    // The predicate is baked into a closure table by value.
-                    let (a, b) = (get(0)?, get(1)?);
-                    let f: fn(f64, f64) -> f64 = match (name.as_str(), p) {
-                        ("arith.cmpf", 1) => |a, b| bool_f(cmpf(1, a, b)),
-                        ("arith.cmpf", 2) => |a, b| bool_f(cmpf(2, a, b)),
-                        ("arith.cmpf", 3) => |a, b| bool_f(cmpf(3, a, b)),
-                        ("arith.cmpf", 4) => |a, b| bool_f(cmpf(4, a, b)),
-                        ("arith.cmpf", 5) => |a, b| bool_f(cmpf(5, a, b)),
-                        ("arith.cmpf", 6) => |a, b| bool_f(cmpf(6, a, b)),
-                        ("arith.cmpf", 13) => |a, b| bool_f(cmpf(13, a, b)),
-                        ("arith.cmpi", 0) => |a, b| bool_f(cmpi(0, a, b)),
-                        ("arith.cmpi", 1) => |a, b| bool_f(cmpi(1, a, b)),
-                        ("arith.cmpi", 2) => |a, b| bool_f(cmpi(2, a, b)),
-                        ("arith.cmpi", 3) => |a, b| bool_f(cmpi(3, a, b)),
-                        ("arith.cmpi", 4) => |a, b| bool_f(cmpi(4, a, b)),
-                        ("arith.cmpi", 5) => |a, b| bool_f(cmpi(5, a, b)),
-                        _ => {
-                            return Err(ExecError::at(
-                                op,
-                                format!("'{name}' predicate {p} is not supported"),
-                            ))
-                        }
-                    };
-                    Instr::Binary(f, a, b)
+                    let float = name == "arith.cmpf";
+                    // Unsigned integer predicates (ult .. uge) are not emitted by fuselab.
+                    if !(0..=if float { 15 } else { 5 }).contains(&predicate) {
+                        return Err(ExecError::at(
+                            op,
+                            format!("'{name}' predicate {predicate} is not supported"),
+                        ));
+                    }
+                    Instr::Compare {
+                        float,
+                        predicate,
+                        a: get(0)?,
+                        b: get(1)?,
+                    }
                 }
                 "arith.extf" | "arith.truncf" | "arith.sitofp" | "arith.uitofp" | "arith.extui"
                 | "arith.index_cast" => Instr::Unary(|a| a, get(0)?),
@@ -320,6 +317,19 @@ impl Body {
                     let dv: Vec<i64> = d.iter().map(|&k| env[k] as i64).collect();
                     let sv: Vec<i64> = s.iter().map(|&k| env[k] as i64).collect();
                     expr.eval(&dv, &sv) as f64
+                }
+                Instr::Compare {
+                    float,
+                    predicate,
+                    a,
+                    b,
+                } => {
+                    let (x, y) = (env[*a], env[*b]);
+                    bool_f(if *float {
+                        cmpf(*predicate, x, y)
+                    } else {
+                        cmpi(*predicate, x, y)
+                    })
                 }
                 Instr::Select(c, a, b) => {
                     if env[*c] != 0.0 {

@@ -184,16 +184,15 @@ fn functions(module: &melior::ir::Module) -> Vec<(String, mlir_sys::MlirOperatio
         .collect()
 }
 
-/// Runs `pipeline` on a fresh parse of `text`, then `function` on the loop interpreter
-/// (or compiled, with `jit`).
-fn run_strategy(
+/// Runs `pipeline` on a fresh parse of `text` and hands the resulting `function` to `f`
+/// (while its context is alive).
+fn with_pipeline_result<T>(
     text: &str,
     buffer: &str,
     pipeline: &str,
     function: &str,
-    inputs: &[Tensor],
-    jit: bool,
-) -> Result<Vec<Tensor>, String> {
+    f: impl FnOnce(mlir_sys::MlirOperation) -> Result<T, String>,
+) -> Result<T, String> {
     let fuse = FuseContext::new().map_err(|e| e.to_string())?;
     let sink = DiagnosticSink::new();
     sink.capture(fuse.context());
@@ -209,13 +208,28 @@ fn run_strategy(
         .find(|(n, _)| n == function)
         .ok_or_else(|| format!("function @{function} disappeared"))?
         .1;
-    if jit {
-        fuselab_exec::jit::Jit::compile(func)
-            .and_then(|compiled| compiled.run(inputs))
-            .map_err(|e| e.to_string())
-    } else {
-        run_loop(func, inputs).map_err(|e| e.to_string())
-    }
+    f(func)
+}
+
+/// Runs `pipeline` on `text`, then `function` on the loop interpreter (or compiled, with
+/// `jit`).
+fn run_strategy(
+    text: &str,
+    buffer: &str,
+    pipeline: &str,
+    function: &str,
+    inputs: &[Tensor],
+    jit: bool,
+) -> Result<Vec<Tensor>, String> {
+    with_pipeline_result(text, buffer, pipeline, function, |func| {
+        if jit {
+            fuselab_exec::jit::Jit::compile(func)
+                .and_then(|compiled| compiled.run(inputs))
+                .map_err(|e| e.to_string())
+        } else {
+            run_loop(func, inputs).map_err(|e| e.to_string())
+        }
+    })
 }
 
 /// Checks every function of `text` (aten IR) under `options`.
@@ -237,12 +251,7 @@ pub fn check(text: &str, buffer: &str, options: &RunOptions) -> Result<Vec<Funct
     if all.is_empty() {
         return Err(format!("{buffer}: no function to run"));
     }
-    for (name, _) in &options
-        .strategies
-        .iter()
-        .map(|s| (s.clone(), ()))
-        .collect::<Vec<_>>()
-    {
+    for name in &options.strategies {
         if !STRATEGIES.iter().any(|(s, _)| s == name) {
             return Err(format!(
                 "unknown strategy '{name}' (expected {} or all)",
@@ -392,60 +401,41 @@ pub fn bench(
             continue;
         }
         let inputs = generate_inputs(func, options.seed).map_err(|m| format!("{buffer}: @{name}: {m}"))?;
+        // What any schedule must move: the inputs and the results.
+        let result_bytes: u64 = ir::block_ops(ir::body(func).ok_or("function without a body")?)
+            .last()
+            .map(|ret| {
+                ir::operands(*ret)
+                    .into_iter()
+                    .filter_map(ir::tensor_type)
+                    .map(|t| t.size_bytes())
+                    .sum()
+            })
+            .unwrap_or(0);
+        let io_bytes = inputs
+            .iter()
+            .map(|t| t.numel() as u64 * t.dtype.size_bytes())
+            .sum::<u64>()
+            + result_bytes;
         let mut rows = Vec::new();
-        let mut io_bytes = 0;
         for strategy in &options.strategies {
-            let pipeline = pipeline_of(strategy);
-            let sfuse = FuseContext::new().map_err(|e| e.to_string())?;
-            let ssink = DiagnosticSink::new();
-            ssink.capture(sfuse.context());
-            let steps = parse_pipeline(&format!("builtin.module({pipeline})"))?;
-            let manager = build_pass_manager(
-                sfuse.context(),
-                &steps,
-                &ssink,
-                &Rc::new(DriverSettings::default()),
-            )?;
-            let mut m = parse_module(sfuse.context(), text, buffer, &ssink)
-                .ok_or_else(|| diagnostics_text(&ssink))?;
-            if manager.run(&mut m).is_err() {
-                return Err(diagnostics_text(&ssink));
-            }
-            let f = functions(&m)
-                .into_iter()
-                .find(|(n, _)| *n == name)
-                .ok_or("function disappeared")?
-                .1;
-            let jit = Jit::compile(f).map_err(|e| e.to_string())?;
-            let mut ins: Vec<HostBuffer> = inputs
-                .iter()
-                .map(HostBuffer::from_tensor)
-                .collect::<Result<_, _>>()
-                .map_err(|e| e.to_string())?;
-            let mut outs = jit.output_buffers().map_err(|e| e.to_string())?;
-            io_bytes = inputs
-                .iter()
-                .map(|t| t.numel() as u64 * t.dtype.size_bytes())
-                .sum::<u64>();
-            jit.call(&mut ins, &mut outs).map_err(|e| e.to_string())?;
-            let times: Vec<f64> = (0..runs.max(1))
-                .map(|_| {
-                    let start = std::time::Instant::now();
-                    let r = jit.call(&mut ins, &mut outs);
-                    std::hint::black_box(&r);
-                    start.elapsed().as_secs_f64()
-                })
-                .collect();
-            let out_bytes: u64 = ir::operands(
-                *ir::block_ops(ir::body(f).ok_or("no body")?)
-                    .last()
-                    .ok_or("empty")?,
-            )
-            .into_iter()
-            .filter_map(ir::tensor_type)
-            .map(|t| t.size_bytes())
-            .sum();
-            io_bytes += out_bytes;
+            let times = with_pipeline_result(text, buffer, pipeline_of(strategy), &name, |f| {
+                let jit = Jit::compile(f).map_err(|e| e.to_string())?;
+                let mut ins: Vec<HostBuffer> = inputs
+                    .iter()
+                    .map(HostBuffer::from_tensor)
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| e.to_string())?;
+                let mut outs = jit.output_buffers().map_err(|e| e.to_string())?;
+                jit.call(&mut ins, &mut outs).map_err(|e| e.to_string())?;
+                (0..runs.max(1))
+                    .map(|_| {
+                        let start = std::time::Instant::now();
+                        jit.call(&mut ins, &mut outs).map_err(|e| e.to_string())?;
+                        Ok(start.elapsed().as_secs_f64())
+                    })
+                    .collect::<Result<Vec<f64>, String>>()
+            })?;
             rows.push(BenchRow {
                 strategy: strategy.clone(),
                 median_s: median(times),

@@ -92,11 +92,18 @@ struct Partitioner<'g> {
 }
 
 impl Partitioner<'_> {
-    fn find_root(&mut self, g: usize) -> usize {
+    /// The root of `g`'s group, without path compression.
+    fn root_of(&self, g: usize) -> usize {
         let mut root = g;
         while let Some(p) = self.groups[root].parent {
             root = p;
         }
+        root
+    }
+
+    /// `FindRoot`, compressing the path.
+    fn find_root(&mut self, g: usize) -> usize {
+        let root = self.root_of(g);
         let mut cur = g;
         while let Some(p) = self.groups[cur].parent {
             self.groups[cur].parent = Some(root);
@@ -193,16 +200,8 @@ impl Partitioner<'_> {
             "{} ({}) on the path is {} ({rule})",
             node.name,
             node.op,
-            self.groups_pattern_name(at)
+            self.groups[self.root_of(at)].pattern.name()
         )
-    }
-
-    fn groups_pattern_name(&self, n: usize) -> &'static str {
-        let mut root = n;
-        while let Some(p) = self.groups[root].parent {
-            root = p;
-        }
-        self.groups[root].pattern.name()
     }
 
     fn run_phase(&mut self, phase: u8, max_depth: usize) {
