@@ -124,17 +124,31 @@ pub(crate) fn matmul(a: &Tensor, b: &Tensor, out: &TensorType) -> Tensor {
     let (sa, sb) = ((m * k) as usize, (k * n) as usize);
     let b_batched = b.rank() == 3;
     let mut data = vec![0.0; numel(&out.shape)];
+    let (mu, ku, nu) = (m as usize, k as usize, n as usize);
     for bi in 0..batch {
         let ao = bi * sa;
         let bo = if b_batched { bi * sb } else { 0 };
-        for i in 0..m as usize {
-            for j in 0..n as usize {
-                let mut acc = 0.0;
-                for p in 0..k as usize {
-                    acc += a.data[ao + i * k as usize + p] * b.data[bo + p * n as usize + j];
-                }
-                data[bi * (m * n) as usize + i * n as usize + j] = acc;
-            }
+        let a_rows = &a.data[ao..ao + sa];
+        let b_rows = &b.data[bo..bo + sb];
+        let c_rows = &mut data[bi * mu * nu..(bi + 1) * mu * nu];
+        // SAFETY: row-major [m, k], [k, n] and [m, n] slices of exactly those sizes.
+        unsafe {
+            matrixmultiply::dgemm(
+                mu,
+                ku,
+                nu,
+                1.0,
+                a_rows.as_ptr(),
+                ku as isize,
+                1,
+                b_rows.as_ptr(),
+                nu as isize,
+                1,
+                0.0,
+                c_rows.as_mut_ptr(),
+                nu as isize,
+                1,
+            );
         }
     }
     Tensor::new(out.shape.clone(), out.dtype, data)

@@ -38,22 +38,6 @@ impl fmt::Display for ExecError {
     }
 }
 
-/// An extern's `operand_views`: per operand `[]` or `[offset, sizes..., strides...]`.
-pub(crate) fn operand_views(op: MlirOperation) -> Vec<Vec<i64>> {
-    ir::attr(op, "operand_views")
-        .map(|a| unsafe {
-            (0..mlir_sys::mlirArrayAttrGetNumElements(a))
-                .map(|i| {
-                    fuselab_dialects::attrs::i64_array(melior::ir::Attribute::from_raw(
-                        mlir_sys::mlirArrayAttrGetElement(a, i),
-                    ))
-                    .unwrap_or_default()
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// The arguments of `func`'s body, checked against the number of `inputs`.
 pub(crate) fn bind_arguments(
     func: MlirOperation,

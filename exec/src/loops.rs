@@ -435,7 +435,7 @@ impl Interp {
 
     fn extern_call(&self, op: MlirOperation) -> Result<Tensor, ExecError> {
         let out = result_type(op)?;
-        let views: Vec<Vec<i64>> = crate::operand_views(op);
+        let views: Vec<Vec<i64>> = fuselab_passes::conversion::lower_aten_to_loop::operand_views(op);
         let operands: Vec<Tensor> = ir::operands(op)
             .iter()
             .enumerate()

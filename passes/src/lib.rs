@@ -27,4 +27,5 @@ pub static PASSES: &[PassInfo] = &[
     transforms::inductor_fuse::INFO,
     transforms::tvm_fuse_ops::INFO,
     transforms::fuse::INFO,
+    conversion::lower_loop_to_cpu::INFO,
 ];

@@ -17,7 +17,7 @@ use fuselab_exec::{
     loops::run_loop,
     Tensor,
 };
-use fuselab_passes::{ir, DriverSettings};
+use fuselab_passes::{conversion::lower_loop_to_cpu::CpuOptions, ir, DriverSettings};
 use std::{fmt::Write as _, io::Write, rc::Rc};
 
 /// The strategies and their pipelines.
@@ -87,6 +87,9 @@ pub struct RunOptions {
     /// Run each strategy's result compiled (CPU code generation + JIT) instead of on
     /// the loop interpreter.
     pub jit: bool,
+    /// Compiled code runs the rows of each kernel in parallel (`scf.parallel` on the
+    /// MLIR async runtime's thread pool).
+    pub parallel: bool,
 }
 
 /// Inputs and outputs recorded from PyTorch for one function.
@@ -151,15 +154,25 @@ pub fn load_expectation(path: &str) -> Result<Expectation, String> {
     })
 }
 
+impl RunOptions {
+    /// The code generator options when running compiled.
+    fn cpu(&self) -> Option<CpuOptions> {
+        self.jit.then_some(CpuOptions {
+            parallel: self.parallel,
+        })
+    }
+}
+
 impl Default for RunOptions {
     fn default() -> Self {
         Self {
             strategies: STRATEGIES.iter().map(|(s, _)| s.to_string()).collect(),
             seed: 0,
             function: None,
-            max_elements: 1 << 24,
+            max_elements: 1 << 28,
             expect: None,
             jit: false,
+            parallel: false,
         }
     }
 }
@@ -211,19 +224,19 @@ fn with_pipeline_result<T>(
     f(func)
 }
 
-/// Runs `pipeline` on `text`, then `function` on the loop interpreter (or compiled, with
-/// `jit`).
+/// Runs `pipeline` on `text`, then `function` on the loop interpreter (or compiled with
+/// the options `jit`).
 fn run_strategy(
     text: &str,
     buffer: &str,
     pipeline: &str,
     function: &str,
     inputs: &[Tensor],
-    jit: bool,
+    jit: Option<CpuOptions>,
 ) -> Result<Vec<Tensor>, String> {
     with_pipeline_result(text, buffer, pipeline, function, |func| {
-        if jit {
-            fuselab_exec::jit::Jit::compile(func)
+        if let Some(cpu) = jit {
+            fuselab_exec::jit::Jit::compile_with(func, cpu)
                 .and_then(|compiled| compiled.run(inputs))
                 .map_err(|e| e.to_string())
         } else {
@@ -302,16 +315,17 @@ pub fn check(text: &str, buffer: &str, options: &RunOptions) -> Result<Vec<Funct
         }
         for strategy in &options.strategies {
             let pipeline = pipeline_of(strategy);
-            let outputs = run_strategy(text, buffer, pipeline, &name, &inputs, options.jit).and_then(|got| {
-                if got.len() != reference.len() {
-                    return Err(format!(
-                        "{} outputs, the reference has {}",
-                        got.len(),
-                        reference.len()
-                    ));
-                }
-                Ok(got.iter().zip(&reference).map(|(g, w)| compare(g, w)).collect())
-            });
+            let outputs =
+                run_strategy(text, buffer, pipeline, &name, &inputs, options.cpu()).and_then(|got| {
+                    if got.len() != reference.len() {
+                        return Err(format!(
+                            "{} outputs, the reference has {}",
+                            got.len(),
+                            reference.len()
+                        ));
+                    }
+                    Ok(got.iter().zip(&reference).map(|(g, w)| compare(g, w)).collect())
+                });
             strategies.push(StrategyResult {
                 strategy: strategy.clone(),
                 outputs,
@@ -353,8 +367,10 @@ pub struct BenchResult {
     pub function: String,
     /// Bytes of the function's inputs and outputs (what any schedule must move).
     pub io_bytes: u64,
-    /// Copy bandwidth measured in the same run (bytes/s).
+    /// Bandwidth of a copy moving `io_bytes`, measured in the same run (bytes/s).
     pub copy_bandwidth: f64,
+    /// Bandwidth of a copy of 64 MiB (beyond the caches: the DRAM roofline).
+    pub dram_bandwidth: f64,
     /// Per strategy.
     pub rows: Vec<BenchRow>,
 }
@@ -364,13 +380,15 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// Memory bandwidth of a plain copy of 64 MiB (read + write bytes per second), median of
-/// `runs`.
-pub fn copy_bandwidth(runs: usize) -> f64 {
-    let n = 16 << 20;
+/// Memory bandwidth of a plain copy moving `bytes` (read + write, so `bytes / 2` copied;
+/// at least 64 KiB), in bytes per second, median of `runs` after a warm-up: the roofline
+/// of a function whose inputs and outputs are `bytes`, with the same cache effects.
+pub fn copy_bandwidth(bytes: u64, runs: usize) -> f64 {
+    let n = ((bytes / 8) as usize).max(1 << 14);
     let src = vec![1.0f32; n];
     let mut dst = vec![0.0f32; n];
-    let times: Vec<f64> = (0..runs.max(3))
+    dst.copy_from_slice(&src);
+    let times: Vec<f64> = (0..runs.max(5))
         .map(|_| {
             let start = std::time::Instant::now();
             dst.copy_from_slice(&src);
@@ -394,8 +412,8 @@ pub fn bench(
     let sink = DiagnosticSink::new();
     sink.capture(fuse.context());
     let module = parse_module(fuse.context(), text, buffer, &sink).ok_or_else(|| diagnostics_text(&sink))?;
-    let bandwidth = copy_bandwidth(runs);
     let mut results = Vec::new();
+    let dram_bandwidth = copy_bandwidth(128 << 20, runs);
     for (name, func) in functions(&module) {
         if options.function.as_ref().is_some_and(|f| *f != name) {
             continue;
@@ -420,7 +438,8 @@ pub fn bench(
         let mut rows = Vec::new();
         for strategy in &options.strategies {
             let times = with_pipeline_result(text, buffer, pipeline_of(strategy), &name, |f| {
-                let jit = Jit::compile(f).map_err(|e| e.to_string())?;
+                let jit =
+                    Jit::compile_with(f, options.cpu().unwrap_or_default()).map_err(|e| e.to_string())?;
                 let mut ins: Vec<HostBuffer> = inputs
                     .iter()
                     .map(HostBuffer::from_tensor)
@@ -444,7 +463,8 @@ pub fn bench(
         results.push(BenchResult {
             function: name,
             io_bytes,
-            copy_bandwidth: bandwidth,
+            copy_bandwidth: copy_bandwidth(io_bytes, runs),
+            dram_bandwidth,
             rows,
         });
     }
@@ -456,13 +476,17 @@ pub fn bench_report(results: &[BenchResult], runs: usize) -> String {
     let mut out = String::new();
     for r in results {
         let roofline = r.io_bytes as f64 / r.copy_bandwidth;
+        let dram = r.io_bytes as f64 / r.dram_bandwidth;
         let _ = writeln!(
             out,
-            "@{} (median of {runs} runs; roofline: {:.2} MiB of inputs + outputs at the copy bandwidth {:.1} GB/s = {:.3} ms)",
+            "@{} (median of {runs} runs; {:.2} MiB of inputs + outputs; roofline: a copy of as many bytes \
+             {:.1} GB/s = {:.3} ms, DRAM (64 MiB copy) {:.1} GB/s = {:.3} ms)",
             r.function,
             r.io_bytes as f64 / (1 << 20) as f64,
             r.copy_bandwidth / 1e9,
-            roofline * 1e3
+            roofline * 1e3,
+            r.dram_bandwidth / 1e9,
+            dram * 1e3
         );
         let unfused = r
             .rows
@@ -473,10 +497,11 @@ pub fn bench_report(results: &[BenchResult], runs: usize) -> String {
             let speedup = unfused.map_or_else(|| "-".to_string(), |u| format!("{:.2}x", u / row.median_s));
             let _ = writeln!(
                 out,
-                "  {} {:.3} ms  speedup vs unfused {speedup}  vs roofline {:.2}x",
+                "  {} {:.3} ms  speedup vs unfused {speedup}  vs roofline {:.2}x  vs DRAM roofline {:.2}x",
                 row.strategy,
                 row.median_s * 1e3,
-                row.median_s / roofline
+                row.median_s / roofline,
+                row.median_s / dram
             );
         }
     }
@@ -547,7 +572,9 @@ OPTIONS:
                        roofline of the function's inputs + outputs, as ratios
   --no-check           With --bench: skip the check against the reference interpreter
                        (for shapes too large for it)
-  --max-elements <n>   Refuse functions holding more tensor elements (default: 16777216)
+  --parallel           Compiled code runs chunks of each kernel's rows in parallel
+                       (scf.parallel on the MLIR async runtime's thread pool)
+  --max-elements <n>   Refuse functions holding more tensor elements (default: 268435456)
   --help, -h           Show this help
 ";
 
@@ -596,6 +623,7 @@ pub fn run(args: &[String]) -> i32 {
                 None => return fail("--function needs a name".into()),
             },
             "--jit" => options.jit = true,
+            "--parallel" => options.parallel = true,
             "--bench" => bench_runs = Some(bench_runs.unwrap_or(10)),
             "--no-check" => no_check = true,
             "--runs" => match value(&mut i).and_then(|s| s.parse().ok()) {

@@ -63,6 +63,22 @@ pub const UNFUSED_ATTR: &str = "fuselab.unfused";
 /// Attribute on externs: per operand, `[]` or `[offset, sizes..., strides...]`.
 pub const OPERAND_VIEWS_ATTR: &str = "operand_views";
 
+/// An extern's `operand_views`: per operand `[]` or `[offset, sizes..., strides...]`.
+pub fn operand_views(op: MlirOperation) -> Vec<Vec<i64>> {
+    ir::attr(op, OPERAND_VIEWS_ATTR)
+        .map(|a| unsafe {
+            (0..mlir_sys::mlirArrayAttrGetNumElements(a))
+                .map(|i| {
+                    fuselab_dialects::attrs::i64_array(melior::ir::Attribute::from_raw(
+                        mlir_sys::mlirArrayAttrGetElement(a, i),
+                    ))
+                    .unwrap_or_default()
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// How a tensor value is read.
 #[derive(Clone, Debug)]
 enum Access {
