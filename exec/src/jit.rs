@@ -158,6 +158,10 @@ pub struct Jit {
 pub enum HostBuffer {
     /// f32 elements.
     F32(Vec<f32>),
+    /// f16 elements (IEEE binary16 bits).
+    F16(Vec<u16>),
+    /// bf16 elements (bfloat16 bits).
+    BF16(Vec<u16>),
     /// i64 elements.
     I64(Vec<i64>),
     /// Bools as bytes.
@@ -170,11 +174,10 @@ impl HostBuffer {
         let n = ty.numel().max(1) as usize;
         match ty.dtype {
             DType::F32 => Ok(Self::F32(vec![0.0; n])),
+            DType::F16 => Ok(Self::F16(vec![0; n])),
+            DType::BF16 => Ok(Self::BF16(vec![0; n])),
             DType::I64 => Ok(Self::I64(vec![0; n])),
             DType::I1 => Ok(Self::I1(vec![0; n])),
-            other => Err(ExecError::msg(format!(
-                "the JIT does not run {other} tensors yet"
-            ))),
         }
     }
 
@@ -182,11 +185,17 @@ impl HostBuffer {
     pub fn from_tensor(t: &Tensor) -> Result<Self, ExecError> {
         match t.dtype {
             DType::F32 => Ok(Self::F32(t.data.iter().map(|&v| v as f32).collect())),
+            DType::F16 => Ok(Self::F16(
+                t.data.iter().map(|&v| half::f16::from_f64(v).to_bits()).collect(),
+            )),
+            DType::BF16 => Ok(Self::BF16(
+                t.data
+                    .iter()
+                    .map(|&v| half::bf16::from_f64(v).to_bits())
+                    .collect(),
+            )),
             DType::I64 => Ok(Self::I64(t.data.iter().map(|&v| v as i64).collect())),
             DType::I1 => Ok(Self::I1(t.data.iter().map(|&v| u8::from(v != 0.0)).collect())),
-            other => Err(ExecError::msg(format!(
-                "the JIT does not run {other} tensors yet"
-            ))),
         }
     }
 
@@ -194,6 +203,8 @@ impl HostBuffer {
     pub fn to_tensor(&self, ty: &TensorType) -> Tensor {
         let data: Vec<f64> = match self {
             Self::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),
+            Self::F16(v) => v.iter().map(|&x| half::f16::from_bits(x).to_f64()).collect(),
+            Self::BF16(v) => v.iter().map(|&x| half::bf16::from_bits(x).to_f64()).collect(),
             Self::I64(v) => v.iter().map(|&x| x as f64).collect(),
             Self::I1(v) => v.iter().map(|&x| f64::from(x & 1)).collect(),
         };
@@ -203,6 +214,7 @@ impl HostBuffer {
     fn descriptor(&mut self) -> Descriptor {
         let (ptr, len) = match self {
             Self::F32(v) => (v.as_mut_ptr() as *mut u8, v.len()),
+            Self::F16(v) | Self::BF16(v) => (v.as_mut_ptr() as *mut u8, v.len()),
             Self::I64(v) => (v.as_mut_ptr() as *mut u8, v.len()),
             Self::I1(v) => (v.as_mut_ptr(), v.len()),
         };

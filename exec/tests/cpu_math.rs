@@ -63,7 +63,10 @@ fn grid() -> Vec<f32> {
 /// Checks `name` against the f64 function within `ulps` f32 ulps of the true value
 /// (or `abs` absolute), with NaN and infinities matching exactly.
 fn check(name: &str, reference: fn(f64) -> f64, ulps: f64, abs: f64, max_x: f32) {
-    let xs: Vec<f32> = grid().into_iter().filter(|x| x.is_nan() || x.abs() <= max_x).collect();
+    let xs: Vec<f32> = grid()
+        .into_iter()
+        .filter(|x| x.is_nan() || x.abs() <= max_x)
+        .collect();
     let got = run(name, &xs);
     for (x, g) in xs.iter().zip(&got) {
         let want = reference(f64::from(*x));

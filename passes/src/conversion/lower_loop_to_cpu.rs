@@ -135,8 +135,27 @@ fn elem(dtype: DType) -> &'static str {
     }
 }
 
+/// Whether values of `dtype` are computed in f32 and stored narrowed.
+fn is_half(dtype: DType) -> bool {
+    matches!(dtype, DType::F16 | DType::BF16)
+}
+
+/// `text` with the half float types replaced by f32 (the compute type).
+fn widen(text: &str) -> String {
+    text.replace("bf16", "f32").replace("f16", "f32")
+}
+
+/// The flat memref holding a tensor of `t`. bf16 elements are stored as their i16 bits
+/// and converted with integer ops ([`Gen::to_f32`], [`Gen::from_f32`]): LLVM's x86
+/// backend otherwise calls compiler-rt's `__truncsfbf2` even for a bf16 load + store,
+/// which the JIT's process does not have.
 fn memref(t: &TensorType) -> String {
-    format!("memref<{}x{}>", t.numel().max(1), elem(t.dtype))
+    let storage = if t.dtype == DType::BF16 {
+        "i16"
+    } else {
+        elem(t.dtype)
+    };
+    format!("memref<{}x{storage}>", t.numel().max(1))
 }
 
 fn i64_list(op: MlirOperation, name: &str) -> Vec<i64> {
@@ -462,13 +481,24 @@ impl Gen {
                     buf.ssa,
                     memref(&buf.ty)
                 );
+                if is_half(buf.ty.dtype) {
+                    let wide = self.to_f32(&res, buf.ty.dtype, indent);
+                    names.insert(ir::result(op, 0).ptr as usize, wide);
+                    continue;
+                }
             } else {
                 let ops: Vec<String> = operands.iter().map(get).collect::<Result<_, _>>()?;
+                // f16 / bf16 values are computed in f32 (rounded once, at the store).
                 let types: Vec<String> = operands
                     .iter()
-                    .map(|v| ir::type_string(ir::value_type(*v)))
+                    .map(|v| widen(&ir::type_string(ir::value_type(*v))))
                     .collect();
-                let result_ty = ir::type_string(ir::value_type(ir::result(op, 0)));
+                let result_ty = widen(&ir::type_string(ir::value_type(ir::result(op, 0))));
+                if (name == "arith.extf" || name == "arith.truncf") && types.first() == Some(&result_ty) {
+                    // A cast between f32 and a half type: nothing to do in f32.
+                    names.insert(ir::result(op, 0).ptr as usize, ops[0].clone());
+                    continue;
+                }
                 if result_ty == "f32" && ops.len() == 1 {
                     let mut lines = super::cpu_math::Lines {
                         out: &mut self.out,
@@ -488,7 +518,7 @@ impl Gen {
                         attrs.push(format!(
                             "{} = {}",
                             key.as_str().unwrap_or_default(),
-                            ir::attr_string(na.attribute)
+                            widen(&ir::attr_string(na.attribute))
                         ));
                     }
                 }
@@ -544,17 +574,11 @@ impl Gen {
                     ))
                 }
             };
-            let init = if e == "f32" || !float {
-                init
-            } else {
-                return Err(err(
-                    op,
-                    "f16/bf16 reductions are not supported by the CPU code generator",
-                ));
-            };
+            // f16 / bf16 rows accumulate in f32 (as Inductor's CPU code does).
+            let acc_e = if float { "f32" } else { e };
             let acc0 = self.name("a");
-            let _ = writeln!(self.out, "{ind}{acc0} = arith.constant {init} : {e}");
-            let acc = self.open_accumulation(&rranges, &acc0, e, &ind);
+            let _ = writeln!(self.out, "{ind}{acc0} = arith.constant {init} : {acc_e}");
+            let acc = self.open_accumulation(&rranges, &acc0, acc_e, &ind);
             let mut all = ivs.clone();
             all.extend(acc.ivs.iter().cloned());
             let v = self.body(op, &all, &acc.indent)?;
@@ -564,12 +588,17 @@ impl Gen {
             let flags = if float { " fastmath<reassoc>" } else { "" };
             let _ = writeln!(
                 self.out,
-                "{}{next} = {combine} {}, {v}{flags} : {e}",
+                "{}{next} = {combine} {}, {v}{flags} : {acc_e}",
                 acc.indent, acc.carried
             );
             self.close_accumulation(acc, next)
         } else {
             self.body(op, &ivs, &ind)?
+        };
+        let value = if is_half(out.ty.dtype) {
+            self.from_f32(&value, out.ty.dtype, &ind)
+        } else {
+            value
         };
         let flat = self.flat_index(&ivs, &ranges, &ind);
         let _ = writeln!(
@@ -801,14 +830,25 @@ impl Gen {
                 format!("the CPU code generator has no '{kind}' extern yet"),
             ));
         }
-        if out.ty.dtype != DType::F32 {
-            return Err(err(op, "only f32 matmuls are generated"));
-        }
+        // f16 / bf16 matmuls run in f32: operands widened into scratch buffers, the
+        // product narrowed into the result once.
+        let half = match out.ty.dtype {
+            DType::F32 => false,
+            DType::F16 | DType::BF16 => true,
+            other => return Err(err(op, format!("{other} matmuls are not generated"))),
+        };
         let shape = &out.ty.shape;
         let r = shape.len();
         let (m, n) = (shape[r - 2], shape[r - 1]);
-        let a = self.buffer(op, operands[0])?;
-        let b = self.buffer(op, operands[1])?;
+        let mut a = self.buffer(op, operands[0])?;
+        let mut b = self.buffer(op, operands[1])?;
+        let target = if half {
+            a = self.convert(&a, DType::F32);
+            b = self.convert(&b, DType::F32);
+            self.scratch(&out.ty.shape, DType::F32)
+        } else {
+            out.clone()
+        };
         // Logical shapes and strides of the operands (views or contiguous).
         let k = {
             let v = views.first().filter(|v| !v.is_empty());
@@ -868,12 +908,17 @@ impl Gen {
                 bias.ssa,
                 memref(&bias.ty)
             );
+            let vb = if is_half(bias.ty.dtype) {
+                self.to_f32(&vb, bias.ty.dtype, &ind)
+            } else {
+                vb
+            };
             let flat = self.flat_index(&ivs, &loop_ranges, &ind);
             let _ = writeln!(
                 self.out,
                 "{ind}memref.store {vb}, {}[{flat}] : {}",
-                out.ssa,
-                memref(&out.ty)
+                target.ssa,
+                memref(&target.ty)
             );
             self.close_loops(loop_ranges.len(), "    ");
             1.0
@@ -887,7 +932,7 @@ impl Gen {
         let (pa, pb, pc) = (
             self.pointer(&a, base),
             self.pointer(&b, base),
-            self.pointer(&out, base),
+            self.pointer(&target, base),
         );
         let (ivs, ind) = self.open_loops(&loop_ranges[..usize::from(bmm)], base);
         let iv = ivs.first().map(String::as_str);
@@ -913,8 +958,111 @@ impl Gen {
             ints[0], ints[1], ints[2], ints[3], ints[4], ints[5], ints[6], ints[7], ints[8]
         );
         self.close_loops(ivs.len(), base);
+        if half {
+            self.copy_converting(&target, &out);
+        }
         self.bufs.insert(ir::result(op, 0).ptr as usize, out);
         Ok(())
+    }
+
+    /// A global scratch buffer of `shape` and `dtype`.
+    fn scratch(&mut self, shape: &[i64], dtype: DType) -> Buf {
+        let b = Buf {
+            ssa: self.name("buf"),
+            ty: TensorType {
+                shape: shape.to_vec(),
+                dtype,
+            },
+        };
+        self.allocs.push(b.clone());
+        b
+    }
+
+    /// `src` converted to `dtype` in a scratch buffer (`src` itself if it has it).
+    fn convert(&mut self, src: &Buf, dtype: DType) -> Buf {
+        if src.ty.dtype == dtype {
+            return src.clone();
+        }
+        let dst = self.scratch(&src.ty.shape, dtype);
+        self.copy_converting(src, &dst);
+        dst
+    }
+
+    /// Copies `src` into `dst` element by element, between f32 and a half type.
+    fn copy_converting(&mut self, src: &Buf, dst: &Buf) {
+        let (ivs, ind) = self.open_loops(&[src.ty.numel().max(1)], "    ");
+        let v = self.name("v");
+        let _ = writeln!(
+            self.out,
+            "{ind}{v} = memref.load {}[{}] : {}",
+            src.ssa,
+            ivs[0],
+            memref(&src.ty)
+        );
+        let w = if is_half(src.ty.dtype) {
+            self.to_f32(&v, src.ty.dtype, &ind)
+        } else {
+            self.from_f32(&v, dst.ty.dtype, &ind)
+        };
+        let _ = writeln!(
+            self.out,
+            "{ind}memref.store {w}, {}[{}] : {}",
+            dst.ssa,
+            ivs[0],
+            memref(&dst.ty)
+        );
+        self.close_loops(1, "    ");
+    }
+
+    /// The f32 value of a loaded half element `v` (bf16 is stored as its i16 bits).
+    fn to_f32(&mut self, v: &str, dtype: DType, indent: &str) -> String {
+        let w = self.name("w");
+        if dtype == DType::BF16 {
+            let (a, b, k) = (self.name("w"), self.name("w"), self.name("w"));
+            let _ = writeln!(self.out, "{indent}{a} = arith.extui {v} : i16 to i32");
+            let _ = writeln!(self.out, "{indent}{k} = arith.constant 16 : i32");
+            let _ = writeln!(self.out, "{indent}{b} = arith.shli {a}, {k} : i32");
+            let _ = writeln!(self.out, "{indent}{w} = arith.bitcast {b} : i32 to f32");
+        } else {
+            let _ = writeln!(self.out, "{indent}{w} = arith.extf {v} : {} to f32", elem(dtype));
+        }
+        w
+    }
+
+    /// The half element to store for the f32 value `v`: f16 by `arith.truncf`, bf16 as
+    /// its i16 bits rounded to nearest even (NaN kept quiet).
+    fn from_f32(&mut self, v: &str, dtype: DType, indent: &str) -> String {
+        if dtype != DType::BF16 {
+            let w = self.name("w");
+            let _ = writeln!(
+                self.out,
+                "{indent}{w} = arith.truncf {v} : f32 to {}",
+                elem(dtype)
+            );
+            return w;
+        }
+        let n: Vec<String> = (0..9).map(|_| self.name("w")).collect();
+        let lines = [
+            format!("{} = arith.bitcast {v} : f32 to i32", n[0]),
+            format!("{} = arith.constant 16 : i32", n[1]),
+            format!("{} = arith.shrui {}, {} : i32", n[2], n[0], n[1]),
+            format!("{} = arith.constant 1 : i32", n[3]),
+            format!("{} = arith.andi {}, {} : i32", n[4], n[2], n[3]),
+            format!("{} = arith.constant 32767 : i32", n[5]),
+            // bits + 0x7fff + lsb, then the upper half: round to nearest even.
+            format!("{} = arith.addi {}, {} : i32", n[6], n[4], n[5]),
+            format!("{} = arith.addi {}, {} : i32", n[7], n[0], n[6]),
+            format!("{} = arith.shrui {}, {} : i32", n[8], n[7], n[1]),
+        ];
+        for line in lines {
+            let _ = writeln!(self.out, "{indent}{line}");
+        }
+        let (t, nan, q, bad) = (self.name("w"), self.name("w"), self.name("w"), self.name("w"));
+        let _ = writeln!(self.out, "{indent}{t} = arith.trunci {} : i32 to i16", n[8]);
+        let _ = writeln!(self.out, "{indent}{q} = arith.constant 32704 : i16");
+        let _ = writeln!(self.out, "{indent}{bad} = arith.cmpf uno, {v}, {v} : f32");
+        let _ = writeln!(self.out, "{indent}{nan} = arith.select {bad}, {q}, {t} : i16");
+        nan
     }
 
     /// The aligned base address of `buf` (an `index`).
@@ -1482,7 +1630,8 @@ pub fn cpu_function(func: MlirOperation, options: CpuOptions) -> Result<CpuFunct
 /// The upstream lowering of the CPU module to the LLVM dialect.
 pub const UPSTREAM_LOWERING: &str =
     "builtin.module(async-parallel-for{async-dispatch=false num-workers=-1 min-task-size=1},\
-    async-to-async-runtime,async-runtime-ref-counting,async-runtime-ref-counting-opt,arith-expand,\
+    async-to-async-runtime,async-runtime-ref-counting,async-runtime-ref-counting-opt,\
+    arith-expand,\
     convert-async-to-llvm,lower-affine,convert-scf-to-cf,convert-math-to-llvm,\
     convert-math-to-libm,expand-strided-metadata,finalize-memref-to-llvm,convert-arith-to-llvm,\
     convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts)";
