@@ -146,7 +146,7 @@ fn widen(text: &str) -> String {
 }
 
 /// The flat memref holding a tensor of `t`. bf16 elements are stored as their i16 bits
-/// and converted with integer ops ([`Gen::to_f32`], [`Gen::from_f32`]): LLVM's x86
+/// and converted with integer ops ([`Gen::widened`], [`Gen::narrowed`]): LLVM's x86
 /// backend otherwise calls compiler-rt's `__truncsfbf2` even for a bf16 load + store,
 /// which the JIT's process does not have.
 fn memref(t: &TensorType) -> String {
@@ -482,7 +482,7 @@ impl Gen {
                     memref(&buf.ty)
                 );
                 if is_half(buf.ty.dtype) {
-                    let wide = self.to_f32(&res, buf.ty.dtype, indent);
+                    let wide = self.widened(&res, buf.ty.dtype, indent);
                     names.insert(ir::result(op, 0).ptr as usize, wide);
                     continue;
                 }
@@ -596,7 +596,7 @@ impl Gen {
             self.body(op, &ivs, &ind)?
         };
         let value = if is_half(out.ty.dtype) {
-            self.from_f32(&value, out.ty.dtype, &ind)
+            self.narrowed(&value, out.ty.dtype, &ind)
         } else {
             value
         };
@@ -909,7 +909,7 @@ impl Gen {
                 memref(&bias.ty)
             );
             let vb = if is_half(bias.ty.dtype) {
-                self.to_f32(&vb, bias.ty.dtype, &ind)
+                self.widened(&vb, bias.ty.dtype, &ind)
             } else {
                 vb
             };
@@ -1000,9 +1000,9 @@ impl Gen {
             memref(&src.ty)
         );
         let w = if is_half(src.ty.dtype) {
-            self.to_f32(&v, src.ty.dtype, &ind)
+            self.widened(&v, src.ty.dtype, &ind)
         } else {
-            self.from_f32(&v, dst.ty.dtype, &ind)
+            self.narrowed(&v, dst.ty.dtype, &ind)
         };
         let _ = writeln!(
             self.out,
@@ -1015,7 +1015,7 @@ impl Gen {
     }
 
     /// The f32 value of a loaded half element `v` (bf16 is stored as its i16 bits).
-    fn to_f32(&mut self, v: &str, dtype: DType, indent: &str) -> String {
+    fn widened(&mut self, v: &str, dtype: DType, indent: &str) -> String {
         let w = self.name("w");
         if dtype == DType::BF16 {
             let (a, b, k) = (self.name("w"), self.name("w"), self.name("w"));
@@ -1031,7 +1031,7 @@ impl Gen {
 
     /// The half element to store for the f32 value `v`: f16 by `arith.truncf`, bf16 as
     /// its i16 bits rounded to nearest even (NaN kept quiet).
-    fn from_f32(&mut self, v: &str, dtype: DType, indent: &str) -> String {
+    fn narrowed(&mut self, v: &str, dtype: DType, indent: &str) -> String {
         if dtype != DType::BF16 {
             let w = self.name("w");
             let _ = writeln!(
