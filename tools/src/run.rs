@@ -185,6 +185,42 @@ fn diagnostics_text(sink: &DiagnosticSink) -> String {
         .join("\n")
 }
 
+/// Parses `text` (named `buffer` in diagnostics) in `fuse`'s context and runs `pipeline`
+/// (a pass list) on it; the diagnostics text on failure.
+fn pipeline_module<'c>(
+    fuse: &'c FuseContext,
+    text: &str,
+    buffer: &str,
+    pipeline: &str,
+) -> Result<melior::ir::Module<'c>, String> {
+    let sink = DiagnosticSink::new();
+    sink.capture(fuse.context());
+    let steps = parse_pipeline(&format!("builtin.module({pipeline})"))?;
+    let manager = build_pass_manager(fuse.context(), &steps, &sink, &Rc::new(DriverSettings::default()))?;
+    let mut module =
+        parse_module(fuse.context(), text, buffer, &sink).ok_or_else(|| diagnostics_text(&sink))?;
+    if manager.run(&mut module).is_err() {
+        return Err(diagnostics_text(&sink));
+    }
+    Ok(module)
+}
+
+/// Parses and verifies `text`, then runs every strategy's pipeline and the CPU code
+/// generator on it; how many of them succeeded. Errors are expected for malformed
+/// input; a panic or crash is a bug. This is the body of the `cargo fuzz` target
+/// (`fuzz/fuzz_targets/parse_and_fuse.rs`).
+pub fn exercise_pipelines(text: &str) -> usize {
+    let Ok(fuse) = FuseContext::new() else {
+        return 0;
+    };
+    STRATEGIES
+        .iter()
+        .filter(|(_, pipeline)| {
+            pipeline_module(&fuse, text, "fuzz.mlir", &format!("{pipeline},lower-loop-to-cpu")).is_ok()
+        })
+        .count()
+}
+
 fn functions(module: &melior::ir::Module) -> Vec<(String, mlir_sys::MlirOperation)> {
     ir::collect_ops(module.as_operation().to_raw(), |n| n == "func.func")
         .into_iter()
@@ -207,15 +243,7 @@ fn with_pipeline_result<T>(
     f: impl FnOnce(mlir_sys::MlirOperation) -> Result<T, String>,
 ) -> Result<T, String> {
     let fuse = FuseContext::new().map_err(|e| e.to_string())?;
-    let sink = DiagnosticSink::new();
-    sink.capture(fuse.context());
-    let steps = parse_pipeline(&format!("builtin.module({pipeline})"))?;
-    let manager = build_pass_manager(fuse.context(), &steps, &sink, &Rc::new(DriverSettings::default()))?;
-    let mut module =
-        parse_module(fuse.context(), text, buffer, &sink).ok_or_else(|| diagnostics_text(&sink))?;
-    if manager.run(&mut module).is_err() {
-        return Err(diagnostics_text(&sink));
-    }
+    let module = pipeline_module(&fuse, text, buffer, pipeline)?;
     let func = functions(&module)
         .into_iter()
         .find(|(n, _)| n == function)
@@ -508,6 +536,46 @@ pub fn bench_report(results: &[BenchResult], runs: usize) -> String {
     out
 }
 
+/// The bench results as JSON: per function the I/O bytes, both rooflines (seconds) and
+/// per strategy the median seconds and its ratios.
+pub fn bench_json_value(results: &[BenchResult], runs: usize) -> serde_json::Value {
+    let functions: Vec<serde_json::Value> = results
+        .iter()
+        .map(|r| {
+            let roofline = r.io_bytes as f64 / r.copy_bandwidth;
+            let dram = r.io_bytes as f64 / r.dram_bandwidth;
+            let unfused = r
+                .rows
+                .iter()
+                .find(|row| row.strategy == "unfused")
+                .map(|row| row.median_s);
+            let rows: Vec<serde_json::Value> = r
+                .rows
+                .iter()
+                .map(|row| {
+                    serde_json::json!({
+                        "strategy": row.strategy,
+                        "median_s": row.median_s,
+                        "speedup_vs_unfused": unfused.map(|u| u / row.median_s),
+                        "x_roofline": row.median_s / roofline,
+                        "x_dram_roofline": row.median_s / dram,
+                    })
+                })
+                .collect();
+            serde_json::json!({
+                "function": r.function,
+                "io_bytes": r.io_bytes,
+                "copy_bandwidth_bytes_per_s": r.copy_bandwidth,
+                "roofline_s": roofline,
+                "dram_bandwidth_bytes_per_s": r.dram_bandwidth,
+                "dram_roofline_s": dram,
+                "strategies": rows,
+            })
+        })
+        .collect();
+    serde_json::json!({ "runs": runs, "functions": functions })
+}
+
 /// The report of `results`, and whether all passed.
 pub fn report(results: &[FunctionResult], seed: u64) -> (String, bool) {
     let mut out = String::new();
@@ -568,10 +636,13 @@ OPTIONS:
   --jit                Run each strategy's result as compiled CPU code (MLIR -> LLVM
                        JIT) instead of on the loop interpreter
   --bench              After the (compiled) check, time every strategy's compiled code
-                       (median of --runs, default 10) next to the copy-bandwidth
-                       roofline of the function's inputs + outputs, as ratios
+                       (median of --runs, default 10) as ratios to the unfused
+                       pipeline and to two rooflines measured in the same run: a
+                       copy moving the function's input + output bytes, and a
+                       64 MiB copy (DRAM bandwidth)
   --no-check           With --bench: skip the check against the reference interpreter
                        (for shapes too large for it)
+  --bench-json <file>  With --bench (implied): also write the timings as JSON
   --parallel           Compiled code runs chunks of each kernel's rows in parallel
                        (scf.parallel on the MLIR async runtime's thread pool)
   --max-elements <n>   Refuse functions holding more tensor elements (default: 268435456)
@@ -590,6 +661,7 @@ pub fn run(args: &[String]) -> i32 {
     let mut expect_path: Option<String> = None;
     let mut bench_runs: Option<usize> = None;
     let mut no_check = false;
+    let mut bench_json: Option<String> = None;
     let mut i = 0;
     while i < args.len() {
         let arg = args[i].as_str();
@@ -626,6 +698,13 @@ pub fn run(args: &[String]) -> i32 {
             "--parallel" => options.parallel = true,
             "--bench" => bench_runs = Some(bench_runs.unwrap_or(10)),
             "--no-check" => no_check = true,
+            "--bench-json" => match value(&mut i) {
+                Some(p) => {
+                    bench_json = Some(p);
+                    bench_runs = Some(bench_runs.unwrap_or(10));
+                }
+                None => return fail("--bench-json needs a file".into()),
+            },
             "--runs" => match value(&mut i).and_then(|s| s.parse().ok()) {
                 Some(n) => bench_runs = Some(n),
                 None => return fail("--runs expects a positive integer".into()),
@@ -696,6 +775,13 @@ pub fn run(args: &[String]) -> i32 {
         return match bench(&text, &input, &options, runs) {
             Ok(results) => {
                 print!("{}", bench_report(&results, runs));
+                if let Some(path) = &bench_json {
+                    let json =
+                        serde_json::to_string_pretty(&bench_json_value(&results, runs)).unwrap_or_default();
+                    if let Err(e) = std::fs::write(path, json + "\n") {
+                        return fail(format!("cannot write '{path}': {e}"));
+                    }
+                }
                 i32::from(!ok)
             }
             Err(message) => {

@@ -1102,18 +1102,32 @@ impl Gen {
         a
     }
 
-    /// N-d convolution as loop nests: out[n, o, s..] = bias[o] + sum over the group's input
-    /// channels and the kernel window of in[n, c, s*stride - pad + k*dil] * w[o, c, k]
-    /// (positions outside the input contribute 0).
+    /// N-d convolution as im2col + GEMM, per image and group: the receptive fields of
+    /// every output position are gathered into a scratch `col[(c, k...), (s...)]`
+    /// (0 where the window leaves the input: padding), then `out[n, group] = W[group] x
+    /// col` by `fuselab_sgemm` (on top of the bias, broadcast first). f16/bf16 run in
+    /// f32 scratch buffers, as matmuls do.
     fn convolution(
         &mut self,
         op: MlirOperation,
         out: Buf,
         operands: &[MlirValue],
     ) -> Result<(), CodegenError> {
-        let x = self.buffer(op, operands[0])?;
-        let w = self.buffer(op, operands[1])?;
+        let half = match out.ty.dtype {
+            DType::F32 => false,
+            DType::F16 | DType::BF16 => true,
+            other => return Err(err(op, format!("{other} convolutions are not generated"))),
+        };
+        let mut x = self.buffer(op, operands[0])?;
+        let mut w = self.buffer(op, operands[1])?;
         let bias = operands.get(2).map(|&b| self.buffer(op, b)).transpose()?;
+        let target = if half {
+            x = self.convert(&x, DType::F32);
+            w = self.convert(&w, DType::F32);
+            self.scratch(&out.ty.shape, DType::F32)
+        } else {
+            out.clone()
+        };
         let spatial = x.ty.rank() - 2;
         let list = |name: &str, default: i64| {
             let v = i64_list(op, name);
@@ -1127,144 +1141,153 @@ impl Gen {
         let groups = ir::attr(op, "groups")
             .and_then(|a| fuselab_dialects::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) }))
             .unwrap_or(1);
-        let (cin_g, cout_g) = (w.ty.shape[1], w.ty.shape[0] / groups);
-        let out_shape = out.ty.shape.clone();
-        let (ivs, ind) = self.open_loops(&out_shape, "    ");
-        // Reduction loops over (c, k0, k1, ...), carrying the sum.
-        let mut red_ranges = vec![cin_g];
-        red_ranges.extend_from_slice(&w.ty.shape[2..]);
-        let zero = self.name("z");
-        let _ = writeln!(self.out, "{ind}{zero} = arith.constant 0.0 : f32");
-        let acc = self.open_accumulation(&red_ranges, &zero, "f32", &ind);
-        let rind = acc.indent.clone();
-        let rivs = acc.ivs.clone();
-        // dims: d0 = n, d1 = o, d2.. = out spatial, then c, then kernel positions.
-        let nd = 2 + spatial + 1 + spatial;
-        let dl: Vec<String> = (0..nd).map(|d| format!("d{d}")).collect();
-        let mut operands_list = ivs.clone();
-        operands_list.extend(rivs.iter().cloned());
-        let all = operands_list.join(", ");
-        let c_dim = 2 + spatial;
-        // Input channel = (o floordiv cout_g) * cin_g + c.
-        let mut in_terms = vec![format!("d0 * {}", x.ty.shape[1..].iter().product::<i64>())];
-        in_terms.push(format!(
-            "((d1 floordiv {cout_g}) * {cin_g} + d{c_dim}) * {}",
-            x.ty.shape[2..].iter().product::<i64>()
-        ));
-        let mut conds = Vec::new();
-        for s in 0..spatial {
-            let pos = format!(
-                "(d{} * {} - {} + d{} * {})",
-                2 + s,
-                stride[s],
-                padding[s],
-                c_dim + 1 + s,
-                dilation[s]
+        let (batch, cin) = (x.ty.shape[0], x.ty.shape[1]);
+        let (cin_g, cout_g) = (w.ty.shape[1], w.ty.shape[0] / groups.max(1));
+        let kernel: Vec<i64> = w.ty.shape[2..].to_vec();
+        let out_spatial: Vec<i64> = target.ty.shape[2..].to_vec();
+        let s_total: i64 = out_spatial.iter().product();
+        let k_total: i64 = cin_g * kernel.iter().product::<i64>();
+        let in_spatial: i64 = x.ty.shape[2..].iter().product();
+        let cout = w.ty.shape[0];
+        // The bias broadcast over images and positions (then C += W col).
+        let beta = if let Some(b) = bias {
+            let (ivs, ind) = self.open_loops(&target.ty.shape, "    ");
+            let vb = self.name("v");
+            let _ = writeln!(
+                self.out,
+                "{ind}{vb} = memref.load {}[{}] : {}",
+                b.ssa,
+                ivs[1],
+                memref(&b.ty)
             );
-            let inner: i64 = x.ty.shape[3 + s..].iter().product();
-            let size = x.ty.shape[2 + s];
-            // Clamp the position into the input for the (discarded) out-of-bounds loads.
+            let vb = if is_half(b.ty.dtype) {
+                self.widened(&vb, b.ty.dtype, &ind)
+            } else {
+                vb
+            };
+            let flat = self.flat_index(&ivs, &target.ty.shape, &ind);
+            let _ = writeln!(
+                self.out,
+                "{ind}memref.store {vb}, {}[{flat}] : {}",
+                target.ssa,
+                memref(&target.ty)
+            );
+            self.close_loops(target.ty.rank(), "    ");
+            1.0f32
+        } else {
+            0.0
+        };
+        let col = self.scratch(&[k_total, s_total], DType::F32);
+        self.uses_sgemm = true;
+        let base = "    ";
+        let (pw, pc, pcol) = (
+            self.pointer(&w, base),
+            self.pointer(&target, base),
+            self.pointer(&col, base),
+        );
+        let (ng, nind) = self.open_loops(&[batch, groups], base);
+        let (n, g) = (ng[0].clone(), ng[1].clone());
+        // col[(c, k...), (s...)] = x[n, g*cin_g + c, s*stride - pad + k*dil] or 0.
+        let mut fill = vec![cin_g];
+        fill.extend_from_slice(&kernel);
+        fill.extend_from_slice(&out_spatial);
+        let (fivs, find) = self.open_loops(&fill, &nind);
+        let mut conds = Vec::new();
+        let mut positions = Vec::new();
+        for sp in 0..spatial {
+            let (k_iv, s_iv) = (&fivs[1 + sp], &fivs[1 + spatial + sp]);
             let p = self.name("x");
             let _ = writeln!(
                 self.out,
-                "{rind}{p} = affine.apply affine_map<({}) -> ({pos})>({all})",
-                dl.join(", ")
+                "{find}{p} = affine.apply affine_map<(d0, d1) -> (d1 * {} - {} + d0 * {})>({k_iv}, {s_iv})",
+                stride[sp], padding[sp], dilation[sp]
             );
-            let (lo, hi) = (self.index_const(0, &rind), self.index_const(size - 1, &rind));
-            let (ge, le, clamped_lo, clamped) =
-                (self.name("b"), self.name("b"), self.name("x"), self.name("x"));
-            let _ = writeln!(self.out, "{rind}{ge} = arith.cmpi sge, {p}, {lo} : index");
-            let _ = writeln!(self.out, "{rind}{le} = arith.cmpi sle, {p}, {hi} : index");
-            let _ = writeln!(self.out, "{rind}{clamped_lo} = arith.maxsi {p}, {lo} : index");
-            let _ = writeln!(
-                self.out,
-                "{rind}{clamped} = arith.minsi {clamped_lo}, {hi} : index"
+            let (lo, hi) = (
+                self.index_const(0, &find),
+                self.index_const(x.ty.shape[2 + sp] - 1, &find),
             );
+            let (ge, le, cl, c) = (self.name("b"), self.name("b"), self.name("x"), self.name("x"));
+            let _ = writeln!(self.out, "{find}{ge} = arith.cmpi sge, {p}, {lo} : index");
+            let _ = writeln!(self.out, "{find}{le} = arith.cmpi sle, {p}, {hi} : index");
+            // Clamped into the input for the (discarded) out-of-bounds loads.
+            let _ = writeln!(self.out, "{find}{cl} = arith.maxsi {p}, {lo} : index");
+            let _ = writeln!(self.out, "{find}{c} = arith.minsi {cl}, {hi} : index");
             conds.push(ge);
             conds.push(le);
-            in_terms.push(format!("s{s} * {inner}"));
-            operands_list.push(clamped);
+            positions.push(c);
         }
-        let syms: Vec<String> = operands_list[nd..].to_vec();
+        let mut in_expr = format!("(d0 * {cin} + d1 * {cin_g} + d2) * {in_spatial}");
+        for sp in 0..spatial {
+            let inner: i64 = x.ty.shape[3 + sp..].iter().product();
+            in_expr.push_str(&format!(" + s{sp} * {inner}"));
+        }
+        let syms: Vec<String> = (0..spatial).map(|sp| format!("s{sp}")).collect();
         let ix = self.name("x");
         let _ = writeln!(
             self.out,
-            "{rind}{ix} = affine.apply affine_map<({})[{}] -> ({})>({all})[{}]",
-            dl.join(", "),
-            (0..spatial)
-                .map(|s| format!("s{s}"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            in_terms.join(" + "),
-            syms.join(", ")
+            "{find}{ix} = affine.apply affine_map<(d0, d1, d2)[{}] -> ({in_expr})>({n}, {g}, {})[{}]",
+            syms.join(", "),
+            fivs[0],
+            positions.join(", ")
         );
-        // Weight index: ((o * cin_g + c) * k0 + k0_idx) * k1 + ...
-        let mut w_expr = format!("(d1 * {cin_g} + d{c_dim})");
-        for s in 0..spatial {
-            w_expr = format!("({w_expr} * {} + d{})", w.ty.shape[2 + s], c_dim + 1 + s);
-        }
-        let iw = self.name("x");
+        let (v, zero, sel) = (self.name("v"), self.name("z"), self.name("v"));
         let _ = writeln!(
             self.out,
-            "{rind}{iw} = affine.apply affine_map<({}) -> ({w_expr})>({all})",
-            dl.join(", ")
-        );
-        let (vx, vw, prod, sel, sum) = (
-            self.name("v"),
-            self.name("v"),
-            self.name("v"),
-            self.name("v"),
-            self.name("v"),
-        );
-        let _ = writeln!(
-            self.out,
-            "{rind}{vx} = memref.load {}[{ix}] : {}",
+            "{find}{v} = memref.load {}[{ix}] : {}",
             x.ssa,
             memref(&x.ty)
         );
-        let _ = writeln!(
-            self.out,
-            "{rind}{vw} = memref.load {}[{iw}] : {}",
-            w.ssa,
-            memref(&w.ty)
-        );
-        let _ = writeln!(self.out, "{rind}{prod} = arith.mulf {vx}, {vw} : f32");
-        let mut inside = conds[0].clone();
-        for c in &conds[1..] {
+        let _ = writeln!(self.out, "{find}{zero} = arith.constant 0.0 : f32");
+        let mut inside = conds.first().cloned().unwrap_or_default();
+        for c in conds.iter().skip(1) {
             let a = self.name("b");
-            let _ = writeln!(self.out, "{rind}{a} = arith.andi {inside}, {c} : i1");
+            let _ = writeln!(self.out, "{find}{a} = arith.andi {inside}, {c} : i1");
             inside = a;
         }
+        let value = if conds.is_empty() {
+            v
+        } else {
+            let _ = writeln!(self.out, "{find}{sel} = arith.select {inside}, {v}, {zero} : f32");
+            sel
+        };
+        let flat = self.flat_index(&fivs, &fill, &find);
         let _ = writeln!(
             self.out,
-            "{rind}{sel} = arith.select {inside}, {prod}, {zero} : f32"
+            "{find}memref.store {value}, {}[{flat}] : {}",
+            col.ssa,
+            memref(&col.ty)
         );
-        let _ = writeln!(self.out, "{rind}{sum} = arith.addf {}, {sel} : f32", acc.carried);
-        let mut value = self.close_accumulation(acc, sum);
-        if let Some(b) = bias {
-            let (ib, vb, s) = (self.name("x"), self.name("v"), self.name("v"));
-            let _ = writeln!(
-                self.out,
-                "{ind}{ib} = affine.apply affine_map<(d0) -> (d0)>({})",
-                ivs[1]
-            );
-            let _ = writeln!(
-                self.out,
-                "{ind}{vb} = memref.load {}[{ib}] : {}",
-                b.ssa,
-                memref(&b.ty)
-            );
-            let _ = writeln!(self.out, "{ind}{s} = arith.addf {value}, {vb} : f32");
-            value = s;
+        self.close_loops(fill.len(), &nind);
+        // out[n, g*cout_g.., s] (+)= W[g*cout_g.., (c, k...)] x col
+        let addr_w = self.address(&pw, Some(&g), cout_g * k_total, 0, &nind);
+        let addr_col = self.address(&pcol, None, 0, 0, &nind);
+        let image = self.name("x");
+        let _ = writeln!(
+            self.out,
+            "{nind}{image} = affine.apply affine_map<(d0, d1) -> (d0 * {} + d1 * {})>({n}, {g})",
+            cout * s_total,
+            cout_g * s_total
+        );
+        let addr_c = self.address(&pc, Some(&image), 1, 0, &nind);
+        let ints: Vec<String> = [cout_g, s_total, k_total, k_total, 1, s_total, 1, s_total, 1]
+            .iter()
+            .map(|&val| {
+                let c = self.name("c");
+                let _ = writeln!(self.out, "{nind}{c} = arith.constant {val} : i64");
+                c
+            })
+            .collect();
+        let beta_c = self.name("c");
+        let _ = writeln!(self.out, "{nind}{beta_c} = arith.constant {beta:?} : f32");
+        let _ = writeln!(
+            self.out,
+            "{nind}func.call @fuselab_sgemm({}, {}, {}, {addr_w}, {}, {}, {addr_col}, {}, {}, {beta_c}, {addr_c}, {}, {}) : {SGEMM_TYPE}",
+            ints[0], ints[1], ints[2], ints[3], ints[4], ints[5], ints[6], ints[7], ints[8]
+        );
+        self.close_loops(2, base);
+        if half {
+            self.copy_converting(&target, &out);
         }
-        let flat = self.flat_index(&ivs, &out_shape, &ind);
-        let _ = writeln!(
-            self.out,
-            "{ind}memref.store {value}, {}[{flat}] : {}",
-            out.ssa,
-            memref(&out.ty)
-        );
-        self.close_loops(out_shape.len(), "    ");
         self.bufs.insert(ir::result(op, 0).ptr as usize, out);
         Ok(())
     }
@@ -1343,7 +1366,12 @@ impl Gen {
         let mut rest = Vec::new();
         for &m in members {
             let r = ir::result(m, 0).ptr as usize;
-            if ir::op_name(m) == names::POINTWISE && !yielded.contains(&r) {
+            // Only values every user reads through `loop.load` in a body can be
+            // recomputed there; an extern or a view needs the buffer.
+            let loaded_only = ir::users(ir::result(m, 0))
+                .iter()
+                .all(|&u| ir::op_name(u) == names::LOAD);
+            if ir::op_name(m) == names::POINTWISE && !yielded.contains(&r) && loaded_only {
                 self.inline.insert(r, m);
             } else {
                 rest.push(m);

@@ -13,6 +13,10 @@
 //! - `silu` = `x * sigmoid(x)`; `linear` = `mm(x, W^T) + b` (batched inputs viewed as 2-D);
 //!   `addmm(b, m1, m2)` = `mm(m1, m2) + b`.
 //!
+//! With f16 / bf16 results, every composite except `linear` / `addmm` is computed in f32
+//! between two `to_dtype`s (torch/_decomp's computation dtype), so the primitives do not
+//! round to half precision between steps.
+//!
 //! Every created op carries `fuselab.origin` (the composite's name, used for kernel names
 //! as Inductor uses FX origins) and `fuselab.eager_id` (one id per composite instance,
 //! so cost reports can count one eager kernel per original aten op).
@@ -23,7 +27,7 @@ use crate::{
 };
 use fuselab_dialects::{
     aten::{attr, AtenOp, AtenOpKind},
-    types::TensorType,
+    types::{DType, TensorType},
 };
 use melior::ir::OperationRef;
 use mlir_sys::{MlirLocation, MlirOperation, MlirValue};
@@ -230,7 +234,27 @@ fn decompose(op: MlirOperation, eager_id: i64) -> Option<MlirValue> {
         eager_id,
         ctx: ir::context(op),
     };
-    let x = ir::operand(op, 0);
+    // Half-precision normalizations and activations are computed in f32 and rounded
+    // once (torch/_decomp's computation dtype, `utils.get_computation_dtype`: what eager
+    // kernels do internally too); matmuls keep their dtype.
+    let upcast = matches!(out.dtype, DType::F16 | DType::BF16)
+        && !matches!(kind, AtenOpKind::Linear | AtenOpKind::Addmm);
+    let (args, inputs): (Vec<MlirValue>, Vec<TensorType>) = ir::operands(op)
+        .into_iter()
+        .zip(inputs)
+        .map(|(v, t)| {
+            if upcast && matches!(t.dtype, DType::F16 | DType::BF16) {
+                let wide = TensorType {
+                    shape: t.shape.clone(),
+                    dtype: DType::F32,
+                };
+                (e.unary(AtenOpKind::ToDtype, v, &wide), wide)
+            } else {
+                (v, t)
+            }
+        })
+        .unzip();
+    let x = args[0];
     let xt = &inputs[0];
     let value = match kind {
         AtenOpKind::Mean | AtenOpKind::Var => {
@@ -246,7 +270,7 @@ fn decompose(op: MlirOperation, eager_id: i64) -> Option<MlirValue> {
             let normalized = aten.ints(attr::NORMALIZED_SHAPE)?;
             let eps = aten.float(attr::EPS)?;
             let dims: Vec<usize> = (xt.rank() - normalized.len()..xt.rank()).collect();
-            let w = ir::operand(op, 1);
+            let w = args[1];
             if kind == AtenOpKind::LayerNorm {
                 let (m, _) = e.mean(x, xt, &dims, true);
                 let d = e.binary(AtenOpKind::Sub, x, m, xt);
@@ -257,7 +281,7 @@ fn decompose(op: MlirOperation, eager_id: i64) -> Option<MlirValue> {
                 let r = e.unary(AtenOpKind::Rsqrt, ve, &vt);
                 let n = e.binary(AtenOpKind::Mul, d, r, xt);
                 let scaled = e.binary(AtenOpKind::Mul, n, w, xt);
-                e.binary(AtenOpKind::Add, scaled, ir::operand(op, 2), xt)
+                e.binary(AtenOpKind::Add, scaled, args[2], xt)
             } else {
                 let sq = e.binary(AtenOpKind::Mul, x, x, xt);
                 let (ms, mt) = e.mean(sq, xt, &dims, true);
@@ -351,7 +375,11 @@ fn decompose(op: MlirOperation, eager_id: i64) -> Option<MlirValue> {
         }
         _ => return None,
     };
-    Some(value)
+    Some(if upcast {
+        e.unary(AtenOpKind::ToDtype, value, &out)
+    } else {
+        value
+    })
 }
 
 fn run(func: OperationRef, _cx: &PassContext) -> Result<(), PassFailed> {

@@ -37,3 +37,8 @@
 // TVM-NEXT: mode=<string> {{.*}}(default: relax)
 // TVM: --fuse
 // TVM-NEXT: strategy=<string> {{.*}}(default: inductor)
+// The CPU code generator.
+// RUN: fuse-opt --help | FileCheck %s --check-prefix=CPU
+// CPU: --fuse
+// CPU: --lower-loop-to-cpu {{.*}}one function per kernel plus a host function
+// CPU-NEXT: parallel=<bool> {{.*}}(default: false)
