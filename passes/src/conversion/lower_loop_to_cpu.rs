@@ -19,7 +19,9 @@
 //! - `exp`, `log`, `tanh`, `erf`, `sin`, `cos` on f32 are written as vectorizable
 //!   polynomials ([`super::cpu_math`]) instead of one libm call per element;
 //! - `mm`/`bmm` call `fuselab_sgemm` (a BLAS the JIT provides) with the operands' view
-//!   strides; convolution and views are loop nests.
+//!   strides; convolution is im2col + `fuselab_sgemm`; views are loop nests;
+//! - f16 / bf16 are computed in f32, rounded to the declared type after every op (eager
+//!   semantics), bf16 stored as i16 bits.
 
 use crate::{
     ir,
@@ -488,15 +490,28 @@ impl Gen {
                 }
             } else {
                 let ops: Vec<String> = operands.iter().map(get).collect::<Result<_, _>>()?;
-                // f16 / bf16 values are computed in f32 (rounded once, at the store).
+                // f16 / bf16 values are computed in f32 (and rounded after each op, below).
                 let types: Vec<String> = operands
                     .iter()
                     .map(|v| widen(&ir::type_string(ir::value_type(*v))))
                     .collect();
-                let result_ty = widen(&ir::type_string(ir::value_type(ir::result(op, 0))));
+                let declared = ir::type_string(ir::value_type(ir::result(op, 0)));
+                let result_ty = widen(&declared);
+                // A value declared f16 / bf16 is rounded to it (and widened back) after
+                // its op, as eager PyTorch stores every op's result: without this a
+                // fused chain is more precise than the unfused program, and differs
+                // from it by more than half-precision tolerances where later ops amplify
+                // (a 3-element layer_norm after sin/erf in bf16). Inductor's
+                // `emulate_precision_casts` does the same.
+                let half = match declared.as_str() {
+                    "f16" => Some(DType::F16),
+                    "bf16" => Some(DType::BF16),
+                    _ => None,
+                };
                 if (name == "arith.extf" || name == "arith.truncf") && types.first() == Some(&result_ty) {
-                    // A cast between f32 and a half type: nothing to do in f32.
-                    names.insert(ir::result(op, 0).ptr as usize, ops[0].clone());
+                    // A cast between f32 and a half type: a rounding in f32.
+                    let v = self.round_to(&ops[0], half, indent);
+                    names.insert(ir::result(op, 0).ptr as usize, v);
                     continue;
                 }
                 if result_ty == "f32" && ops.len() == 1 {
@@ -506,6 +521,7 @@ impl Gen {
                         indent,
                     };
                     if let Some(v) = super::cpu_math::expand(&mut lines, &name, &ops[0]) {
+                        let v = self.round_to(&v, half, indent);
                         names.insert(ir::result(op, 0).ptr as usize, v);
                         continue;
                     }
@@ -533,6 +549,9 @@ impl Gen {
                     ops.join(", "),
                     types.join(", ")
                 );
+                let v = self.round_to(&res, half, indent);
+                names.insert(ir::result(op, 0).ptr as usize, v);
+                continue;
             }
             names.insert(ir::result(op, 0).ptr as usize, res);
         }
@@ -1012,6 +1031,17 @@ impl Gen {
             memref(&dst.ty)
         );
         self.close_loops(1, "    ");
+    }
+
+    /// The f32 value `v` rounded to `half` (and widened back), or `v` itself.
+    fn round_to(&mut self, v: &str, half: Option<DType>, indent: &str) -> String {
+        match half {
+            Some(dtype) => {
+                let narrow = self.narrowed(v, dtype, indent);
+                self.widened(&narrow, dtype, indent)
+            }
+            None => v.to_string(),
+        }
     }
 
     /// The f32 value of a loaded half element `v` (bf16 is stored as its i16 bits).
