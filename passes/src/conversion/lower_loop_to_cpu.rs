@@ -961,20 +961,13 @@ impl Gen {
         let addr_c = self.address(&pc, iv, m * n, 0, &ind);
         let (ra, ca) = (astr[astr.len() - 2], astr[astr.len() - 1]);
         let (rb, cb) = (bstr[bstr.len() - 2], bstr[bstr.len() - 1]);
-        let ints: Vec<String> = [m, n, k, ra, ca, rb, cb, n, 1]
-            .iter()
-            .map(|&v| {
-                let c = self.name("c");
-                let _ = writeln!(self.out, "{ind}{c} = arith.constant {v} : i64");
-                c
-            })
-            .collect();
-        let beta_c = self.name("c");
-        let _ = writeln!(self.out, "{ind}{beta_c} = arith.constant {beta:?} : f32");
-        let _ = writeln!(
-            self.out,
-            "{ind}func.call @fuselab_sgemm({}, {}, {}, {addr_a}, {}, {}, {addr_b}, {}, {}, {beta_c}, {addr_c}, {}, {}) : {SGEMM_TYPE}",
-            ints[0], ints[1], ints[2], ints[3], ints[4], ints[5], ints[6], ints[7], ints[8]
+        self.call_sgemm(
+            [m, n, k],
+            (&addr_a, ra, ca),
+            (&addr_b, rb, cb),
+            beta,
+            (&addr_c, n, 1),
+            &ind,
         );
         self.close_loops(ivs.len(), base);
         if half {
@@ -982,6 +975,35 @@ impl Gen {
         }
         self.bufs.insert(ir::result(op, 0).ptr as usize, out);
         Ok(())
+    }
+
+    /// `C = A B + beta C` through `fuselab_sgemm` for `[m, n, k]` (`A` is m x k, `B`
+    /// k x n); each operand is an i64 address with its row and column strides in
+    /// elements.
+    fn call_sgemm(
+        &mut self,
+        [m, n, k]: [i64; 3],
+        a: (&str, i64, i64),
+        b: (&str, i64, i64),
+        beta: f32,
+        c: (&str, i64, i64),
+        indent: &str,
+    ) {
+        let ints: Vec<String> = [m, n, k, a.1, a.2, b.1, b.2, c.1, c.2]
+            .iter()
+            .map(|&v| {
+                let name = self.name("c");
+                let _ = writeln!(self.out, "{indent}{name} = arith.constant {v} : i64");
+                name
+            })
+            .collect();
+        let beta_c = self.name("c");
+        let _ = writeln!(self.out, "{indent}{beta_c} = arith.constant {beta:?} : f32");
+        let _ = writeln!(
+            self.out,
+            "{indent}func.call @fuselab_sgemm({}, {}, {}, {}, {}, {}, {}, {}, {}, {beta_c}, {}, {}, {}) : {SGEMM_TYPE}",
+            ints[0], ints[1], ints[2], a.0, ints[3], ints[4], b.0, ints[5], ints[6], c.0, ints[7], ints[8]
+        );
     }
 
     /// A global scratch buffer of `shape` and `dtype`.
@@ -1299,20 +1321,13 @@ impl Gen {
             cout_g * s_total
         );
         let addr_c = self.address(&pc, Some(&image), 1, 0, &nind);
-        let ints: Vec<String> = [cout_g, s_total, k_total, k_total, 1, s_total, 1, s_total, 1]
-            .iter()
-            .map(|&val| {
-                let c = self.name("c");
-                let _ = writeln!(self.out, "{nind}{c} = arith.constant {val} : i64");
-                c
-            })
-            .collect();
-        let beta_c = self.name("c");
-        let _ = writeln!(self.out, "{nind}{beta_c} = arith.constant {beta:?} : f32");
-        let _ = writeln!(
-            self.out,
-            "{nind}func.call @fuselab_sgemm({}, {}, {}, {addr_w}, {}, {}, {addr_col}, {}, {}, {beta_c}, {addr_c}, {}, {}) : {SGEMM_TYPE}",
-            ints[0], ints[1], ints[2], ints[3], ints[4], ints[5], ints[6], ints[7], ints[8]
+        self.call_sgemm(
+            [cout_g, s_total, k_total],
+            (&addr_w, k_total, 1),
+            (&addr_col, s_total, 1),
+            beta,
+            (&addr_c, s_total, 1),
+            &nind,
         );
         self.close_loops(2, base);
         if half {
