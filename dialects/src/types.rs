@@ -35,6 +35,11 @@ impl DType {
         matches!(self, Self::F32 | Self::F16 | Self::BF16)
     }
 
+    /// Whether this is a half-precision float (f16, bf16), which kernels compute in f32.
+    pub const fn is_half(self) -> bool {
+        matches!(self, Self::F16 | Self::BF16)
+    }
+
     /// The MLIR spelling (`f32`, `i1`, ...).
     pub const fn mlir_name(self) -> &'static str {
         match self {
@@ -150,11 +155,7 @@ impl TensorType {
 
     /// Row-major (contiguous) strides, in elements.
     pub fn contiguous_strides(&self) -> Vec<i64> {
-        let mut strides = vec![1; self.shape.len()];
-        for d in (0..self.shape.len().saturating_sub(1)).rev() {
-            strides[d] = strides[d + 1] * self.shape[d + 1];
-        }
-        strides
+        contiguous_strides(&self.shape)
     }
 }
 
@@ -166,6 +167,15 @@ impl fmt::Display for TensorType {
         }
         write!(f, "{}>", self.dtype)
     }
+}
+
+/// Row-major (contiguous) strides of `shape`, in elements.
+pub fn contiguous_strides(shape: &[i64]) -> Vec<i64> {
+    let mut strides = vec![1; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * shape[d + 1];
+    }
+    strides
 }
 
 /// Formats a shape the way ATen prints sizes: `[1024, 1024]`.

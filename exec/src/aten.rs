@@ -6,7 +6,7 @@
 
 use crate::{
     constant::splat_or_dense,
-    tensor::{for_each_index, nan_max, nan_min, numel, strides, Tensor},
+    tensor::{for_each_index, nan_max, nan_min, numel, Tensor},
     ExecError,
 };
 use fuselab_dialects::{
@@ -87,7 +87,7 @@ fn reduce(x: &Tensor, dims: &[usize], out: &TensorType, f: impl Fn(&[f64]) -> f6
 /// Applies `f` to every 1-D slice of `x` along `dim` (same shape out).
 fn along(x: &Tensor, dim: usize, out: &TensorType, f: impl Fn(&[f64]) -> Vec<f64>) -> Tensor {
     let n = x.shape[dim] as usize;
-    let stride = strides(&x.shape)[dim] as usize;
+    let stride = fuselab_dialects::types::contiguous_strides(&x.shape)[dim] as usize;
     let mut data = vec![0.0; x.numel()];
     let outer: usize = x.numel() / n.max(1);
     let mut line = vec![0.0; n];

@@ -170,32 +170,30 @@ pub enum HostBuffer {
 
 impl HostBuffer {
     /// A zeroed buffer for `ty`.
-    pub fn zeros(ty: &TensorType) -> Result<Self, ExecError> {
+    pub fn zeros(ty: &TensorType) -> Self {
         let n = ty.numel().max(1) as usize;
         match ty.dtype {
-            DType::F32 => Ok(Self::F32(vec![0.0; n])),
-            DType::F16 => Ok(Self::F16(vec![0; n])),
-            DType::BF16 => Ok(Self::BF16(vec![0; n])),
-            DType::I64 => Ok(Self::I64(vec![0; n])),
-            DType::I1 => Ok(Self::I1(vec![0; n])),
+            DType::F32 => Self::F32(vec![0.0; n]),
+            DType::F16 => Self::F16(vec![0; n]),
+            DType::BF16 => Self::BF16(vec![0; n]),
+            DType::I64 => Self::I64(vec![0; n]),
+            DType::I1 => Self::I1(vec![0; n]),
         }
     }
 
     /// From a tensor.
-    pub fn from_tensor(t: &Tensor) -> Result<Self, ExecError> {
+    pub fn from_tensor(t: &Tensor) -> Self {
         match t.dtype {
-            DType::F32 => Ok(Self::F32(t.data.iter().map(|&v| v as f32).collect())),
-            DType::F16 => Ok(Self::F16(
-                t.data.iter().map(|&v| half::f16::from_f64(v).to_bits()).collect(),
-            )),
-            DType::BF16 => Ok(Self::BF16(
+            DType::F32 => Self::F32(t.data.iter().map(|&v| v as f32).collect()),
+            DType::F16 => Self::F16(t.data.iter().map(|&v| half::f16::from_f64(v).to_bits()).collect()),
+            DType::BF16 => Self::BF16(
                 t.data
                     .iter()
                     .map(|&v| half::bf16::from_f64(v).to_bits())
                     .collect(),
-            )),
-            DType::I64 => Ok(Self::I64(t.data.iter().map(|&v| v as i64).collect())),
-            DType::I1 => Ok(Self::I1(t.data.iter().map(|&v| u8::from(v != 0.0)).collect())),
+            ),
+            DType::I64 => Self::I64(t.data.iter().map(|&v| v as i64).collect()),
+            DType::I1 => Self::I1(t.data.iter().map(|&v| u8::from(v != 0.0)).collect()),
         }
     }
 
@@ -290,7 +288,7 @@ impl Jit {
     }
 
     /// Output buffers of the right types.
-    pub fn output_buffers(&self) -> Result<Vec<HostBuffer>, ExecError> {
+    pub fn output_buffers(&self) -> Vec<HostBuffer> {
         self.outputs.iter().map(HostBuffer::zeros).collect()
     }
 
@@ -318,11 +316,8 @@ impl Jit {
 
     /// Runs on tensors; returns the outputs.
     pub fn run(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>, ExecError> {
-        let mut ins: Vec<HostBuffer> = inputs
-            .iter()
-            .map(HostBuffer::from_tensor)
-            .collect::<Result<_, _>>()?;
-        let mut outs = self.output_buffers()?;
+        let mut ins: Vec<HostBuffer> = inputs.iter().map(HostBuffer::from_tensor).collect();
+        let mut outs = self.output_buffers();
         self.call(&mut ins, &mut outs)?;
         Ok(outs
             .iter()

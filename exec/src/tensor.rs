@@ -68,15 +68,6 @@ pub fn numel(shape: &[i64]) -> usize {
     shape.iter().map(|&d| d.max(0) as usize).product()
 }
 
-/// Row-major strides of `shape`.
-pub fn strides(shape: &[i64]) -> Vec<i64> {
-    let mut s = vec![1i64; shape.len()];
-    for d in (0..shape.len().saturating_sub(1)).rev() {
-        s[d] = s[d + 1] * shape[d + 1];
-    }
-    s
-}
-
 /// The flat offset of `index` in a row-major tensor of `shape`.
 pub fn flat_index(shape: &[i64], index: &[i64]) -> usize {
     let mut flat = 0i64;

@@ -403,6 +403,26 @@ pub struct BenchResult {
     pub rows: Vec<BenchRow>,
 }
 
+impl BenchResult {
+    /// Seconds a copy of the function's input + output bytes takes (same size).
+    pub fn roofline_s(&self) -> f64 {
+        self.io_bytes as f64 / self.copy_bandwidth
+    }
+
+    /// Seconds those bytes take at the DRAM copy bandwidth.
+    pub fn dram_roofline_s(&self) -> f64 {
+        self.io_bytes as f64 / self.dram_bandwidth
+    }
+
+    /// The unfused pipeline's median seconds, if it was timed.
+    pub fn unfused_s(&self) -> Option<f64> {
+        self.rows
+            .iter()
+            .find(|row| row.strategy == "unfused")
+            .map(|row| row.median_s)
+    }
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
@@ -468,12 +488,8 @@ pub fn bench(
             let times = with_pipeline_result(text, buffer, pipeline_of(strategy), &name, |f| {
                 let jit =
                     Jit::compile_with(f, options.cpu().unwrap_or_default()).map_err(|e| e.to_string())?;
-                let mut ins: Vec<HostBuffer> = inputs
-                    .iter()
-                    .map(HostBuffer::from_tensor)
-                    .collect::<Result<_, _>>()
-                    .map_err(|e| e.to_string())?;
-                let mut outs = jit.output_buffers().map_err(|e| e.to_string())?;
+                let mut ins: Vec<HostBuffer> = inputs.iter().map(HostBuffer::from_tensor).collect();
+                let mut outs = jit.output_buffers();
                 jit.call(&mut ins, &mut outs).map_err(|e| e.to_string())?;
                 (0..runs.max(1))
                     .map(|_| {
@@ -503,8 +519,7 @@ pub fn bench(
 pub fn bench_report(results: &[BenchResult], runs: usize) -> String {
     let mut out = String::new();
     for r in results {
-        let roofline = r.io_bytes as f64 / r.copy_bandwidth;
-        let dram = r.io_bytes as f64 / r.dram_bandwidth;
+        let (roofline, dram) = (r.roofline_s(), r.dram_roofline_s());
         let _ = writeln!(
             out,
             "@{} (median of {runs} runs; {:.2} MiB of inputs + outputs; roofline: a copy of as many bytes \
@@ -516,11 +531,7 @@ pub fn bench_report(results: &[BenchResult], runs: usize) -> String {
             r.dram_bandwidth / 1e9,
             dram * 1e3
         );
-        let unfused = r
-            .rows
-            .iter()
-            .find(|row| row.strategy == "unfused")
-            .map(|row| row.median_s);
+        let unfused = r.unfused_s();
         for row in &r.rows {
             let speedup = unfused.map_or_else(|| "-".to_string(), |u| format!("{:.2}x", u / row.median_s));
             let _ = writeln!(
@@ -542,13 +553,7 @@ pub fn bench_json_value(results: &[BenchResult], runs: usize) -> serde_json::Val
     let functions: Vec<serde_json::Value> = results
         .iter()
         .map(|r| {
-            let roofline = r.io_bytes as f64 / r.copy_bandwidth;
-            let dram = r.io_bytes as f64 / r.dram_bandwidth;
-            let unfused = r
-                .rows
-                .iter()
-                .find(|row| row.strategy == "unfused")
-                .map(|row| row.median_s);
+            let (roofline, dram, unfused) = (r.roofline_s(), r.dram_roofline_s(), r.unfused_s());
             let rows: Vec<serde_json::Value> = r
                 .rows
                 .iter()

@@ -14,6 +14,13 @@
 
 use std::fmt::Write as _;
 
+/// ln 2 split for Cody-Waite range reduction: `LN2_HI` has few significant bits, so
+/// `n * LN2_HI` is exact for the exponents used, and `LN2_HI + LN2_LO` is ln 2 to f32
+/// precision.
+const LN2_HI: f32 = 0.693_359_4;
+/// See [`LN2_HI`].
+const LN2_LO: f32 = -2.121_944_4e-4;
+
 /// Writes SSA lines into the generated function.
 pub struct Lines<'a> {
     /// The function body being written.
@@ -111,8 +118,7 @@ impl Lines<'_> {
         let log2e = self.f32c(std::f32::consts::LOG2_E);
         let t = self.bin("mulf", &clamped, &log2e, "f32");
         let n = self.emit(&format!("math.roundeven {t} : f32"));
-        // Cody-Waite: ln2 = LN2_HI + LN2_LO with LN2_HI exact in few bits.
-        let (l2hi, l2lo) = (self.f32c(0.693_359_4), self.f32c(-2.121_944_4e-4));
+        let (l2hi, l2lo) = (self.f32c(LN2_HI), self.f32c(LN2_LO));
         let a = self.bin("mulf", &n, &l2hi, "f32");
         let r = self.bin("subf", &clamped, &a, "f32");
         let b = self.bin("mulf", &n, &l2lo, "f32");
@@ -166,7 +172,7 @@ impl Lines<'_> {
         let series = self.horner(&z, &[2.0, 2.0 / 3.0, 2.0 / 5.0, 2.0 / 7.0, 2.0 / 9.0], "f32");
         let logm = self.bin("mulf", &s, &series, "f32");
         let ef = self.emit(&format!("arith.sitofp {e} : i32 to f32"));
-        let (l2hi, l2lo) = (self.f32c(0.693_359_4), self.f32c(-2.121_944_4e-4));
+        let (l2hi, l2lo) = (self.f32c(LN2_HI), self.f32c(LN2_LO));
         let lo = self.bin("mulf", &ef, &l2lo, "f32");
         let v = self.bin("addf", &logm, &lo, "f32");
         let hi = self.bin("mulf", &ef, &l2hi, "f32");

@@ -415,8 +415,7 @@ impl Lowering {
                         .map(|a| this.read(bx, a, &broadcast_index(a.shape(), &out_shape)))
                         .collect();
                     let dtypes: Vec<DType> = operands.iter().map(Access::dtype).collect();
-                    let half = |d: DType| matches!(d, DType::F16 | DType::BF16);
-                    if !half(out_dtype) {
+                    if !out_dtype.is_half() {
                         return scalar_body(bx, kind, &values, &dtypes, &operands, out_dtype);
                     }
                     // A half-precision op computes in f32 and rounds once, as eager
@@ -425,11 +424,17 @@ impl Lowering {
                     let wide: Vec<MlirValue> = values
                         .iter()
                         .zip(&dtypes)
-                        .map(|(&v, &d)| if half(d) { convert(bx, v, d, DType::F32) } else { v })
+                        .map(|(&v, &d)| {
+                            if d.is_half() {
+                                convert(bx, v, d, DType::F32)
+                            } else {
+                                v
+                            }
+                        })
                         .collect();
                     let wide_dtypes: Vec<DType> = dtypes
                         .iter()
-                        .map(|&d| if half(d) { DType::F32 } else { d })
+                        .map(|&d| if d.is_half() { DType::F32 } else { d })
                         .collect();
                     let value = scalar_body(bx, kind, &wide, &wide_dtypes, &operands, DType::F32)?;
                     Ok(convert(bx, value, DType::F32, out_dtype))

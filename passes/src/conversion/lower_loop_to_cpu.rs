@@ -24,15 +24,17 @@
 //!   semantics), bf16 stored as i16 bits.
 
 use crate::{
+    analysis::memory_deps::i64s,
     ir,
     registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption},
+    transforms::inline_pointwise::node_ranges,
 };
 use fuselab_dialects::{
     loops::{
         index::{contiguous_index, unravel, IndexExpr},
         names,
     },
-    types::{DType, TensorType},
+    types::{contiguous_strides, DType, TensorType},
 };
 use melior::ir::{operation::OperationLike as _, OperationRef};
 use mlir_sys::{MlirOperation, MlirValue};
@@ -118,30 +120,6 @@ fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed>
     Ok(())
 }
 
-/// Row-major strides of `shape`.
-fn contiguous_strides(shape: &[i64]) -> Vec<i64> {
-    let mut s = vec![1i64; shape.len()];
-    for d in (0..shape.len().saturating_sub(1)).rev() {
-        s[d] = s[d + 1] * shape[d + 1];
-    }
-    s
-}
-
-fn elem(dtype: DType) -> &'static str {
-    match dtype {
-        DType::F32 => "f32",
-        DType::F16 => "f16",
-        DType::BF16 => "bf16",
-        DType::I64 => "i64",
-        DType::I1 => "i1",
-    }
-}
-
-/// Whether values of `dtype` are computed in f32 and stored narrowed.
-fn is_half(dtype: DType) -> bool {
-    matches!(dtype, DType::F16 | DType::BF16)
-}
-
 /// `text` with the half float types replaced by f32 (the compute type).
 fn widen(text: &str) -> String {
     text.replace("bf16", "f32").replace("f16", "f32")
@@ -155,26 +133,17 @@ fn memref(t: &TensorType) -> String {
     let storage = if t.dtype == DType::BF16 {
         "i16"
     } else {
-        elem(t.dtype)
+        t.dtype.mlir_name()
     };
     format!("memref<{}x{storage}>", t.numel().max(1))
 }
 
-fn i64_list(op: MlirOperation, name: &str) -> Vec<i64> {
-    ir::attr(op, name)
-        .and_then(|a| fuselab_dialects::attrs::i64_array(unsafe { melior::ir::Attribute::from_raw(a) }))
-        .unwrap_or_default()
+/// Every loop extent of `node`: ranges, then reduction ranges (empty when absent).
+fn all_ranges(node: MlirOperation) -> Vec<i64> {
+    node_ranges(node).unwrap_or_default()
 }
 
-/// Whether the loop variables of `node` (ranges, then reduction ranges) start with
-/// extents `ranges`.
-fn node_ranges_prefix(node: MlirOperation, ranges: &[i64]) -> bool {
-    let mut all = i64_list(node, "ranges");
-    all.extend(i64_list(node, "reduction_ranges"));
-    all.len() >= ranges.len() && all[..ranges.len()] == *ranges
-}
-
-/// `scf.for` loops carrying an accumulator (reductions, matmul and convolution sums).
+/// `scf.for` loops carrying an accumulator (a reduction's rows).
 struct Accumulation {
     /// Induction variables, outermost first.
     ivs: Vec<String>,
@@ -274,13 +243,7 @@ impl Gen {
             return Ok(b.clone());
         }
         let ty = ir::tensor_type(result).ok_or_else(|| err(op, "result is not a supported tensor"))?;
-        // Intermediate buffers are module globals, allocated once when the code is loaded
-        // (as a caching allocator would), so calls do not pay for malloc and page faults;
-        // every function that uses one starts with its `memref.get_global`.
-        let ssa = self.name("buf");
-        let b = Buf { ssa, ty };
-        self.allocs.push(b.clone());
-        Ok(b)
+        Ok(self.scratch(&ty.shape, ty.dtype))
     }
 
     /// Opens `scf.for` loops over `ranges`; returns the induction variables and the
@@ -383,6 +346,55 @@ impl Gen {
         n
     }
 
+    /// `affine.apply` of the `index` map of the load `op` to the loop variables `ivs`
+    /// and the indirect indices `syms`.
+    fn load_index(
+        &mut self,
+        op: MlirOperation,
+        ivs: &[String],
+        syms: &[String],
+        indent: &str,
+    ) -> Result<String, CodegenError> {
+        let map = ir::attr(op, "index")
+            .map(ir::attr_string)
+            .ok_or_else(|| err(op, "load without index"))?;
+        let idx = self.name("x");
+        let syms = if syms.is_empty() {
+            String::new()
+        } else {
+            format!("[{}]", syms.join(", "))
+        };
+        let _ = writeln!(
+            self.out,
+            "{indent}{idx} = affine.apply {map}({}){syms}",
+            ivs.join(", ")
+        );
+        Ok(idx)
+    }
+
+    /// The indices over row-major `extents` of the flat index `flat` (which is below
+    /// their product): `flat` itself for one extent.
+    fn unravel_index(&mut self, flat: &str, extents: &[i64], indent: &str) -> Vec<String> {
+        if extents.len() == 1 {
+            return vec![flat.to_string()];
+        }
+        let mut stride: i64 = extents.iter().product();
+        extents
+            .iter()
+            .map(|&extent| {
+                stride /= extent.max(1);
+                let d = self.name("x");
+                let _ = writeln!(
+                    self.out,
+                    "{indent}{d} = affine.apply affine_map<(d0) -> ((d0 floordiv {}) mod {})>({flat})",
+                    stride.max(1),
+                    extent.max(1)
+                );
+                d
+            })
+            .collect()
+    }
+
     /// Emits the body of `node` with its block arguments bound to `ivs`; returns the
     /// SSA name of the yielded value.
     fn body(&mut self, node: MlirOperation, ivs: &[String], indent: &str) -> Result<String, CodegenError> {
@@ -404,86 +416,43 @@ impl Gen {
                 return get(&operands[0]);
             }
             let res = self.name("v");
-            if name == names::LOAD && self.inline.contains_key(&(operands[0].ptr as usize)) {
-                // A kernel-local pointwise producer: recompute it at the loaded position
-                // (its loop variables unravelled from the flat index) instead of loading.
-                let producer = self.inline[&(operands[0].ptr as usize)];
-                let map = ir::attr(op, "index")
-                    .map(ir::attr_string)
-                    .ok_or_else(|| err(op, "load without index"))?;
+            if name == names::LOAD {
                 let syms: Vec<String> = operands[1..].iter().map(get).collect::<Result<_, _>>()?;
-                let idx = self.name("x");
-                let _ = writeln!(
-                    self.out,
-                    "{indent}{idx} = affine.apply {map}({}){}",
-                    ivs.join(", "),
-                    if syms.is_empty() {
-                        String::new()
+                if let Some(&producer) = self.inline.get(&(operands[0].ptr as usize)) {
+                    // A kernel-local pointwise producer: recompute it at the loaded
+                    // position instead of loading.
+                    let ranges = i64s(producer, "ranges");
+                    // Fast path: the read is at the producer's own contiguous index of
+                    // the reader's leading loop variables (same iteration space): reuse
+                    // them. Otherwise unravel the flat index over the producer's ranges.
+                    let contiguous = contiguous_index(&ranges);
+                    let same_space = syms.is_empty()
+                        && ivs.len() >= ranges.len()
+                        && ir::attr(op, "index")
+                            .and_then(fuselab_dialects::loops::index::from_affine_map_attr)
+                            .is_some_and(|(e, _, _)| {
+                                e == contiguous.drop_unit_dims(&ranges) || e == contiguous
+                            })
+                        && all_ranges(node).starts_with(&ranges);
+                    let pdims = if same_space {
+                        ivs[..ranges.len()].to_vec()
                     } else {
-                        format!("[{}]", syms.join(", "))
-                    }
-                );
-                let ranges = i64_list(producer, "ranges");
-                // Fast path: the read is at the producer's own contiguous index of the
-                // reader's leading loop variables (same iteration space): reuse them.
-                let same_space = syms.is_empty()
-                    && ivs.len() >= ranges.len()
-                    && ir::attr(op, "index")
-                        .and_then(fuselab_dialects::loops::index::from_affine_map_attr)
-                        .is_some_and(|(e, _, _)| {
-                            e == fuselab_dialects::loops::index::contiguous_index(&ranges)
-                                .drop_unit_dims(&ranges)
-                                || e == fuselab_dialects::loops::index::contiguous_index(&ranges)
-                        })
-                    && node_ranges_prefix(node, &ranges);
-                if same_space {
-                    let pdims: Vec<String> = ivs[..ranges.len()].to_vec();
+                        let idx = self.load_index(op, ivs, &syms, indent)?;
+                        self.unravel_index(&idx, &ranges, indent)
+                    };
                     let v = self.body(producer, &pdims, indent)?;
                     names.insert(ir::result(op, 0).ptr as usize, v);
                     continue;
                 }
-                let mut pdims = Vec::new();
-                let mut stride: i64 = ranges.iter().product();
-                for &r in &ranges {
-                    stride /= r.max(1);
-                    let d = self.name("x");
-                    let _ = writeln!(
-                        self.out,
-                        "{indent}{d} = affine.apply affine_map<(d0) -> ((d0 floordiv {}) mod {})>({idx})",
-                        stride.max(1),
-                        r.max(1)
-                    );
-                    pdims.push(d);
-                }
-                let v = self.body(producer, &pdims, indent)?;
-                names.insert(ir::result(op, 0).ptr as usize, v);
-                continue;
-            }
-            if name == names::LOAD {
                 let buf = self.buffer(op, operands[0])?;
-                let map = ir::attr(op, "index")
-                    .map(ir::attr_string)
-                    .ok_or_else(|| err(op, "load without index"))?;
-                let syms: Vec<String> = operands[1..].iter().map(get).collect::<Result<_, _>>()?;
-                let idx = self.name("x");
-                let dim_ivs = ivs;
-                let _ = writeln!(
-                    self.out,
-                    "{indent}{idx} = affine.apply {map}({}){}",
-                    dim_ivs.join(", "),
-                    if syms.is_empty() {
-                        String::new()
-                    } else {
-                        format!("[{}]", syms.join(", "))
-                    }
-                );
+                let idx = self.load_index(op, ivs, &syms, indent)?;
                 let _ = writeln!(
                     self.out,
                     "{indent}{res} = memref.load {}[{idx}] : {}",
                     buf.ssa,
                     memref(&buf.ty)
                 );
-                if is_half(buf.ty.dtype) {
+                if buf.ty.dtype.is_half() {
                     let wide = self.widened(&res, buf.ty.dtype, indent);
                     names.insert(ir::result(op, 0).ptr as usize, wide);
                     continue;
@@ -495,19 +464,17 @@ impl Gen {
                     .iter()
                     .map(|v| widen(&ir::type_string(ir::value_type(*v))))
                     .collect();
-                let declared = ir::type_string(ir::value_type(ir::result(op, 0)));
-                let result_ty = widen(&declared);
+                let declared = ir::value_type(ir::result(op, 0));
+                let result_ty = widen(&ir::type_string(declared));
                 // A value declared f16 / bf16 is rounded to it (and widened back) after
                 // its op, as eager PyTorch stores every op's result: without this a
                 // fused chain is more precise than the unfused program, and differs
                 // from it by more than half-precision tolerances where later ops amplify
                 // (a 3-element layer_norm after sin/erf in bf16). Inductor's
                 // `emulate_precision_casts` does the same.
-                let half = match declared.as_str() {
-                    "f16" => Some(DType::F16),
-                    "bf16" => Some(DType::BF16),
-                    _ => None,
-                };
+                // SAFETY: a type of a live value.
+                let half =
+                    DType::from_mlir(unsafe { melior::ir::Type::from_raw(declared) }).filter(|d| d.is_half());
                 if (name == "arith.extf" || name == "arith.truncf") && types.first() == Some(&result_ty) {
                     // A cast between f32 and a half type: a rounding in f32.
                     let v = self.round_to(&ops[0], half, indent);
@@ -567,8 +534,8 @@ impl Gen {
         prefix: &[String],
         indent: &str,
     ) -> Result<(), CodegenError> {
-        let ranges = i64_list(op, "ranges");
-        let rranges = i64_list(op, "reduction_ranges");
+        let ranges = i64s(op, "ranges");
+        let rranges = i64s(op, "reduction_ranges");
         let (inner, ind) = self.open_loops(&ranges[prefix.len()..], indent);
         let mut ivs = prefix.to_vec();
         ivs.extend(inner);
@@ -577,7 +544,7 @@ impl Gen {
                 .and_then(fuselab_dialects::attrs::string_raw)
                 .unwrap_or_default();
             let float = out.ty.dtype.is_float();
-            let e = elem(out.ty.dtype);
+            let e = out.ty.dtype.mlir_name();
             let (init, combine) = match (kind.as_str(), float) {
                 ("sum", true) => ("0.0".to_string(), "arith.addf"),
                 ("sum", false) => ("0".to_string(), "arith.addi"),
@@ -614,7 +581,7 @@ impl Gen {
         } else {
             self.body(op, &ivs, &ind)?
         };
-        let value = if is_half(out.ty.dtype) {
+        let value = if out.ty.dtype.is_half() {
             self.narrowed(&value, out.ty.dtype, &ind)
         } else {
             value
@@ -678,23 +645,8 @@ impl Gen {
             nest.closers.push(format!("{ind}scf.reduce\n{base}}}"));
             nest.indent = format!("{ind}  ");
             // The collapsed dims' indices.
-            let mut stride = rows;
-            for &extent in &prefix[..j] {
-                stride /= extent.max(1);
-                if j == 1 {
-                    nest.ivs.push(f.clone());
-                    break;
-                }
-                let d = self.name("x");
-                let _ = writeln!(
-                    self.out,
-                    "{}{d} = affine.apply affine_map<(d0) -> ((d0 floordiv {}) mod {})>({f})",
-                    nest.indent,
-                    stride.max(1),
-                    extent.max(1)
-                );
-                nest.ivs.push(d);
-            }
+            let indent = nest.indent.clone();
+            nest.ivs = self.unravel_index(&f, &prefix[..j], &indent);
         } else {
             let (ivs, ind) = self.open_loops(&prefix[..j], base);
             for k in 0..j {
@@ -732,14 +684,10 @@ impl Gen {
             }
             return Ok(());
         }
-        let prefix: Vec<i64> = i64_list(members[0], "ranges")[..k].to_vec();
+        let prefix: Vec<i64> = i64s(members[0], "ranges")[..k].to_vec();
         let work: i64 = members
             .iter()
-            .map(|&m| {
-                let mut all = i64_list(m, "ranges");
-                all.extend(i64_list(m, "reduction_ranges"));
-                all.iter().product::<i64>()
-            })
+            .map(|&m| all_ranges(m).iter().product::<i64>())
             .sum();
         let outs = members
             .iter()
@@ -760,7 +708,7 @@ impl Gen {
     /// is at an index whose row, the index `floordiv` the row size, is the reader's
     /// own row. 0 when none does, or for a single node: all its ranges.
     fn row_prefix(&self, members: &[MlirOperation]) -> usize {
-        let ranges: Vec<Vec<i64>> = members.iter().map(|&m| i64_list(m, "ranges")).collect();
+        let ranges: Vec<Vec<i64>> = members.iter().map(|&m| i64s(m, "ranges")).collect();
         if members.len() == 1 {
             return ranges[0].len();
         }
@@ -774,8 +722,7 @@ impl Gen {
             .collect();
         while k > 0 {
             let local = members.iter().all(|&m| {
-                let mut full = i64_list(m, "ranges");
-                full.extend(i64_list(m, "reduction_ranges"));
+                let full = all_ranges(m);
                 let dims: Vec<IndexExpr> = (0..full.len()).map(IndexExpr::dim).collect();
                 self.reads_in_row(m, &dims, &full, k, &outputs)
             });
@@ -814,12 +761,12 @@ impl Gen {
             let syms: Vec<IndexExpr> = (0..nsyms).map(IndexExpr::sym).collect();
             let at = index.substitute(dims, &syms, full);
             if let Some(&producer) = self.inline.get(&source) {
-                let pdims = unravel(&at, &i64_list(producer, "ranges"), full);
+                let pdims = unravel(&at, &i64s(producer, "ranges"), full);
                 if !self.reads_in_row(producer, &pdims, full, k, outputs) {
                     return false;
                 }
             } else if let Some(&writer) = outputs.get(&source) {
-                let row: i64 = i64_list(writer, "ranges")[k..].iter().product();
+                let row: i64 = i64s(writer, "ranges")[k..].iter().product();
                 let want = contiguous_index(&full[..k]).drop_unit_dims(full);
                 if at.has_symbols() || at.floordiv(row.max(1), full).drop_unit_dims(full) != want {
                     return false;
@@ -829,7 +776,8 @@ impl Gen {
         true
     }
 
-    /// `mm` / `bmm` (with operand views and an optional bias) as loop nests.
+    /// `mm` / `bmm` (with operand views and an optional bias) as `fuselab_sgemm` calls;
+    /// `convolution` goes to [`Gen::convolution`].
     fn matmul(&mut self, op: MlirOperation) -> Result<(), CodegenError> {
         let out = self.result_buffer(op)?;
         let operands = ir::operands(op);
@@ -849,25 +797,11 @@ impl Gen {
                 format!("the CPU code generator has no '{kind}' extern yet"),
             ));
         }
-        // f16 / bf16 matmuls run in f32: operands widened into scratch buffers, the
-        // product narrowed into the result once.
-        let half = match out.ty.dtype {
-            DType::F32 => false,
-            DType::F16 | DType::BF16 => true,
-            other => return Err(err(op, format!("{other} matmuls are not generated"))),
-        };
         let shape = &out.ty.shape;
         let r = shape.len();
         let (m, n) = (shape[r - 2], shape[r - 1]);
-        let mut a = self.buffer(op, operands[0])?;
-        let mut b = self.buffer(op, operands[1])?;
-        let target = if half {
-            a = self.convert(&a, DType::F32);
-            b = self.convert(&b, DType::F32);
-            self.scratch(&out.ty.shape, DType::F32)
-        } else {
-            out.clone()
-        };
+        let inputs = [self.buffer(op, operands[0])?, self.buffer(op, operands[1])?];
+        let ([a, b], target) = self.in_f32(op, "matmuls", &out, inputs)?;
         // Logical shapes and strides of the operands (views or contiguous).
         let k = {
             let v = views.first().filter(|v| !v.is_empty());
@@ -895,51 +829,23 @@ impl Gen {
         let loop_ranges = if bmm { vec![batch, m, n] } else { vec![m, n] };
         // C = the bias broadcast over the rows (then C += A B), or C = A B.
         let beta = if let Some(&bias_v) = operands.get(2) {
+            // The bias broadcast over the leading dims of the result.
             let bias = self.buffer(op, bias_v)?;
-            let (ivs, ind) = self.open_loops(&loop_ranges, "    ");
-            // bias broadcast over the trailing dims of the result.
-            let br = bias.ty.rank();
-            let offs = r - br;
+            let offset = r - bias.ty.rank();
             let mut terms = Vec::new();
             let mut stride = 1i64;
-            for d in (0..br).rev() {
+            for d in (0..bias.ty.rank()).rev() {
                 if bias.ty.shape[d] != 1 {
-                    terms.push(format!("d{} * {stride}", d + offs));
+                    terms.push(format!("d{} * {stride}", d + offset));
                 }
                 stride *= bias.ty.shape[d];
             }
-            let expr = if terms.is_empty() {
+            let index = if terms.is_empty() {
                 "0".to_string()
             } else {
                 terms.join(" + ")
             };
-            let dl: Vec<String> = (0..r).map(|d| format!("d{d}")).collect();
-            let (ix, vb) = (self.name("x"), self.name("v"));
-            let _ = writeln!(
-                self.out,
-                "{ind}{ix} = affine.apply affine_map<({}) -> ({expr})>({})",
-                dl.join(", "),
-                ivs.join(", ")
-            );
-            let _ = writeln!(
-                self.out,
-                "{ind}{vb} = memref.load {}[{ix}] : {}",
-                bias.ssa,
-                memref(&bias.ty)
-            );
-            let vb = if is_half(bias.ty.dtype) {
-                self.widened(&vb, bias.ty.dtype, &ind)
-            } else {
-                vb
-            };
-            let flat = self.flat_index(&ivs, &loop_ranges, &ind);
-            let _ = writeln!(
-                self.out,
-                "{ind}memref.store {vb}, {}[{flat}] : {}",
-                target.ssa,
-                memref(&target.ty)
-            );
-            self.close_loops(loop_ranges.len(), "    ");
+            self.broadcast_into(&bias, &index, &target);
             1.0
         } else {
             0.0
@@ -970,11 +876,72 @@ impl Gen {
             &ind,
         );
         self.close_loops(ivs.len(), base);
-        if half {
-            self.copy_converting(&target, &out);
+        self.finish_extern(op, &target, out);
+        Ok(())
+    }
+
+    /// The operands and the result buffer an extern computes with, all f32: an f32
+    /// extern uses its own buffers; an f16 / bf16 one has its operands widened into
+    /// scratch buffers and computes into an f32 scratch that [`Gen::finish_extern`]
+    /// narrows into the result once.
+    fn in_f32(
+        &mut self,
+        op: MlirOperation,
+        what: &str,
+        out: &Buf,
+        [a, b]: [Buf; 2],
+    ) -> Result<([Buf; 2], Buf), CodegenError> {
+        match out.ty.dtype {
+            DType::F32 => Ok(([a, b], out.clone())),
+            DType::F16 | DType::BF16 => {
+                let operands = [self.convert(&a, DType::F32), self.convert(&b, DType::F32)];
+                Ok((operands, self.scratch(&out.ty.shape, DType::F32)))
+            }
+            other => Err(err(op, format!("{other} {what} are not generated"))),
+        }
+    }
+
+    /// The extern `op` computed into `target` ([`Gen::in_f32`]): narrowed into `out`
+    /// if that is a scratch buffer; `out` becomes the result's buffer.
+    fn finish_extern(&mut self, op: MlirOperation, target: &Buf, out: Buf) {
+        if target.ty.dtype != out.ty.dtype {
+            self.copy_converting(target, &out);
         }
         self.bufs.insert(ir::result(op, 0).ptr as usize, out);
-        Ok(())
+    }
+
+    /// Fills the f32 buffer `target` with `src` read at `index`, an affine expression of
+    /// the target's loop variables `d0, d1, ...` (a bias broadcast).
+    fn broadcast_into(&mut self, src: &Buf, index: &str, target: &Buf) {
+        let shape = target.ty.shape.clone();
+        let (ivs, ind) = self.open_loops(&shape, "    ");
+        let dims: Vec<String> = (0..shape.len()).map(|d| format!("d{d}")).collect();
+        let (ix, v) = (self.name("x"), self.name("v"));
+        let _ = writeln!(
+            self.out,
+            "{ind}{ix} = affine.apply affine_map<({}) -> ({index})>({})",
+            dims.join(", "),
+            ivs.join(", ")
+        );
+        let _ = writeln!(
+            self.out,
+            "{ind}{v} = memref.load {}[{ix}] : {}",
+            src.ssa,
+            memref(&src.ty)
+        );
+        let v = if src.ty.dtype.is_half() {
+            self.widened(&v, src.ty.dtype, &ind)
+        } else {
+            v
+        };
+        let flat = self.flat_index(&ivs, &shape, &ind);
+        let _ = writeln!(
+            self.out,
+            "{ind}memref.store {v}, {}[{flat}] : {}",
+            target.ssa,
+            memref(&target.ty)
+        );
+        self.close_loops(shape.len(), "    ");
     }
 
     /// `C = A B + beta C` through `fuselab_sgemm` for `[m, n, k]` (`A` is m x k, `B`
@@ -1006,7 +973,10 @@ impl Gen {
         );
     }
 
-    /// A global scratch buffer of `shape` and `dtype`.
+    /// A global buffer of `shape` and `dtype`. Intermediate buffers are module globals,
+    /// allocated once when the code is loaded (as a caching allocator would), so calls do
+    /// not pay for malloc and page faults; every function that uses one starts with its
+    /// `memref.get_global`.
     fn scratch(&mut self, shape: &[i64], dtype: DType) -> Buf {
         let b = Buf {
             ssa: self.name("buf"),
@@ -1040,7 +1010,7 @@ impl Gen {
             ivs[0],
             memref(&src.ty)
         );
-        let w = if is_half(src.ty.dtype) {
+        let w = if src.ty.dtype.is_half() {
             self.widened(&v, src.ty.dtype, &ind)
         } else {
             self.narrowed(&v, dst.ty.dtype, &ind)
@@ -1076,7 +1046,11 @@ impl Gen {
             let _ = writeln!(self.out, "{indent}{b} = arith.shli {a}, {k} : i32");
             let _ = writeln!(self.out, "{indent}{w} = arith.bitcast {b} : i32 to f32");
         } else {
-            let _ = writeln!(self.out, "{indent}{w} = arith.extf {v} : {} to f32", elem(dtype));
+            let _ = writeln!(
+                self.out,
+                "{indent}{w} = arith.extf {v} : {} to f32",
+                dtype.mlir_name()
+            );
         }
         w
     }
@@ -1089,7 +1063,7 @@ impl Gen {
             let _ = writeln!(
                 self.out,
                 "{indent}{w} = arith.truncf {v} : f32 to {}",
-                elem(dtype)
+                dtype.mlir_name()
             );
             return w;
         }
@@ -1165,24 +1139,12 @@ impl Gen {
         out: Buf,
         operands: &[MlirValue],
     ) -> Result<(), CodegenError> {
-        let half = match out.ty.dtype {
-            DType::F32 => false,
-            DType::F16 | DType::BF16 => true,
-            other => return Err(err(op, format!("{other} convolutions are not generated"))),
-        };
-        let mut x = self.buffer(op, operands[0])?;
-        let mut w = self.buffer(op, operands[1])?;
+        let inputs = [self.buffer(op, operands[0])?, self.buffer(op, operands[1])?];
         let bias = operands.get(2).map(|&b| self.buffer(op, b)).transpose()?;
-        let target = if half {
-            x = self.convert(&x, DType::F32);
-            w = self.convert(&w, DType::F32);
-            self.scratch(&out.ty.shape, DType::F32)
-        } else {
-            out.clone()
-        };
+        let ([x, w], target) = self.in_f32(op, "convolutions", &out, inputs)?;
         let spatial = x.ty.rank() - 2;
         let list = |name: &str, default: i64| {
-            let v = i64_list(op, name);
+            let v = i64s(op, name);
             if v.is_empty() {
                 vec![default; spatial]
             } else {
@@ -1203,29 +1165,8 @@ impl Gen {
         let cout = w.ty.shape[0];
         // The bias broadcast over images and positions (then C += W col).
         let beta = if let Some(b) = bias {
-            let (ivs, ind) = self.open_loops(&target.ty.shape, "    ");
-            let vb = self.name("v");
-            let _ = writeln!(
-                self.out,
-                "{ind}{vb} = memref.load {}[{}] : {}",
-                b.ssa,
-                ivs[1],
-                memref(&b.ty)
-            );
-            let vb = if is_half(b.ty.dtype) {
-                self.widened(&vb, b.ty.dtype, &ind)
-            } else {
-                vb
-            };
-            let flat = self.flat_index(&ivs, &target.ty.shape, &ind);
-            let _ = writeln!(
-                self.out,
-                "{ind}memref.store {vb}, {}[{flat}] : {}",
-                target.ssa,
-                memref(&target.ty)
-            );
-            self.close_loops(target.ty.rank(), "    ");
-            1.0f32
+            self.broadcast_into(&b, "d1", &target);
+            1.0
         } else {
             0.0
         };
@@ -1330,10 +1271,7 @@ impl Gen {
             &nind,
         );
         self.close_loops(2, base);
-        if half {
-            self.copy_converting(&target, &out);
-        }
-        self.bufs.insert(ir::result(op, 0).ptr as usize, out);
+        self.finish_extern(op, &target, out);
         Ok(())
     }
 
@@ -1341,7 +1279,7 @@ impl Gen {
     fn view_copy(&mut self, op: MlirOperation) -> Result<(), CodegenError> {
         let out = self.result_buffer(op)?;
         let base = self.buffer(op, ir::operand(op, 0))?;
-        let layout = i64_list(op, "layout");
+        let layout = i64s(op, "layout");
         let rank = out.ty.rank();
         let (offset, sizes, strides) = (layout[0], layout[1..=rank].to_vec(), layout[rank + 1..].to_vec());
         let (ivs, ind) = self.open_loops(&sizes, "    ");

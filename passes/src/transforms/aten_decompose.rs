@@ -237,13 +237,12 @@ fn decompose(op: MlirOperation, eager_id: i64) -> Option<MlirValue> {
     // Half-precision normalizations and activations are computed in f32 and rounded
     // once (torch/_decomp's computation dtype, `utils.get_computation_dtype`: what eager
     // kernels do internally too); matmuls keep their dtype.
-    let upcast = matches!(out.dtype, DType::F16 | DType::BF16)
-        && !matches!(kind, AtenOpKind::Linear | AtenOpKind::Addmm);
+    let upcast = out.dtype.is_half() && !matches!(kind, AtenOpKind::Linear | AtenOpKind::Addmm);
     let (args, inputs): (Vec<MlirValue>, Vec<TensorType>) = ir::operands(op)
         .into_iter()
         .zip(inputs)
         .map(|(v, t)| {
-            if upcast && matches!(t.dtype, DType::F16 | DType::BF16) {
+            if upcast && t.dtype.is_half() {
                 let wide = TensorType {
                     shape: t.shape.clone(),
                     dtype: DType::F32,
