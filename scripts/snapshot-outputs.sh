@@ -22,13 +22,17 @@ pipelines=(
   "tvm-cpu:--aten-decompose --lower-aten-to-loop=materialize-views=true --tvm-fuse-ops --lower-loop-to-cpu"
 )
 
+# Imported archives go to one fixed folder, so diagnostics name the same paths in
+# every snapshot.
+imports=${TMPDIR:-/tmp}/fuselab-snapshot-imports
+mkdir -p "$imports"
 inputs=()
 for f in examples/*.mlir; do inputs+=("$f"); done
 for a in test/Import/Inputs/*.pt2; do
   name=$(basename "$a" .pt2)
   case "$name" in bad_*) continue ;; esac
-  "$bin/fuse-import" "$a" -o "$out/import_$name.mlir"
-  inputs+=("$out/import_$name.mlir")
+  "$bin/fuse-import" "$a" -o "$imports/import_$name.mlir"
+  inputs+=("$imports/import_$name.mlir")
 done
 
 for input in "${inputs[@]}"; do

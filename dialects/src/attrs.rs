@@ -72,3 +72,14 @@ pub fn string_array(attribute: Attribute) -> Option<Vec<String>> {
 pub fn string_raw(attribute: mlir_sys::MlirAttribute) -> Option<String> {
     string(unsafe { Attribute::from_raw(attribute) })
 }
+
+/// Attribute naming the aten op a primitive (or a loop node) came from.
+pub const ORIGIN_ATTR: &str = "fuselab.origin";
+/// Attribute grouping the primitives of one decomposed composite (one id per aten op
+/// as written; the loop nodes lowered from them keep it).
+pub const EAGER_ID_ATTR: &str = "fuselab.eager_id";
+
+/// The `fuselab.eager_id` of `op`, if it has one.
+pub fn eager_id_of(op: mlir_sys::MlirOperation) -> Option<i64> {
+    crate::ir::attr(op, EAGER_ID_ATTR).and_then(|a| integer(unsafe { Attribute::from_raw(a) }))
+}

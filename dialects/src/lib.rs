@@ -11,6 +11,7 @@ pub mod aten;
 pub mod attrs;
 pub mod context;
 pub mod diagnostics;
+pub mod ir;
 pub mod loops;
 pub mod source;
 pub mod types;

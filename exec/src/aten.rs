@@ -9,11 +9,11 @@ use crate::{
     tensor::{for_each_index, nan_max, nan_min, numel, Tensor},
     ExecError,
 };
+use fuselab_dialects::ir;
 use fuselab_dialects::{
     aten::{attr, AtenOp, AtenOpKind},
     types::TensorType,
 };
-use fuselab_passes::ir;
 use mlir_sys::MlirOperation;
 use std::collections::HashMap;
 

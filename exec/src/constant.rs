@@ -1,8 +1,8 @@
 //! `arith.constant` tensors (splat or dense elements) as [`Tensor`]s.
 
 use crate::tensor::Tensor;
+use fuselab_dialects::ir;
 use fuselab_dialects::types::{DType, TensorType};
-use fuselab_passes::ir;
 use mlir_sys::MlirOperation;
 
 /// The tensor of an `arith.constant` with a dense elements attribute.

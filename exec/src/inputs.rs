@@ -6,11 +6,11 @@
 //! otherwise by 8.
 
 use crate::tensor::Tensor;
+use fuselab_dialects::ir;
 use fuselab_dialects::{
     aten::{AtenOp, AtenOpClass, AtenOpKind},
     types::{DType, TensorType},
 };
-use fuselab_passes::ir;
 use mlir_sys::{MlirOperation, MlirValue};
 
 /// A seeded xorshift generator.

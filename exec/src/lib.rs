@@ -9,14 +9,13 @@
 pub mod aten;
 mod constant;
 pub mod inputs;
-pub mod jit;
 pub mod loops;
 pub mod tensor;
 
 pub use tensor::Tensor;
 
+use fuselab_dialects::ir;
 use fuselab_dialects::SourceLoc;
-use fuselab_passes::ir;
 use mlir_sys::MlirOperation;
 use std::fmt;
 

@@ -11,11 +11,11 @@ use crate::{
     tensor::{nan_max, nan_min, numel, round_to, Tensor},
     ExecError,
 };
+use fuselab_dialects::ir;
 use fuselab_dialects::{
     loops::{index::from_affine_map_attr, index::IndexExpr, names},
     types::{DType, TensorType},
 };
-use fuselab_passes::ir;
 use mlir_sys::{MlirOperation, MlirValue};
 use std::collections::HashMap;
 
@@ -435,7 +435,7 @@ impl Interp {
 
     fn extern_call(&self, op: MlirOperation) -> Result<Tensor, ExecError> {
         let out = result_type(op)?;
-        let views: Vec<Vec<i64>> = fuselab_passes::conversion::lower_aten_to_loop::operand_views(op);
+        let views: Vec<Vec<i64>> = fuselab_dialects::loops::operand_views(op);
         let operands: Vec<Tensor> = ir::operands(op)
             .iter()
             .enumerate()

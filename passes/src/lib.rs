@@ -1,31 +1,39 @@
-//! fuselab's passes, grouped as in upstream MLIR projects:
+//! fuselab's core passes, grouped as in upstream MLIR projects:
 //! - [`analysis`]: compute plain Rust data from the IR (and print it for tests);
-//! - transforms and conversions arrive with the issues that introduce them.
+//! - [`transforms`]: rewrite within a dialect (decomposition, pointwise inlining);
+//! - [`conversion`]: lower `aten` to `loop`;
+//! - [`fusion`]: the fusion wing (plan, strategy table, apply, report, one folder per
+//!   strategy);
+//! - [`target`]: the [`Target`](target::Target) interface strategies ask.
 //!
-//! Every pass is listed in [`PASSES`] and reachable from `fuse-opt` by its argument.
+//! Device targets and their lowerings live in `fuselab-targets`, which depends on this
+//! crate, never the reverse. Every pass here is listed in [`PASSES`]; `fuse-opt` adds the
+//! targets' passes to the ones it offers.
 
 pub mod analysis;
 pub mod conversion;
-pub mod ir;
+pub mod fusion;
+#[cfg(test)]
+mod layering;
 pub mod registry;
+pub mod target;
 pub mod transforms;
 
 pub use registry::{
     all_passes, lookup, DriverSettings, OptionKind, PassContext, PassError, PassFailed, PassInfo, PassOption,
-    PassOptions, ReportCollector,
+    PassOptions, ReportCollector, TargetRef,
 };
 
-/// The pass table, in `--help` order.
+/// The pass table of the core, in `--help` order.
 pub static PASSES: &[PassInfo] = &[
     analysis::verify_shapes::INFO,
     transforms::aten_decompose::INFO,
     conversion::lower_aten_to_loop::INFO,
     transforms::inline_pointwise::INFO,
     analysis::print_memory_deps::INFO,
-    analysis::print_post_dominators::INFO,
-    transforms::annotate_op_pattern::INFO,
-    transforms::inductor_fuse::INFO,
-    transforms::tvm_fuse_ops::INFO,
-    transforms::fuse::INFO,
-    conversion::lower_loop_to_cpu::INFO,
+    fusion::tvm::print_post_dominators::INFO,
+    fusion::tvm::annotate::INFO,
+    fusion::inductor::INFO,
+    fusion::tvm::INFO,
+    fusion::fuse::INFO,
 ];

@@ -6,6 +6,7 @@
 //! options with defaults, and how to create the MLIR pass (`create_external`).
 //! `fuse-opt` builds `--help`, flag parsing and `--pass-pipeline` from this table.
 
+use crate::target::{Generic, Target};
 use fuselab_dialects::DiagnosticSink;
 use melior::{
     ir::{operation::OperationLike, r#type::TypeId, OperationRef},
@@ -104,7 +105,27 @@ pub struct DriverSettings {
     pub fusion_explain: bool,
     /// Fusion passes also append each function's JSON report here (`--fusion-compare`).
     pub report_collector: Option<ReportCollector>,
+    /// `--target=NAME`: the device strategies ask; [`Generic`] when `None`.
+    pub target: Option<TargetRef>,
 }
+
+/// The target a pipeline compiles for (compared by name).
+#[derive(Clone, Copy)]
+pub struct TargetRef(pub &'static dyn Target);
+
+impl fmt::Debug for TargetRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "TargetRef({})", self.0.name())
+    }
+}
+
+impl PartialEq for TargetRef {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.name() == other.0.name()
+    }
+}
+
+impl Eq for TargetRef {}
 
 /// A shared list that fusion passes append their JSON reports to.
 #[derive(Clone, Debug, Default)]
@@ -139,6 +160,15 @@ pub struct PassContext {
     pub options: PassOptions,
     /// Driver-wide settings.
     pub settings: std::rc::Rc<DriverSettings>,
+}
+
+impl PassContext {
+    /// The target strategies ask: `--target`'s, or [`Generic`].
+    pub fn target(&self) -> &'static dyn Target {
+        self.settings
+            .target
+            .map_or(&Generic as &'static dyn Target, |t| t.0)
+    }
 }
 
 /// A pass failed; its error diagnostics are already in the sink.

@@ -9,20 +9,18 @@
 //!   input, and every 16th node is a row reduction (a random DAG with locality, like
 //!   real models).
 //!
-//! Strategies: `inductor` (decision = `fuse_nodes` on the MemoryDep graph; pass =
-//! `--inductor-fuse`) and `tvm` (decision = op graph with pattern kinds + post-dominator
-//! tree + partition; pass = `--tvm-fuse-ops`).
+//! Strategies: every row of the strategy table (`fusion::STRATEGIES`): the decision is
+//! `Strategy::decide` on the MemoryDep graph with the pass's default options (Inductor:
+//! `fuse_nodes`; TVM: op graph with pattern kinds + post-dominator tree + partition),
+//! the pass is the strategy's own (`--inductor-fuse`, `--tvm-fuse-ops`).
 //!
 //! Times are wall-clock medians of the runs, measured in one process, side by side.
 
 use fuselab_dialects::{source::parse_module, DiagnosticSink, FuseContext};
 use fuselab_passes::{
-    analysis::{
-        inductor_scheduler::plan_fusion,
-        memory_deps::analyze,
-        op_pattern::{PatternMode, TvmGraph},
-        tvm_partition::{partition_graph, PartitionConfig},
-    },
+    analysis::memory_deps::analyze,
+    fusion::{strategy, strategy::strategy_names, Strategy, STRATEGIES},
+    target::Generic,
     DriverSettings,
 };
 use melior::ir::{operation::OperationLike, BlockLike};
@@ -53,24 +51,6 @@ pub enum GraphKind {
     Tree,
     /// A random DAG with locality and periodic reductions.
     Random,
-}
-
-/// A fusion strategy to time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Strategy {
-    /// `--inductor-fuse`.
-    Inductor,
-    /// `--tvm-fuse-ops`.
-    Tvm,
-}
-
-impl Strategy {
-    fn pass(self) -> &'static str {
-        match self {
-            Self::Inductor => "inductor-fuse",
-            Self::Tvm => "tvm-fuse-ops",
-        }
-    }
 }
 
 const ROWS: i64 = 64;
@@ -165,7 +145,7 @@ pub fn generate(kind: GraphKind, nodes: usize, seed: u64) -> String {
 #[derive(Clone, Debug)]
 pub struct BenchResult {
     /// Strategy.
-    pub strategy: Strategy,
+    pub strategy: &'static str,
     /// Graph kind.
     pub kind: GraphKind,
     /// Nodes.
@@ -190,11 +170,13 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 /// Measures one graph `runs` times (median).
 pub fn measure(
-    strategy: Strategy,
+    strategy: &'static dyn Strategy,
     kind: GraphKind,
     nodes: usize,
     runs: usize,
 ) -> Result<BenchResult, String> {
+    let pass_name = strategy.pass().argument;
+    let defaults = strategy.pass().parse_options("").map_err(|e| e.to_string())?;
     let text = generate(kind, nodes, 0x5eed + nodes as u64);
     let (mut parse, mut analysis, mut decide, mut pass) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut kernels = 0;
@@ -211,17 +193,13 @@ pub fn measure(
         let graph = analyze(func)?;
         analysis.push(start.elapsed().as_secs_f64());
         let start = Instant::now();
-        kernels = match strategy {
-            Strategy::Inductor => plan_fusion(&graph, Default::default()).groups.len(),
-            Strategy::Tvm => {
-                let tvm = TvmGraph::build(func, &graph, PatternMode::Relax)?;
-                partition_graph(&tvm, PartitionConfig::default())
-                    .groups(&tvm)
-                    .len()
-            }
-        };
+        kernels = strategy
+            .decide(func, &graph, &Generic, &defaults)?
+            .plan
+            .groups
+            .len();
         decide.push(start.elapsed().as_secs_f64());
-        let steps = crate::opt::parse_pipeline(&format!("builtin.module({})", strategy.pass()))?;
+        let steps = crate::opt::parse_pipeline(&format!("builtin.module({pass_name})"))?;
         let manager = crate::opt::build_pass_manager(
             fuse.context(),
             &steps,
@@ -231,11 +209,11 @@ pub fn measure(
         let start = Instant::now();
         manager
             .run(&mut module)
-            .map_err(|_| format!("--{} failed: {:?}", strategy.pass(), sink.take()))?;
+            .map_err(|_| format!("--{pass_name} failed: {:?}", sink.take()))?;
         pass.push(start.elapsed().as_secs_f64());
     }
     Ok(BenchResult {
-        strategy,
+        strategy: strategy.name(),
         kind,
         nodes,
         kernels,
@@ -264,7 +242,7 @@ pub fn run(args: &[String]) -> i32 {
     let mut sizes = vec![1_000usize, 10_000, 100_000];
     let mut runs = 3;
     let mut json = false;
-    let mut strategies = vec![Strategy::Inductor, Strategy::Tvm];
+    let mut strategies: Vec<&'static dyn Strategy> = STRATEGIES.to_vec();
     let mut graphs = vec![GraphKind::Chain, GraphKind::Tree, GraphKind::Random];
     let mut i = 0;
     while i < args.len() {
@@ -297,11 +275,13 @@ pub fn run(args: &[String]) -> i32 {
             "--strategy" => {
                 i += 1;
                 strategies = match args.get(i).map(String::as_str) {
-                    Some("inductor") => vec![Strategy::Inductor],
-                    Some("tvm") => vec![Strategy::Tvm],
-                    Some("all") => vec![Strategy::Inductor, Strategy::Tvm],
+                    Some("all") => STRATEGIES.to_vec(),
+                    Some(name) if strategy(name).is_some() => strategy(name).into_iter().collect(),
                     _ => {
-                        eprintln!("fuse-bench: error: --strategy expects inductor, tvm or all");
+                        eprintln!(
+                            "fuse-bench: error: --strategy expects {} or all",
+                            strategy_names(", ")
+                        );
                         return 1;
                     }
                 }
@@ -327,7 +307,11 @@ pub fn run(args: &[String]) -> i32 {
                 }
             }
             "-h" | "--help" => {
-                println!("USAGE: fuse-bench [--sizes 1000,10000,100000] [--runs N] [--strategy inductor|tvm|all]\n                  [--graphs chain,tree,random] [--json]\n\nTimes each fusion strategy (--inductor-fuse, --tvm-fuse-ops) on generated loop-IR graphs of each\nsize: parse, MemoryDep analysis, decision, whole pass; medians of N runs, side by side in one process.");
+                println!(
+                    "USAGE: fuse-bench [--sizes 1000,10000,100000] [--runs N] [--strategy {}|all]\n                  [--graphs chain,tree,random] [--json]\n\nTimes each fusion strategy ({}) on generated loop-IR graphs of each\nsize: parse, MemoryDep analysis, decision, whole pass; medians of N runs, side by side in one process.",
+                    strategy_names("|"),
+                    STRATEGIES.iter().map(|s| format!("--{}", s.pass().argument)).collect::<Vec<_>>().join(", ")
+                );
                 return 0;
             }
             other => {
@@ -356,7 +340,7 @@ pub fn run(args: &[String]) -> i32 {
             .iter()
             .map(|r| {
                 format!(
-                    "{{\"strategy\": \"{:?}\", \"graph\": \"{:?}\", \"nodes\": {}, \"kernels\": {}, \"parse_s\": {:.4}, \"analyze_s\": {:.4}, \"decide_s\": {:.4}, \"pass_s\": {:.4}, \"pass_us_per_node\": {:.2}}}",
+                    "{{\"strategy\": \"{}\", \"graph\": \"{:?}\", \"nodes\": {}, \"kernels\": {}, \"parse_s\": {:.4}, \"analyze_s\": {:.4}, \"decide_s\": {:.4}, \"pass_s\": {:.4}, \"pass_us_per_node\": {:.2}}}",
                     r.strategy, r.kind, r.nodes, r.kernels, r.parse_s, r.analyze_s, r.decide_s, r.pass_s, r.pass_s * 1e6 / r.nodes as f64
                 )
             })
@@ -378,7 +362,7 @@ pub fn run(args: &[String]) -> i32 {
         for r in &results {
             println!(
                 "{:<9} {:<7} {:>7} {:>8} {:>9.3} {:>10.3} {:>10.3} {:>9.3} {:>12.2}",
-                format!("{:?}", r.strategy).to_lowercase(),
+                r.strategy,
                 format!("{:?}", r.kind).to_lowercase(),
                 r.nodes,
                 r.kernels,

@@ -5,4 +5,5 @@ pub mod bench;
 pub mod fuzz;
 pub mod import;
 pub mod opt;
+pub mod passes;
 pub mod run;

@@ -5,11 +5,14 @@
 //! interpreter on the result, and compares every output with a dtype-aware tolerance:
 //! max abs / max rel error and PASS/FAIL per output. Exit 1 on any FAIL or error.
 //!
-//! Strategies: `unfused` (decompose + lower, one node per primitive op), `inductor`
-//! (+ inline-pointwise + inductor-fuse), `tvm` (views materialized + tvm-fuse-ops),
-//! `tvm-folded` (views folded + tvm-fuse-ops); `all` runs the four.
+//! Pipelines (`fusion::strategy::execution_pipelines`, from the strategy table):
+//! `unfused` (decompose + lower, one node per primitive op), then every strategy and
+//! its variants — today `inductor` (+ inline-pointwise + inductor-fuse), `tvm` (views
+//! materialized + tvm-fuse-ops), `tvm-folded` (views folded + tvm-fuse-ops); `all` runs
+//! them all. Compiled runs (`--jit`) use the target's runner (`--target`, default cpu).
 
 use crate::opt::{build_pass_manager, parse_pipeline};
+use fuselab_dialects::ir;
 use fuselab_dialects::{source::parse_module, DiagnosticSink, FuseContext};
 use fuselab_exec::{
     aten::run_aten,
@@ -17,29 +20,21 @@ use fuselab_exec::{
     loops::run_loop,
     Tensor,
 };
-use fuselab_passes::{conversion::lower_loop_to_cpu::CpuOptions, ir, DriverSettings};
+use fuselab_passes::{fusion::strategy::execution_pipelines, DriverSettings, TargetRef};
+use fuselab_targets::{CompileOptions, TargetEntry};
 use std::{fmt::Write as _, io::Write, rc::Rc};
 
-/// The strategies and their pipelines.
-pub const STRATEGIES: &[(&str, &str)] = &[
-    ("unfused", "aten-decompose,lower-aten-to-loop"),
-    (
-        "inductor",
-        "aten-decompose,lower-aten-to-loop,inline-pointwise,inductor-fuse",
-    ),
-    (
-        "tvm",
-        "aten-decompose,lower-aten-to-loop{materialize-views=true},tvm-fuse-ops",
-    ),
-    ("tvm-folded", "aten-decompose,lower-aten-to-loop,tvm-fuse-ops"),
-];
+/// The names of the pipelines `--strategy` takes, in order.
+pub fn strategy_names() -> Vec<&'static str> {
+    execution_pipelines().iter().map(|p| p.name).collect()
+}
 
-/// The pipeline of a strategy name (empty for an unknown one).
-fn pipeline_of(strategy: &str) -> &'static str {
-    STRATEGIES
-        .iter()
-        .find(|(s, _)| *s == strategy)
-        .map(|(_, p)| *p)
+/// The pass pipeline of a strategy name (empty for an unknown one).
+fn pipeline_of(strategy: &str) -> String {
+    execution_pipelines()
+        .into_iter()
+        .find(|p| p.name == strategy)
+        .map(|p| p.text())
         .unwrap_or_default()
 }
 
@@ -90,6 +85,8 @@ pub struct RunOptions {
     /// Compiled code runs the rows of each kernel in parallel (`scf.parallel` on the
     /// MLIR async runtime's thread pool).
     pub parallel: bool,
+    /// The target the strategies ask and whose runner runs compiled code.
+    pub target: &'static TargetEntry,
 }
 
 /// Inputs and outputs recorded from PyTorch for one function.
@@ -155,10 +152,20 @@ pub fn load_expectation(path: &str) -> Result<Expectation, String> {
 }
 
 impl RunOptions {
-    /// The code generator options when running compiled.
-    fn cpu(&self) -> Option<CpuOptions> {
-        self.jit.then_some(CpuOptions {
+    /// The compile options when running compiled.
+    fn compiled(&self) -> Option<CompileOptions> {
+        self.jit.then_some(CompileOptions {
             parallel: self.parallel,
+        })
+    }
+
+    /// The target's runner, or a message when the target has none here.
+    fn runner(&self) -> Result<&'static dyn fuselab_targets::Runner, String> {
+        self.target.runner.ok_or_else(|| {
+            format!(
+                "target '{}' cannot run code on this machine",
+                self.target.target.name()
+            )
         })
     }
 }
@@ -166,13 +173,14 @@ impl RunOptions {
 impl Default for RunOptions {
     fn default() -> Self {
         Self {
-            strategies: STRATEGIES.iter().map(|(s, _)| s.to_string()).collect(),
+            strategies: strategy_names().into_iter().map(String::from).collect(),
             seed: 0,
             function: None,
             max_elements: 1 << 28,
             expect: None,
             jit: false,
             parallel: false,
+            target: &fuselab_targets::TARGETS[0],
         }
     }
 }
@@ -192,11 +200,16 @@ fn pipeline_module<'c>(
     text: &str,
     buffer: &str,
     pipeline: &str,
+    target: &TargetEntry,
 ) -> Result<melior::ir::Module<'c>, String> {
     let sink = DiagnosticSink::new();
     sink.capture(fuse.context());
     let steps = parse_pipeline(&format!("builtin.module({pipeline})"))?;
-    let manager = build_pass_manager(fuse.context(), &steps, &sink, &Rc::new(DriverSettings::default()))?;
+    let settings = Rc::new(DriverSettings {
+        target: Some(TargetRef(target.target)),
+        ..DriverSettings::default()
+    });
+    let manager = build_pass_manager(fuse.context(), &steps, &sink, &settings)?;
     let mut module =
         parse_module(fuse.context(), text, buffer, &sink).ok_or_else(|| diagnostics_text(&sink))?;
     if manager.run(&mut module).is_err() {
@@ -213,10 +226,18 @@ pub fn exercise_pipelines(text: &str) -> usize {
     let Ok(fuse) = FuseContext::new() else {
         return 0;
     };
-    STRATEGIES
+    let cpu = &fuselab_targets::TARGETS[0];
+    execution_pipelines()
         .iter()
-        .filter(|(_, pipeline)| {
-            pipeline_module(&fuse, text, "fuzz.mlir", &format!("{pipeline},lower-loop-to-cpu")).is_ok()
+        .filter(|pipeline| {
+            pipeline_module(
+                &fuse,
+                text,
+                "fuzz.mlir",
+                &format!("{},lower-loop-to-cpu", pipeline.text()),
+                cpu,
+            )
+            .is_ok()
         })
         .count()
 }
@@ -240,10 +261,11 @@ fn with_pipeline_result<T>(
     buffer: &str,
     pipeline: &str,
     function: &str,
+    target: &TargetEntry,
     f: impl FnOnce(mlir_sys::MlirOperation) -> Result<T, String>,
 ) -> Result<T, String> {
     let fuse = FuseContext::new().map_err(|e| e.to_string())?;
-    let module = pipeline_module(&fuse, text, buffer, pipeline)?;
+    let module = pipeline_module(&fuse, text, buffer, pipeline, target)?;
     let func = functions(&module)
         .into_iter()
         .find(|(n, _)| n == function)
@@ -252,19 +274,21 @@ fn with_pipeline_result<T>(
     f(func)
 }
 
-/// Runs `pipeline` on `text`, then `function` on the loop interpreter (or compiled with
-/// the options `jit`).
+/// Runs `pipeline` on `text`, then `function` on the loop interpreter (or compiled by
+/// the target's runner when `options.jit`).
 fn run_strategy(
     text: &str,
     buffer: &str,
     pipeline: &str,
     function: &str,
     inputs: &[Tensor],
-    jit: Option<CpuOptions>,
+    options: &RunOptions,
 ) -> Result<Vec<Tensor>, String> {
-    with_pipeline_result(text, buffer, pipeline, function, |func| {
-        if let Some(cpu) = jit {
-            fuselab_exec::jit::Jit::compile_with(func, cpu)
+    with_pipeline_result(text, buffer, pipeline, function, options.target, |func| {
+        if let Some(compile) = options.compiled() {
+            options
+                .runner()?
+                .compile(func, compile)
                 .and_then(|compiled| compiled.run(inputs))
                 .map_err(|e| e.to_string())
         } else {
@@ -292,11 +316,12 @@ pub fn check(text: &str, buffer: &str, options: &RunOptions) -> Result<Vec<Funct
     if all.is_empty() {
         return Err(format!("{buffer}: no function to run"));
     }
+    let known = strategy_names();
     for name in &options.strategies {
-        if !STRATEGIES.iter().any(|(s, _)| s == name) {
+        if !known.contains(&name.as_str()) {
             return Err(format!(
                 "unknown strategy '{name}' (expected {} or all)",
-                STRATEGIES.iter().map(|(s, _)| *s).collect::<Vec<_>>().join(", ")
+                known.join(", ")
             ));
         }
     }
@@ -343,17 +368,16 @@ pub fn check(text: &str, buffer: &str, options: &RunOptions) -> Result<Vec<Funct
         }
         for strategy in &options.strategies {
             let pipeline = pipeline_of(strategy);
-            let outputs =
-                run_strategy(text, buffer, pipeline, &name, &inputs, options.cpu()).and_then(|got| {
-                    if got.len() != reference.len() {
-                        return Err(format!(
-                            "{} outputs, the reference has {}",
-                            got.len(),
-                            reference.len()
-                        ));
-                    }
-                    Ok(got.iter().zip(&reference).map(|(g, w)| compare(g, w)).collect())
-                });
+            let outputs = run_strategy(text, buffer, &pipeline, &name, &inputs, options).and_then(|got| {
+                if got.len() != reference.len() {
+                    return Err(format!(
+                        "{} outputs, the reference has {}",
+                        got.len(),
+                        reference.len()
+                    ));
+                }
+                Ok(got.iter().zip(&reference).map(|(g, w)| compare(g, w)).collect())
+            });
             strategies.push(StrategyResult {
                 strategy: strategy.clone(),
                 outputs,
@@ -455,7 +479,6 @@ pub fn bench(
     options: &RunOptions,
     runs: usize,
 ) -> Result<Vec<BenchResult>, String> {
-    use fuselab_exec::jit::{HostBuffer, Jit};
     let fuse = FuseContext::new().map_err(|e| e.to_string())?;
     let sink = DiagnosticSink::new();
     sink.capture(fuse.context());
@@ -485,20 +508,15 @@ pub fn bench(
             + result_bytes;
         let mut rows = Vec::new();
         for strategy in &options.strategies {
-            let times = with_pipeline_result(text, buffer, pipeline_of(strategy), &name, |f| {
-                let jit =
-                    Jit::compile_with(f, options.cpu().unwrap_or_default()).map_err(|e| e.to_string())?;
-                let mut ins: Vec<HostBuffer> = inputs.iter().map(HostBuffer::from_tensor).collect();
-                let mut outs = jit.output_buffers();
-                jit.call(&mut ins, &mut outs).map_err(|e| e.to_string())?;
-                (0..runs.max(1))
-                    .map(|_| {
-                        let start = std::time::Instant::now();
-                        jit.call(&mut ins, &mut outs).map_err(|e| e.to_string())?;
-                        Ok(start.elapsed().as_secs_f64())
-                    })
-                    .collect::<Result<Vec<f64>, String>>()
-            })?;
+            let compile = CompileOptions {
+                parallel: options.parallel,
+            };
+            let runner = options.runner()?;
+            let times =
+                with_pipeline_result(text, buffer, &pipeline_of(strategy), &name, options.target, |f| {
+                    let compiled = runner.compile(f, compile).map_err(|e| e.to_string())?;
+                    compiled.time(&inputs, runs).map_err(|e| e.to_string())
+                })?;
             rows.push(BenchRow {
                 strategy: strategy.clone(),
                 median_s: median(times),
@@ -620,7 +638,10 @@ pub fn report(results: &[FunctionResult], seed: u64) -> (String, bool) {
     (out, ok)
 }
 
-const HELP: &str = "OVERVIEW: check by execution that fusion pipelines compute what the input computes
+/// The `--help` text: strategies and targets from their tables.
+fn help_text() -> String {
+    format!(
+        "OVERVIEW: check by execution that fusion pipelines compute what the input computes
 
 USAGE: fuse-run [options] FILE.mlir   ('-' reads stdin)
 
@@ -631,15 +652,17 @@ ints and bools exact).
 Exit status 0 when every output of every strategy passes, 1 otherwise.
 
 OPTIONS:
-  --strategy <s>       unfused | inductor | tvm | tvm-folded | all (default: all);
+  --strategy <s>       {strategies} | all (default: all);
                        may be given several times
   --seed <n>           Input seed (default: 0)
   --function <name>    Only this function
   --expect <file>      Inputs and torch's outputs (JSON: inputs and outputs lists of
                        tensors with shape, dtype, data): run on those inputs
                        and also check the reference interpreter against torch
-  --jit                Run each strategy's result as compiled CPU code (MLIR -> LLVM
-                       JIT) instead of on the loop interpreter
+  --target <name>      The target the strategies ask and whose code --jit runs:
+                       {targets} (default: {default_target})
+  --jit                Run each strategy's result as compiled code of the target
+                       (cpu: MLIR -> LLVM JIT) instead of on the loop interpreter
   --bench              After the (compiled) check, time every strategy's compiled code
                        (median of --runs, default 10) as ratios to the unfused
                        pipeline and to two rooflines measured in the same run: a
@@ -652,7 +675,12 @@ OPTIONS:
                        (scf.parallel on the MLIR async runtime's thread pool)
   --max-elements <n>   Refuse functions holding more tensor elements (default: 268435456)
   --help, -h           Show this help
-";
+",
+        strategies = strategy_names().join(" | "),
+        targets = fuselab_targets::target_names(" | "),
+        default_target = fuselab_targets::TARGETS[0].target.name(),
+    )
+}
 
 /// Runs `fuse-run` with `args` (without the program name); returns the exit code.
 pub fn run(args: &[String]) -> i32 {
@@ -683,11 +711,11 @@ pub fn run(args: &[String]) -> i32 {
         };
         match flag {
             "-h" | "--help" => {
-                print!("{HELP}");
+                print!("{}", help_text());
                 return 0;
             }
             "--strategy" => match value(&mut i) {
-                Some(s) if s == "all" => strategies.extend(STRATEGIES.iter().map(|(s, _)| s.to_string())),
+                Some(s) if s == "all" => strategies.extend(strategy_names().into_iter().map(String::from)),
                 Some(s) => strategies.push(s),
                 None => return fail("--strategy needs a value".into()),
             },
@@ -700,6 +728,18 @@ pub fn run(args: &[String]) -> i32 {
                 None => return fail("--function needs a name".into()),
             },
             "--jit" => options.jit = true,
+            "--target" => match value(&mut i) {
+                Some(name) => match fuselab_targets::target(&name) {
+                    Some(entry) => options.target = entry,
+                    None => {
+                        return fail(format!(
+                            "unknown target '{name}' (expected one of: {})",
+                            fuselab_targets::target_names(", ")
+                        ))
+                    }
+                },
+                None => return fail("--target needs a name".into()),
+            },
             "--parallel" => options.parallel = true,
             "--bench" => bench_runs = Some(bench_runs.unwrap_or(10)),
             "--no-check" => no_check = true,

@@ -1,6 +1,7 @@
 //! The `loop` dialect: Inductor's loop-level IR. Typed op kinds, accessors, builders
 //! and a structural verifier for what IRDL cannot check (index arity, ranges vs types).
 
+pub mod body;
 pub mod index;
 
 use crate::{
@@ -198,6 +199,38 @@ pub mod attr {
     pub const STRATEGY: &str = "strategy";
     /// `i64`: which kernel output a `loop.output` reads (same name as a load's index).
     pub const OUTPUT_INDEX: &str = "index";
+    /// On externs: per operand, `[]` or `[offset, sizes..., strides...]`.
+    pub const OPERAND_VIEWS: &str = "operand_views";
+}
+
+/// All index extents of a node (`loop.pointwise` / `loop.reduction`): ranges, then
+/// reduction ranges. `None` when the node has no `ranges`.
+pub fn node_ranges(node: mlir_sys::MlirOperation) -> Option<Vec<i64>> {
+    let read = |name| {
+        crate::ir::attr(node, name)
+            .and_then(|a| crate::attrs::i64_array(unsafe { melior::ir::Attribute::from_raw(a) }))
+    };
+    let mut all = read(attr::RANGES)?;
+    if crate::ir::attr(node, attr::REDUCTION_RANGES).is_some() {
+        all.extend(read(attr::REDUCTION_RANGES)?);
+    }
+    Some(all)
+}
+
+/// An extern's `operand_views`: per operand `[]` or `[offset, sizes..., strides...]`.
+pub fn operand_views(op: mlir_sys::MlirOperation) -> Vec<Vec<i64>> {
+    crate::ir::attr(op, attr::OPERAND_VIEWS)
+        .map(|a| unsafe {
+            (0..mlir_sys::mlirArrayAttrGetNumElements(a))
+                .map(|i| {
+                    crate::attrs::i64_array(melior::ir::Attribute::from_raw(
+                        mlir_sys::mlirArrayAttrGetElement(a, i),
+                    ))
+                    .unwrap_or_default()
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// A typed view of any `loop` operation.

@@ -9,7 +9,8 @@
 //!
 //! This is plain data: the fusion strategies and the report consume it.
 
-use crate::{ir, transforms::inline_pointwise::string_list};
+use fuselab_dialects::ir;
+use fuselab_dialects::ir::{i64s, string_list};
 use fuselab_dialects::loops::names;
 use fuselab_dialects::{
     loops::index::{contiguous_index, from_affine_map_attr, IndexExpr},
@@ -156,13 +157,6 @@ fn truncate(index: &IndexExpr, ranges: &[i64]) -> Vec<i64> {
         .find(|&d| index.uses_dim(d))
         .map_or(0, |d| d + 1);
     ranges[..used].to_vec()
-}
-
-/// An `array<i64>` attribute of `op` (empty if absent).
-pub(crate) fn i64s(op: MlirOperation, name: &str) -> Vec<i64> {
-    ir::attr(op, name)
-        .and_then(|a| fuselab_dialects::attrs::i64_array(unsafe { melior::ir::Attribute::from_raw(a) }))
-        .unwrap_or_default()
 }
 
 /// The scheduler nodes of `block` (`loop.pointwise`, `loop.reduction`, `loop.extern`) in

@@ -1,14 +1,9 @@
 //! Analyses: passes that compute plain Rust data from the IR and report it, without
-//! rewriting.
+//! rewriting. An analysis depends on the dialects alone (never on `transforms`,
+//! `conversion` or `fusion`): `tests/layering.rs` checks it.
 
-pub mod fusion_report;
-pub mod inductor_scheduler;
 pub mod memory_deps;
-pub mod op_pattern;
-pub mod post_dominators;
 pub mod print_memory_deps;
-pub mod print_post_dominators;
-pub mod tvm_partition;
 pub mod verify_shapes;
 
 /// A seeded xorshift generator for tests: `next(m)` is in `0..m`.

@@ -24,17 +24,20 @@
 //! function gets `fuselab.unfused = array<i64: kernels, bytes_read, bytes_written>`, the
 //! cost of running one eager kernel per original aten op.
 
-use super::body::{scalar_type, BodyBuilder};
 use crate::{
-    ir,
     registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption},
-    transforms::aten_decompose::{eager_id_of, is_composite, EAGER_ID_ATTR, ORIGIN_ATTR},
+    transforms::aten_decompose::is_composite,
 };
+use fuselab_dialects::ir;
 use fuselab_dialects::loops::names;
 use fuselab_dialects::{
     aten::{attr, AtenOp, AtenOpClass, AtenOpKind},
     loops::index::{contiguous_index, unravel, IndexExpr},
     types::{DType, TensorType},
+};
+use fuselab_dialects::{
+    attrs::{eager_id_of, EAGER_ID_ATTR, ORIGIN_ATTR},
+    loops::body::{scalar_type, BodyBuilder},
 };
 use melior::ir::{operation::OperationLike as _, OperationRef};
 use mlir_sys::{MlirOperation, MlirValue};
@@ -60,24 +63,6 @@ pub const INFO: PassInfo = PassInfo {
 
 /// Attribute on the function: eager cost `(kernels, bytes_read, bytes_written)`.
 pub const UNFUSED_ATTR: &str = "fuselab.unfused";
-/// Attribute on externs: per operand, `[]` or `[offset, sizes..., strides...]`.
-pub const OPERAND_VIEWS_ATTR: &str = "operand_views";
-
-/// An extern's `operand_views`: per operand `[]` or `[offset, sizes..., strides...]`.
-pub fn operand_views(op: MlirOperation) -> Vec<Vec<i64>> {
-    ir::attr(op, OPERAND_VIEWS_ATTR)
-        .map(|a| unsafe {
-            (0..mlir_sys::mlirArrayAttrGetNumElements(a))
-                .map(|i| {
-                    fuselab_dialects::attrs::i64_array(melior::ir::Attribute::from_raw(
-                        mlir_sys::mlirArrayAttrGetElement(a, i),
-                    ))
-                    .unwrap_or_default()
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
 
 /// How a tensor value is read.
 #[derive(Clone, Debug)]
@@ -510,13 +495,17 @@ impl Lowering {
             let mut views: Vec<mlir_sys::MlirAttribute> = (0..2)
                 .map(|i| unsafe {
                     mlir_sys::mlirArrayAttrGetElement(
-                        ir::attr(ext, OPERAND_VIEWS_ATTR).expect("set at creation"),
+                        ir::attr(ext, fuselab_dialects::loops::attr::OPERAND_VIEWS).expect("set at creation"),
                         i,
                     )
                 })
                 .collect();
             views.push(ir::i64_array_attr(ctx, &[]));
-            ir::set_attr(ext, OPERAND_VIEWS_ATTR, ir::array_attr(ctx, &views));
+            ir::set_attr(
+                ext,
+                fuselab_dialects::loops::attr::OPERAND_VIEWS,
+                ir::array_attr(ctx, &views),
+            );
             ir::set_attr(ext, "origins", ir::string_array_attr(ctx, &["addmm".to_string()]));
             self.accesses
                 .insert(key(ir::result(add, 0)), operands[mm_at].clone());
@@ -584,7 +573,10 @@ impl Lowering {
             ("kind", ir::string_attr(ctx, extern_kind)),
             ("origins", ir::string_array_attr(ctx, &[origin.to_string()])),
             (EAGER_ID_ATTR, ir::i64_attr(ctx, self.eager_id)),
-            (OPERAND_VIEWS_ATTR, ir::array_attr(ctx, &views)),
+            (
+                fuselab_dialects::loops::attr::OPERAND_VIEWS,
+                ir::array_attr(ctx, &views),
+            ),
         ];
         for a in [attr::STRIDE, attr::PADDING, attr::DILATION, attr::GROUPS] {
             if let Some(v) = ir::attr(op, a) {

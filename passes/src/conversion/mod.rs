@@ -1,6 +1,4 @@
-//! Conversions: passes that lower one dialect to another.
+//! Conversions: passes that lower one dialect to another. Lowerings to a device live
+//! with their target (`fuselab-targets`), not here.
 
-pub mod body;
-pub mod cpu_math;
 pub mod lower_aten_to_loop;
-pub mod lower_loop_to_cpu;

@@ -21,12 +21,11 @@
 //! as Inductor uses FX origins) and `fuselab.eager_id` (one id per composite instance,
 //! so cost reports can count one eager kernel per original aten op).
 
-use crate::{
-    ir,
-    registry::{PassContext, PassFailed, PassId, PassInfo},
-};
+use crate::registry::{PassContext, PassFailed, PassId, PassInfo};
+use fuselab_dialects::ir;
 use fuselab_dialects::{
     aten::{attr, AtenOp, AtenOpKind},
+    attrs::{EAGER_ID_ATTR, ORIGIN_ATTR},
     types::{DType, TensorType},
 };
 use melior::ir::OperationRef;
@@ -44,17 +43,6 @@ pub const INFO: PassInfo = PassInfo {
     run,
     id: &ID,
 };
-
-/// Attribute naming the aten op a primitive came from.
-pub const ORIGIN_ATTR: &str = "fuselab.origin";
-/// Attribute grouping the primitives of one decomposed composite.
-pub const EAGER_ID_ATTR: &str = "fuselab.eager_id";
-
-/// The `fuselab.eager_id` of `op`, if it has one.
-pub fn eager_id_of(op: MlirOperation) -> Option<i64> {
-    ir::attr(op, EAGER_ID_ATTR)
-        .and_then(|a| fuselab_dialects::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) }))
-}
 
 /// Whether `kind` is decomposed by this pass.
 pub fn is_composite(kind: AtenOpKind) -> bool {

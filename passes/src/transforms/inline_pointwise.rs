@@ -17,13 +17,14 @@
 //! Unrealized nodes are erased; realized nodes and externs are renamed `buf0, buf1, ...`
 //! in program order, as Inductor numbers realized buffers.
 
-use super::super::conversion::body::BodyBuilder;
-use crate::{
-    ir,
-    registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption},
-};
+use crate::registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption};
+use fuselab_dialects::ir;
 use fuselab_dialects::loops::index::{from_affine_map_attr, unravel, IndexExpr};
 use fuselab_dialects::loops::names;
+use fuselab_dialects::{
+    ir::string_list,
+    loops::{body::BodyBuilder, node_ranges},
+};
 use melior::ir::{operation::OperationLike as _, OperationRef};
 use mlir_sys::{MlirOperation, MlirValue};
 use std::collections::{HashMap, HashSet};
@@ -206,13 +207,6 @@ fn consumer_block_owner(block: MlirBlock) -> MlirOperation {
     unsafe { mlir_sys::mlirBlockGetParentOperation(block) }
 }
 
-/// An array-of-strings attribute of `op` (empty if absent).
-pub fn string_list(op: MlirOperation, name: &str) -> Vec<String> {
-    ir::attr(op, name)
-        .and_then(|a| fuselab_dialects::attrs::string_array(unsafe { melior::ir::Attribute::from_raw(a) }))
-        .unwrap_or_default()
-}
-
 fn top_level_node(mut op: MlirOperation) -> MlirOperation {
     loop {
         if is_node(op) {
@@ -220,19 +214,6 @@ fn top_level_node(mut op: MlirOperation) -> MlirOperation {
         }
         op = unsafe { mlir_sys::mlirOperationGetParentOperation(op) };
     }
-}
-
-/// All index extents of a node: ranges then reduction ranges.
-pub fn node_ranges(node: MlirOperation) -> Option<Vec<i64>> {
-    let ranges = ir::attr(node, "ranges")
-        .and_then(|a| fuselab_dialects::attrs::i64_array(unsafe { melior::ir::Attribute::from_raw(a) }))?;
-    let mut all = ranges;
-    if let Some(rr) = ir::attr(node, "reduction_ranges") {
-        all.extend(fuselab_dialects::attrs::i64_array(unsafe {
-            melior::ir::Attribute::from_raw(rr)
-        })?);
-    }
-    Some(all)
 }
 
 fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {

@@ -1,9 +1,4 @@
-//! Transforms: passes that rewrite the IR.
+//! Transforms: passes that rewrite the IR within a dialect.
 
-pub mod annotate_op_pattern;
-pub mod apply_fusion;
 pub mod aten_decompose;
-pub mod fuse;
-pub mod inductor_fuse;
 pub mod inline_pointwise;
-pub mod tvm_fuse_ops;

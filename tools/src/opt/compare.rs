@@ -3,18 +3,24 @@
 //! read from / written to memory (HBM), the largest kernel, and the time the fusion
 //! passes took — next to the eager baseline (one kernel per aten op).
 //!
-//! Each strategy gets its own pipeline, as its reference system runs it:
+//! Each strategy of the strategy table gets its own pipeline, as its reference system
+//! runs it (`fusion::strategy::strategy_pipeline`):
 //! - `inductor`: `--aten-decompose --lower-aten-to-loop` then (timed)
 //!   `--inline-pointwise --inductor-fuse`;
 //! - `tvm`: `--aten-decompose --lower-aten-to-loop="materialize-views=true"` (every view
 //!   is an op, as in Relax) then (timed) `--tvm-fuse-ops`.
+//!
+//! Every strategy asks the same target (`--target`, default cpu).
 //!
 //! Byte counts are the fusion report's (each kernel reads each outside buffer once and
 //! writes each buffer used outside it).
 
 use super::pipeline::{build_pass_manager, fuselab_step, Step};
 use fuselab_dialects::{source::parse_module, Diagnostic, DiagnosticSink, FuseContext};
-use fuselab_passes::{DriverSettings, ReportCollector};
+use fuselab_passes::{
+    fusion::{strategy::strategy_pipeline, strategy::Pipeline, STRATEGIES},
+    DriverSettings, ReportCollector, TargetRef,
+};
 use serde_json::{json, Value};
 use std::{fmt::Write as _, rc::Rc, time::Instant};
 
@@ -40,34 +46,11 @@ impl CompareFormat {
     }
 }
 
-/// One strategy's pipeline.
-struct Strategy {
-    name: &'static str,
-    prefix: &'static [(&'static str, &'static str)],
-    fusion: &'static [(&'static str, &'static str)],
-}
-
-const STRATEGIES: &[Strategy] = &[
-    Strategy {
-        name: "inductor",
-        prefix: &[("aten-decompose", ""), ("lower-aten-to-loop", "")],
-        fusion: &[("inline-pointwise", ""), ("inductor-fuse", "")],
-    },
-    Strategy {
-        name: "tvm",
-        prefix: &[
-            ("aten-decompose", ""),
-            ("lower-aten-to-loop", "materialize-views=true"),
-        ],
-        fusion: &[("tvm-fuse-ops", "")],
-    },
-];
-
-fn steps(list: &[(&str, &str)]) -> Result<Vec<Step>, String> {
+fn steps(list: &[(&'static str, &'static str)]) -> Result<Vec<Step>, String> {
     list.iter()
         .map(|(name, options)| {
             let info =
-                fuselab_passes::lookup(name).ok_or_else(|| format!("pass '{name}' is not registered"))?;
+                crate::passes::lookup(name).ok_or_else(|| format!("pass '{name}' is not registered"))?;
             fuselab_step(info, options)
         })
         .collect()
@@ -133,7 +116,8 @@ fn field(v: &Value, key: &str) -> u64 {
 
 /// Runs one strategy on `text`; returns its reports and the fusion time.
 fn run_strategy(
-    strategy: &Strategy,
+    pipeline: &Pipeline,
+    target: Option<TargetRef>,
     text: &str,
     buffer_name: &str,
     sink: &DiagnosticSink,
@@ -142,13 +126,17 @@ fn run_strategy(
     let context = fuse.context();
     sink.capture(context);
     let collector = ReportCollector::default();
-    let plain = Rc::new(DriverSettings::default());
-    let collecting = Rc::new(DriverSettings {
-        report_collector: Some(collector.clone()),
+    let plain = Rc::new(DriverSettings {
+        target,
         ..DriverSettings::default()
     });
-    let prefix = build_pass_manager(context, &steps(strategy.prefix)?, sink, &plain)?;
-    let fusion = build_pass_manager(context, &steps(strategy.fusion)?, sink, &collecting)?;
+    let collecting = Rc::new(DriverSettings {
+        report_collector: Some(collector.clone()),
+        target,
+        ..DriverSettings::default()
+    });
+    let prefix = build_pass_manager(context, &steps(&pipeline.lowering)?, sink, &plain)?;
+    let fusion = build_pass_manager(context, &steps(&pipeline.fusion)?, sink, &collecting)?;
     let Some(mut module) = parse_module(context, text, buffer_name, sink) else {
         return Ok(None);
     };
@@ -163,12 +151,13 @@ fn run_strategy(
     Ok(Some((collector.take(), seconds)))
 }
 
-/// Compares every strategy on one input chunk.
-pub fn compare(text: &str, buffer_name: &str) -> Result<Comparison, String> {
+/// Compares every strategy on one input chunk, on `target` (`None`: the generic one).
+pub fn compare(text: &str, buffer_name: &str, target: Option<TargetRef>) -> Result<Comparison, String> {
     let sink = DiagnosticSink::new();
     let mut functions: Vec<FunctionComparison> = Vec::new();
-    for strategy in STRATEGIES {
-        let Some((reports, seconds)) = run_strategy(strategy, text, buffer_name, &sink)? else {
+    for &strategy in STRATEGIES {
+        let pipeline = strategy_pipeline(strategy);
+        let Some((reports, seconds)) = run_strategy(&pipeline, target, text, buffer_name, &sink)? else {
             return Ok(Comparison {
                 functions: Vec::new(),
                 diagnostics: sink.take(),
@@ -204,7 +193,7 @@ pub fn compare(text: &str, buffer_name: &str) -> Result<Comparison, String> {
                 })
                 .unwrap_or(0);
             functions[i].rows.push(Row {
-                strategy: strategy.name.into(),
+                strategy: strategy.name().into(),
                 kernels: field(totals, "kernels"),
                 extern_kernels: Some(field(totals, "extern_kernels")),
                 launches: field(totals, "launches"),

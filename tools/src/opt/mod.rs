@@ -86,6 +86,8 @@ GENERAL OPTIONS:
   --fusion-report=<file|->     Fusion passes write a JSON report (kernels, bytes, rejected
                                pairs with reasons) to <file>, or to stdout for '-'
   --fusion-explain             Fusion passes emit a remark at each rejected pair's op
+  --target=<name>              The device the fusion strategies ask (legality, limits,
+                               costs); see TARGETS below (default: cpu)
   --fusion-compare[=text|json] Instead of printing IR, run every fusion strategy on the
                                (aten) input with its own pipeline and print one row per
                                strategy: kernels, extern kernels, launches, HBM bytes
@@ -97,7 +99,7 @@ GENERAL OPTIONS:
 FUSELAB PASSES (flags run in the order given; options as --pass="k=v k2=v2"):
 "#,
     );
-    for info in fuselab_passes::all_passes() {
+    for info in crate::passes::all() {
         text.push_str(&format!("  --{:<27}{}\n", info.argument, info.summary));
         for option in info.options {
             text.push_str(&format!(
@@ -112,6 +114,32 @@ FUSELAB PASSES (flags run in the order given; options as --pass="k=v k2=v2"):
                 option.default
             ));
         }
+    }
+    text.push_str("\nFUSION STRATEGIES (--fuse=strategy=<name>, --fusion-compare):\n");
+    for strategy in fuselab_passes::fusion::STRATEGIES {
+        text.push_str(&format!("  {:<29}{}\n", strategy.name(), strategy.summary()));
+    }
+    text.push_str("\nTARGETS (--target=<name>):\n");
+    for entry in fuselab_targets::TARGETS {
+        let target = entry.target;
+        text.push_str(&format!("  {:<29}{}\n", target.name(), target.summary()));
+        let stages: Vec<String> = target
+            .stages()
+            .iter()
+            .map(|stage| {
+                let passes = stage
+                    .pipeline
+                    .split(',')
+                    .filter(|p| !p.contains('=') || p.contains('{'))
+                    .count();
+                format!(
+                    "{} ({passes} pass{})",
+                    stage.name,
+                    if passes == 1 { "" } else { "es" }
+                )
+            })
+            .collect();
+        text.push_str(&format!("      stages: {}\n", stages.join(" -> ")));
     }
     text
 }
@@ -151,6 +179,16 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             "--mlir-print-op-generic" => options.print_op_generic = true,
             "--mlir-print-local-scope" => options.print_local_scope = true,
             "--fusion-explain" => options.settings.fusion_explain = true,
+            "--target" => {
+                let name = flag_value(value, args, &mut i, "option '--target' requires a target name")?;
+                let entry = fuselab_targets::target(&name).ok_or_else(|| {
+                    format!(
+                        "unknown target '{name}' (expected one of: {})",
+                        fuselab_targets::target_names(", ")
+                    )
+                })?;
+                options.settings.target = Some(fuselab_passes::TargetRef(entry.target));
+            }
             "--fusion-compare" => options.fusion_compare = Some(CompareFormat::parse(value.unwrap_or(""))?),
             "--fusion-report" => {
                 let path = flag_value(
@@ -168,7 +206,7 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             "-" => set_input(&mut options, arg)?,
             _ if flag.starts_with("--") => {
                 let name = &flag[2..];
-                let info = fuselab_passes::lookup(name).ok_or_else(|| {
+                let info = crate::passes::lookup(name).ok_or_else(|| {
                     format!(
                         "unknown option '{flag}' (see --help; upstream passes go through \
                          --pass-pipeline='builtin.module({name})')"
@@ -181,6 +219,11 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             _ if flag.starts_with('-') => return Err(format!("unknown option '{flag}' (see --help)")),
             _ => set_input(&mut options, arg)?,
         }
+    }
+    if options.settings.target.is_none() {
+        options.settings.target = fuselab_targets::TARGETS
+            .first()
+            .map(|entry| fuselab_passes::TargetRef(entry.target));
     }
     if options.fusion_compare.is_some() && !options.steps.is_empty() {
         return Err("--fusion-compare runs its own pipelines; it cannot be combined with pass flags".into());
@@ -322,7 +365,7 @@ fn run_options(options: &Options, stderr: &mut dyn Write) -> Result<i32, String>
     let mut failed = false;
     for chunk in &chunks {
         if let Some(format) = options.fusion_compare {
-            let comparison = compare::compare(chunk, &buffer_name)?;
+            let comparison = compare::compare(chunk, &buffer_name, options.settings.target)?;
             for diagnostic in &comparison.diagnostics {
                 let _ = writeln!(stderr, "{diagnostic}");
             }

@@ -152,7 +152,7 @@ impl<'t> Parser<'t> {
     }
 
     fn step(name: &str, options: &str) -> Result<Step, String> {
-        match fuselab_passes::lookup(name) {
+        match crate::passes::lookup(name) {
             Some(info) => fuselab_step(info, options),
             None if options.is_empty() => Ok(Step::Upstream(name.to_string())),
             None => Ok(Step::Upstream(format!("{name}{{{options}}}"))),

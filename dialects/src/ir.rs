@@ -191,9 +191,8 @@ pub fn ancestor_in(mut op: MlirOperation, block: MlirBlock) -> MlirOperation {
 }
 
 /// The supported tensor type of a value, if it has one.
-pub fn tensor_type(value: MlirValue) -> Option<fuselab_dialects::types::TensorType> {
-    fuselab_dialects::types::TensorType::from_mlir(unsafe { melior::ir::Type::from_raw(value_type(value)) })
-        .ok()
+pub fn tensor_type(value: MlirValue) -> Option<crate::types::TensorType> {
+    crate::types::TensorType::from_mlir(unsafe { melior::ir::Type::from_raw(value_type(value)) }).ok()
 }
 
 /// Inserts the (detached) `op` before `anchor` in `anchor`'s block.
@@ -325,4 +324,18 @@ fn collect_into(root: MlirOperation, pred: &dyn Fn(&str) -> bool, out: &mut Vec<
             block = unsafe { mlirBlockGetNextInRegion(block) };
         }
     }
+}
+
+/// An `array<i64: ...>` attribute of `op` (empty if absent or of another kind).
+pub fn i64s(op: MlirOperation, name: &str) -> Vec<i64> {
+    attr(op, name)
+        .and_then(|a| crate::attrs::i64_array(unsafe { melior::ir::Attribute::from_raw(a) }))
+        .unwrap_or_default()
+}
+
+/// An array-of-strings attribute of `op` (empty if absent).
+pub fn string_list(op: MlirOperation, name: &str) -> Vec<String> {
+    attr(op, name)
+        .and_then(|a| crate::attrs::string_array(unsafe { melior::ir::Attribute::from_raw(a) }))
+        .unwrap_or_default()
 }

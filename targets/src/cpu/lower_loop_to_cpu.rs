@@ -1,6 +1,6 @@
 //! `--lower-loop-to-cpu`: `loop` IR to upstream MLIR for a CPU — `func`, `scf`,
-//! `arith`, `math`, `affine`, `memref` only — ready for [`UPSTREAM_LOWERING`] to the LLVM
-//! dialect and an LLVM JIT (`fuselab_exec::jit`) or `mlir-opt` / `mlir-translate`.
+//! `arith`, `math`, `affine`, `memref` only — ready for [`UPSTREAM_PIPELINE`] to the LLVM
+//! dialect and an LLVM JIT ([`super::jit`]) or `mlir-opt` / `mlir-translate`.
 //!
 //! Per `loop` function: a host function of the same name taking every input and then
 //! every output as a flat 1-D memref (results written in place), which calls one private
@@ -17,25 +17,21 @@
 //!   consumed while it is in cache (Inductor's persistent-reduction kernel shape), and
 //!   with `parallel=true` chunks of rows are an `scf.parallel` (`async-parallel-for`);
 //! - `exp`, `log`, `tanh`, `erf`, `sin`, `cos` on f32 are written as vectorizable
-//!   polynomials ([`super::cpu_math`]) instead of one libm call per element;
+//!   polynomials ([`super::math`]) instead of one libm call per element;
 //! - `mm`/`bmm` call `fuselab_sgemm` (a BLAS the JIT provides) with the operands' view
 //!   strides; convolution is im2col + `fuselab_sgemm`; views are loop nests;
 //! - f16 / bf16 are computed in f32, rounded to the declared type after every op (eager
 //!   semantics), bf16 stored as i16 bits.
 
-use crate::{
-    analysis::memory_deps::i64s,
-    ir,
-    registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption},
-    transforms::inline_pointwise::node_ranges,
-};
 use fuselab_dialects::{
+    ir::{self, i64s},
     loops::{
         index::{contiguous_index, unravel, IndexExpr},
-        names,
+        names, node_ranges,
     },
     types::{contiguous_strides, DType, TensorType},
 };
+use fuselab_passes::registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption};
 use melior::ir::{operation::OperationLike as _, OperationRef};
 use mlir_sys::{MlirOperation, MlirValue};
 use std::{collections::HashMap, fmt::Write as _};
@@ -482,12 +478,12 @@ impl Gen {
                     continue;
                 }
                 if result_ty == "f32" && ops.len() == 1 {
-                    let mut lines = super::cpu_math::Lines {
+                    let mut lines = super::math::Lines {
                         out: &mut self.out,
                         fresh: &mut self.fresh,
                         indent,
                     };
-                    if let Some(v) = super::cpu_math::expand(&mut lines, &name, &ops[0]) {
+                    if let Some(v) = super::math::expand(&mut lines, &name, &ops[0]) {
                         let v = self.round_to(&v, half, indent);
                         names.insert(ir::result(op, 0).ptr as usize, v);
                         continue;
@@ -781,7 +777,7 @@ impl Gen {
     fn matmul(&mut self, op: MlirOperation) -> Result<(), CodegenError> {
         let out = self.result_buffer(op)?;
         let operands = ir::operands(op);
-        let views: Vec<Vec<i64>> = super::lower_aten_to_loop::operand_views(op);
+        let views: Vec<Vec<i64>> = fuselab_dialects::loops::operand_views(op);
         let kind = ir::attr(op, "kind")
             .and_then(fuselab_dialects::attrs::string_raw)
             .unwrap_or_default();
@@ -1638,11 +1634,17 @@ pub fn cpu_function(func: MlirOperation, options: CpuOptions) -> Result<CpuFunct
     })
 }
 
-/// The upstream lowering of the CPU module to the LLVM dialect.
-pub const UPSTREAM_LOWERING: &str =
-    "builtin.module(async-parallel-for{async-dispatch=false num-workers=-1 min-task-size=1},\
+/// The upstream passes that lower the CPU module to the LLVM dialect (the CPU target's
+/// `llvm` stage).
+pub const UPSTREAM_PIPELINE: &str =
+    "async-parallel-for{async-dispatch=false num-workers=-1 min-task-size=1},\
     async-to-async-runtime,async-runtime-ref-counting,async-runtime-ref-counting-opt,\
     arith-expand,\
     convert-async-to-llvm,lower-affine,convert-scf-to-cf,convert-math-to-llvm,\
     convert-math-to-libm,expand-strided-metadata,finalize-memref-to-llvm,convert-arith-to-llvm,\
-    convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts)";
+    convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts";
+
+/// [`UPSTREAM_PIPELINE`] as a whole-module pipeline.
+pub fn upstream_lowering() -> String {
+    format!("builtin.module({UPSTREAM_PIPELINE})")
+}

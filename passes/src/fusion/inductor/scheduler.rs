@@ -29,7 +29,11 @@
 //! prologue/epilogue fusion into them, loop reordering to create shared data, peak
 //! memory and unique-IO caps, tiling heuristics, benchmark_fusion.
 
-use super::memory_deps::{MemoryDep, NodeKind, SchedGraph};
+use crate::{
+    analysis::memory_deps::{MemoryDep, NodeKind, SchedGraph},
+    fusion::plan::{FusionPlan, Rejection},
+    target::{GroupShape, Refusal, Target},
+};
 use rustc_hash::FxHashSet;
 use std::{cell::RefCell, cmp::Ordering, collections::HashMap, rc::Rc};
 
@@ -96,48 +100,21 @@ impl FusionScore {
     }
 }
 
-/// A candidate pair that was not fused, with the reason in Inductor's words.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Rejection {
-    /// Buffer names of the first group.
-    pub node1: Vec<String>,
-    /// Buffer names of the second group.
-    pub node2: Vec<String>,
-    /// Why.
-    pub reason: String,
-}
-
-/// The decision: groups (node indices, sorted) in topological order.
-#[derive(Clone, Debug, Default)]
-pub struct FusionPlan {
-    /// Node indices per group; each group becomes one kernel (externs stay alone).
-    pub groups: Vec<Vec<usize>>,
-    /// Rejected candidate pairs, first occurrence only, sorted by node.
-    pub rejections: Vec<Rejection>,
-    /// Rounds of `fuse_nodes_once` executed.
-    pub rounds: usize,
-}
-
 /// Why a pair was rejected (formatted only when first recorded).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Reason {
     Fixed(&'static str),
-    ReduceMismatch(i64, i64, i64, i64),
-    PointwiseMismatch(i64, i64),
     Extern(&'static str),
+    /// The target's legality hook refused.
+    Target(Refusal),
 }
 
 impl Reason {
     fn text(&self) -> String {
         match self {
             Reason::Fixed(text) => text.to_string(),
-            Reason::ReduceMismatch(a, b, c, d) => {
-                format!("numel/rnumel mismatch (reduce) ({a}, {b}), ({c}, {d})")
-            }
-            Reason::PointwiseMismatch(a, b) => {
-                format!("numel/rnumel mismatch (non-reduce) ({a}, {b}), (1, 1)")
-            }
             Reason::Extern(which) => format!("{which} is extern or nop"),
+            Reason::Target(refusal) => refusal.to_string(),
         }
     }
 }
@@ -215,6 +192,8 @@ fn for_common(a: &[u32], b: &[u32], mut f: impl FnMut(u32)) {
 struct Scheduler<'g> {
     graph: &'g SchedGraph,
     config: FusionConfig,
+    /// The device asked whether two groups may share a kernel.
+    target: &'g dyn Target,
     /// Interned dependencies and their buffer ids.
     deps: Vec<MemoryDep>,
     dep_buffer: Vec<BufId>,
@@ -248,7 +227,7 @@ struct Oracle {
 }
 
 impl<'g> Scheduler<'g> {
-    fn new(graph: &'g SchedGraph, config: FusionConfig) -> Self {
+    fn new(graph: &'g SchedGraph, config: FusionConfig, target: &'g dyn Target) -> Self {
         let n = graph.nodes.len();
         let mut consumers = vec![Vec::new(); n];
         for (i, node) in graph.nodes.iter().enumerate() {
@@ -315,6 +294,7 @@ impl<'g> Scheduler<'g> {
         Self {
             graph,
             config,
+            target,
             deps,
             dep_buffer,
             producer,
@@ -558,30 +538,45 @@ impl<'g> Scheduler<'g> {
         true
     }
 
-    /// The Triton backend's iteration-space rules (codegen/simd.py `can_fuse`).
+    /// The target's legality (Inductor's `backend.can_fuse`: for the SIMD back ends
+    /// the iteration-space rules of codegen/simd.py) and its input limit.
     fn backend_can_fuse(&mut self, g1: usize, g2: usize) -> bool {
-        let (a, b) = (self.group(g1), self.group(g2));
-        match (a.reduction, b.reduction) {
-            (Some(ra), Some(rb)) => {
-                ra == rb || self.reject(g1, g2, Reason::ReduceMismatch(ra.0, rb.0, ra.1, rb.1))
-            }
-            (None, None) => {
-                let (na, nb) = (a.numel, b.numel);
-                na == nb || self.reject(g1, g2, Reason::PointwiseMismatch(na, nb))
-            }
-            (Some((numel, rnumel)), None) | (None, Some((numel, rnumel))) => {
-                let pw = if a.reduction.is_none() { a } else { b };
-                if pw.numel == numel * rnumel {
-                    let splits = pw.members.iter().all(|&m| {
-                        let ranges = &self.graph.nodes[m].ranges;
-                        (0..=ranges.len()).any(|k| ranges[..k].iter().product::<i64>() == numel)
-                    });
-                    splits || self.reject(g1, g2, Reason::Fixed("nodes numel/rnumel incompatibility"))
-                } else {
-                    pw.numel == numel || self.reject(g1, g2, Reason::Fixed("nodes numel incompatibility"))
-                }
+        let shape = |g: &Group| GroupShape {
+            numel: g.numel,
+            reduction: g.reduction,
+            member_ranges: g
+                .members
+                .iter()
+                .map(|&m| self.graph.nodes[m].ranges.as_slice())
+                .collect(),
+        };
+        let (a, b) = (shape(self.group(g1)), shape(self.group(g2)));
+        let mut verdict = self.target.can_fuse(&a, &b);
+        if let (Ok(()), Some(limit)) = (&verdict, self.target.limits().max_inputs) {
+            let inputs = self.fused_inputs(g1, g2);
+            if inputs > limit {
+                verdict = Err(Refusal::TooManyInputs { inputs, limit });
             }
         }
+        match verdict {
+            Ok(()) => true,
+            Err(refusal) => self.reject(g1, g2, Reason::Target(refusal)),
+        }
+    }
+
+    /// Distinct buffers the fusion of `g1` and `g2` would read from memory: their reads,
+    /// less what either group writes.
+    fn fused_inputs(&self, g1: usize, g2: usize) -> usize {
+        let (a, b) = (self.group(g1), self.group(g2));
+        let written = union(&a.names, &b.names);
+        let mut read: Vec<BufId> = union(&a.reads, &b.reads)
+            .into_iter()
+            .map(|d| self.dep_buffer[d as usize])
+            .filter(|buf| written.binary_search(buf).is_err())
+            .collect();
+        read.sort_unstable();
+        read.dedup();
+        read.len()
     }
 
     fn can_fuse(&mut self, g1: usize, g2: usize) -> bool {
@@ -842,8 +837,8 @@ impl<'g> Scheduler<'g> {
 }
 
 /// Runs Inductor's `fuse_nodes` on `graph`.
-pub fn plan_fusion(graph: &SchedGraph, config: FusionConfig) -> FusionPlan {
-    let mut scheduler = Scheduler::new(graph, config);
+pub fn plan_fusion(graph: &SchedGraph, config: FusionConfig, target: &dyn Target) -> FusionPlan {
+    let mut scheduler = Scheduler::new(graph, config, target);
     let mut order = scheduler.ordered_groups();
     let mut rounds = 0;
     for _ in 0..scheduler.config.max_rounds {
@@ -862,6 +857,7 @@ pub fn plan_fusion(graph: &SchedGraph, config: FusionConfig) -> FusionPlan {
 mod tests {
     use super::*;
     use crate::analysis::memory_deps::SchedNode;
+    use crate::target::Generic;
     use fuselab_dialects::loops::index::{contiguous_index, IndexExpr};
 
     fn dep(buffer: &str, index: IndexExpr, ranges: &[i64]) -> MemoryDep {
@@ -946,7 +942,7 @@ mod tests {
                 max_fusion_size: 8,
                 ..Default::default()
             };
-            let plan = plan_fusion(&graph, config);
+            let plan = plan_fusion(&graph, config, &Generic);
             let mut group_of = vec![usize::MAX; graph.nodes.len()];
             for (g, members) in plan.groups.iter().enumerate() {
                 assert!(members.len() <= 8, "seed {seed}: group over the cap");
@@ -975,7 +971,7 @@ mod tests {
             inputs: vec![("arg0_1".to_string(), 256)],
             unfused: None,
         };
-        let plan = plan_fusion(&graph, FusionConfig::default());
+        let plan = plan_fusion(&graph, FusionConfig::default(), &Generic);
         assert_eq!(plan.groups, vec![vec![0, 1]]);
         // A pointwise node over 16 elements cannot join a (8, 8) reduction.
         let mut odd = node(1, false, &[Some(0)], &graph.nodes);
@@ -984,8 +980,62 @@ mod tests {
             nodes: vec![graph.nodes[0].clone(), odd],
             ..graph
         };
-        let plan = plan_fusion(&graph, FusionConfig::default());
+        let plan = plan_fusion(&graph, FusionConfig::default(), &Generic);
         assert_eq!(plan.groups.len(), 2);
+    }
+
+    /// A target that allows `max_inputs` inputs per kernel and otherwise says what
+    /// [`Generic`] says.
+    struct FewInputs(usize);
+
+    impl Target for FewInputs {
+        fn name(&self) -> &'static str {
+            "few-inputs"
+        }
+        fn summary(&self) -> &'static str {
+            "test target"
+        }
+        fn limits(&self) -> crate::target::KernelLimits {
+            crate::target::KernelLimits {
+                max_inputs: Some(self.0),
+                on_chip_bytes: None,
+            }
+        }
+        fn costs(&self) -> crate::target::Costs {
+            Generic.costs()
+        }
+        fn stages(&self) -> &'static [crate::target::Stage] {
+            &[]
+        }
+    }
+
+    /// A chain reading one new input per node fuses whole on the generic target, and
+    /// stops where the target's input limit would be exceeded.
+    #[test]
+    fn the_targets_input_limit_splits_kernels() {
+        let mut nodes = vec![node(0, false, &[None], &[])];
+        for i in 1..4 {
+            let mut next = node(i, false, &[Some(i - 1)], &nodes);
+            next.reads
+                .push(dep(&format!("arg{i}_1"), contiguous_index(&[8, 8]), &[8, 8]));
+            nodes.push(next);
+        }
+        let graph = SchedGraph {
+            nodes,
+            inputs: (0..4).map(|i| (format!("arg{i}_1"), 256)).collect(),
+            unfused: None,
+        };
+        let plan = plan_fusion(&graph, FusionConfig::default(), &Generic);
+        assert_eq!(plan.groups, vec![vec![0, 1, 2, 3]]);
+        let plan = plan_fusion(&graph, FusionConfig::default(), &FewInputs(2));
+        assert!(plan.groups.iter().all(|g| g.len() < 4), "{:?}", plan.groups);
+        assert!(
+            plan.rejections
+                .iter()
+                .any(|r| r.reason.contains("allows 2 inputs per kernel")),
+            "{:?}",
+            plan.rejections
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! its result and carries the consumer's pattern kind. Per node: its kind, immediate
 //! post-dominator, depth, and dominance pattern. Run it after `--lower-aten-to-loop`.
 
-use super::{op_pattern::tvm_graph_in_pass, tvm_partition::post_dominator_tree};
+use super::{op_pattern::tvm_graph_in_pass, partition::post_dominator_tree};
 use crate::registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption};
 use melior::ir::OperationRef;
 use std::fmt::Write as _;

@@ -334,7 +334,7 @@ pub fn post_dominator_tree(graph: &TvmGraph) -> PostDominatorTree {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::op_pattern::TvmNode;
+    use crate::fusion::tvm::op_pattern::TvmNode;
     use OpPatternKind::*;
 
     /// A graph from `(op, kind, producers)`; node 0 is an argument; the last is returned.

@@ -1,30 +1,39 @@
-//! `--tvm-fuse-ops`: TVM's FuseOps on the `loop` dialect (src/relax/transform/fuse_ops.cc;
-//! `../shared/research/tvm_rules.md`; docs/strategies/tvm.md).
+//! The TVM strategy and its pass `--tvm-fuse-ops`: TVM's FuseOps on the `loop` dialect
+//! (src/relax/transform/fuse_ops.cc; `../shared/research/tvm_rules.md`;
+//! docs/strategies/tvm.md).
 //!
 //! Run it on the IR of `--lower-aten-to-loop` (before `--inline-pointwise`: TVM has no
 //! inlining, every op is a binding); `--lower-aten-to-loop="materialize-views=true"`
 //! gives TVM's exact graph, where every reshape/permute is an op of its own.
-//! The op graph and pattern kinds come from `analysis/op_pattern.rs`, the partition
-//! from `analysis/tvm_partition.rs` (post-dominator tree, union-find, phases 0/1/2,
-//! CheckPath / CommitFuse, the depth limit); this pass applies it: a group of two or
+//! The op graph and pattern kinds come from [`op_pattern`], the post-dominator tree
+//! from [`post_dominators`], the partition from [`partition`] (union-find, phases
+//! 0/1/2, CheckPath / CommitFuse, the depth limit); this pass applies it: a group of two or
 //! more ops becomes one `loop.kernel` named `fused_<op names joined by _>` (TVM's
 //! fused-function names; over 80 characters they are cut and numbered), a group of one
 //! op stays an unfused call (one loop node stays bare; an op made of several loop nodes,
 //! e.g. a decomposed softmax, becomes a kernel named after the op). Same report format
 //! as `--inductor-fuse`.
 
-use super::apply_fusion::{run_strategy, Decision};
-use crate::{
-    analysis::{
-        inductor_scheduler::{FusionPlan, Rejection},
-        memory_deps::SchedGraph,
-        op_pattern::{PatternMode, TvmGraph},
-        tvm_partition::{partition_graph, PartitionConfig},
-    },
-    registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption},
+pub mod annotate;
+pub mod op_pattern;
+pub mod partition;
+pub mod post_dominators;
+pub mod print_post_dominators;
+
+use super::{
+    apply::run_strategy,
+    plan::{Decision, FusionPlan, Rejection},
+    strategy::{Strategy, Variant},
 };
-use melior::ir::{operation::OperationLike as _, OperationRef};
+use crate::{
+    analysis::memory_deps::SchedGraph,
+    registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption, PassOptions},
+    target::Target,
+};
+use melior::ir::OperationRef;
 use mlir_sys::MlirOperation;
+use op_pattern::{PatternMode, TvmGraph};
+use partition::{partition_graph, PartitionConfig};
 use std::collections::{BTreeSet, HashMap};
 
 static ID: PassId = PassId::new();
@@ -154,18 +163,53 @@ pub fn decide(
     })
 }
 
-fn run(module: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
-    let mode = match PatternMode::from_options(cx) {
-        Ok(mode) => mode,
-        Err(message) => {
-            cx.sink.error(module.location(), message);
-            return Err(PassFailed);
-        }
-    };
-    let config = PartitionConfig {
-        max_depth: cx.options.uint("max-depth") as usize,
-    };
-    run_strategy(module, cx, "tvm", &|func, graph| {
+/// The TVM strategy.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Tvm;
+
+/// The table entry.
+pub static TVM: Tvm = Tvm;
+
+impl Strategy for Tvm {
+    fn name(&self) -> &'static str {
+        "tvm"
+    }
+
+    fn summary(&self) -> &'static str {
+        "TVM's FuseOps: tvm-fuse-ops on a graph whose views are ops (materialize-views)"
+    }
+
+    fn pass(&self) -> &'static PassInfo {
+        &INFO
+    }
+
+    /// Relax's graph has one binding per reshape/permute.
+    fn lowering_options(&self) -> &'static str {
+        "materialize-views=true"
+    }
+
+    fn variants(&self) -> &'static [Variant] {
+        &[Variant {
+            name: "tvm-folded",
+            lowering_options: "",
+        }]
+    }
+
+    fn decide(
+        &self,
+        func: MlirOperation,
+        graph: &SchedGraph,
+        _target: &dyn Target,
+        options: &PassOptions,
+    ) -> Result<Decision, String> {
+        let mode = PatternMode::from_options(options)?;
+        let config = PartitionConfig {
+            max_depth: options.uint("max-depth") as usize,
+        };
         decide(func, graph, mode, config)
-    })
+    }
+}
+
+fn run(module: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
+    run_strategy(module, cx, &TVM)
 }

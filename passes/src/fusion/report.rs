@@ -8,10 +8,8 @@
 //! used outside it (a graph output or another kernel's input). Buffers produced and last
 //! used inside one kernel are kernel-local (`remove_kernel_local_buffers`): no traffic.
 
-use super::{
-    inductor_scheduler::{FusionPlan, Rejection},
-    memory_deps::{NodeKind, SchedGraph},
-};
+use super::plan::{FusionPlan, Rejection};
+use crate::analysis::memory_deps::{NodeKind, SchedGraph};
 use serde_json::{json, Value};
 use std::collections::{BTreeSet, HashMap, HashSet};
 

@@ -6,31 +6,21 @@
 //! reach memory (Inductor's `remove_kernel_local_buffers`). A lone extern stays as it is.
 //! The decision itself is plain data computed by an analysis.
 
+use super::{
+    plan::FusionPlan,
+    report::{write_reports, FunctionReport},
+    strategy::Strategy,
+};
 use crate::{
-    analysis::{
-        fusion_report::{write_reports, FunctionReport},
-        inductor_scheduler::FusionPlan,
-        memory_deps::{analyze, scheduler_nodes, SchedGraph},
-    },
-    ir,
+    analysis::memory_deps::{analyze, scheduler_nodes, SchedGraph},
     registry::{PassContext, PassFailed},
 };
+use fuselab_dialects::ir;
 use fuselab_dialects::loops::names;
 use fuselab_dialects::{Diagnostic, Severity, SourceLoc};
 use melior::ir::{operation::OperationLike as _, OperationRef};
 use mlir_sys::{MlirOperation, MlirValue};
 use std::collections::HashSet;
-
-/// What a strategy decided for one function.
-#[derive(Clone, Debug, Default)]
-pub struct Decision {
-    /// Groups of node indices (analysis order), in a topological order.
-    pub plan: FusionPlan,
-    /// Kernel names per group, replacing the report's `fused_<origins>_<n>`.
-    pub kernel_names: Option<Vec<String>>,
-    /// Leave a group of one node as a bare node instead of a `loop.kernel` (TVM).
-    pub keep_single_nodes: bool,
-}
 
 /// Replaces the uses of `old` by `new` in ops outside `kernel`.
 fn replace_uses_outside(old: MlirValue, new: MlirValue, kernel: MlirOperation, block: mlir_sys::MlirBlock) {
@@ -161,14 +151,15 @@ pub fn explain(cx: &PassContext, graph: &SchedGraph, plan: &FusionPlan) {
     }
 }
 
-/// Runs a fusion strategy on every function of `module`: analyze, decide, report,
-/// apply. Shared by every strategy pass.
+/// Runs a fusion strategy on every function of `module`: analyze, decide (on the
+/// pipeline's target, with the pass's options), report, apply. Shared by every
+/// strategy pass.
 pub fn run_strategy(
     module: OperationRef,
     cx: &PassContext,
-    strategy: &str,
-    decide: &dyn Fn(MlirOperation, &SchedGraph) -> Result<Decision, String>,
+    strategy: &dyn Strategy,
 ) -> Result<(), PassFailed> {
+    let target = cx.target();
     let mut reports = Vec::new();
     for func in ir::collect_ops(module.to_raw(), |n| n == "func.func") {
         let loc = unsafe { ir::op_ref(func) }.location();
@@ -180,7 +171,7 @@ pub fn run_strategy(
                 return Err(PassFailed);
             }
         };
-        let decision = match decide(func, &graph) {
+        let decision = match strategy.decide(func, &graph, target, &cx.options) {
             Ok(decision) => decision,
             Err(message) => {
                 cx.sink.error(loc, format!("cannot decide the fusion: {message}"));
@@ -191,7 +182,7 @@ pub fn run_strategy(
         let name = ir::attr(func, "sym_name")
             .and_then(fuselab_dialects::attrs::string_raw)
             .unwrap_or_default();
-        let mut report = FunctionReport::new(&name, strategy, &graph, plan);
+        let mut report = FunctionReport::new(&name, strategy.name(), &graph, plan);
         if let Some(names) = &decision.kernel_names {
             for (kernel, name) in report.kernels.iter_mut().zip(names) {
                 kernel.name = name.clone();
@@ -200,7 +191,7 @@ pub fn run_strategy(
         if cx.settings.fusion_explain {
             explain(cx, &graph, plan);
         }
-        if let Err(message) = apply_plan(func, plan, &report, strategy, decision.keep_single_nodes) {
+        if let Err(message) = apply_plan(func, plan, &report, strategy.name(), decision.keep_single_nodes) {
             cx.sink
                 .error(loc, format!("cannot apply the fusion plan: {message}"));
             return Err(PassFailed);

@@ -1,16 +1,14 @@
 //! A JIT for `loop` IR: `--lower-loop-to-cpu`'s code
-//! ([`fuselab_passes::conversion::lower_loop_to_cpu`]) lowered with upstream passes
-//! ([`UPSTREAM_LOWERING`]: async-parallel-for, affine/scf/math/memref/arith/func to the
+//! ([`super::lower_loop_to_cpu`]) lowered with upstream passes
+//! ([`upstream_lowering`]: async-parallel-for, affine/scf/math/memref/arith/func to the
 //! LLVM dialect) and compiled by MLIR's `ExecutionEngine` at -O3 (LLVM's vectorizer on
 //! the host CPU). The engine is given the generated code's runtime: `fuselab_sgemm`
 //! (matrixmultiply's sgemm) and the MLIR async runtime behind `scf.parallel`.
 //! [`Jit::call`] runs the host function on host buffers through its C interface.
 
-use crate::{tensor::Tensor, ExecError};
+use super::lower_loop_to_cpu::{cpu_function, module_text, upstream_lowering, CpuOptions};
 use fuselab_dialects::types::{DType, TensorType};
-use fuselab_passes::conversion::lower_loop_to_cpu::{
-    cpu_function, module_text, CpuOptions, UPSTREAM_LOWERING,
-};
+use fuselab_exec::{tensor::Tensor, ExecError};
 use melior::{
     dialect::DialectRegistry,
     ir::{operation::OperationLike as _, Module},
@@ -261,7 +259,7 @@ impl Jit {
         let mut module = Module::parse(&context, text)
             .ok_or_else(|| ExecError::msg(format!("the generated CPU module does not parse:\n{text}")))?;
         let manager = PassManager::new(&context);
-        parse_pass_pipeline(manager.as_operation_pass_manager(), UPSTREAM_LOWERING)
+        parse_pass_pipeline(manager.as_operation_pass_manager(), &upstream_lowering())
             .map_err(|e| ExecError::msg(format!("bad lowering pipeline: {e}")))?;
         manager
             .run(&mut module)

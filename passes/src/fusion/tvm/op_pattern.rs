@@ -29,11 +29,14 @@
 //! consumer carries the consumer's kind. Nodes whose value the function returns are
 //! TVM's `extern_ref`: roots of the post-dominator tree.
 
-use super::memory_deps::{i64s, scheduler_nodes, NodeKind, SchedGraph};
-use crate::{ir, transforms::aten_decompose::eager_id_of};
+use crate::analysis::memory_deps::{scheduler_nodes, NodeKind, SchedGraph};
 use fuselab_dialects::loops::{
     index::{from_affine_map_attr, unravel, IndexExpr},
     names,
+};
+use fuselab_dialects::{
+    attrs::eager_id_of,
+    ir::{self, i64s},
 };
 use mlir_sys::MlirOperation;
 use std::{collections::HashMap, fmt};
@@ -98,8 +101,8 @@ impl PatternMode {
     }
 
     /// The mode of a pass's `mode` option, or a message for the user.
-    pub fn from_options(cx: &crate::registry::PassContext) -> Result<Self, String> {
-        let text = cx.options.string("mode");
+    pub fn from_options(options: &crate::registry::PassOptions) -> Result<Self, String> {
+        let text = options.string("mode");
         Self::parse(text).ok_or_else(|| format!("unknown pattern mode '{text}' (expected relax or relay)"))
     }
 }
@@ -428,8 +431,9 @@ pub fn tvm_graph_in_pass(
     cx: &crate::registry::PassContext,
 ) -> Result<(SchedGraph, TvmGraph, String), crate::registry::PassFailed> {
     use melior::ir::operation::OperationLike as _;
-    let (graph, name) = super::memory_deps::analyze_in_pass(func, cx)?;
-    let built = PatternMode::from_options(cx).and_then(|mode| TvmGraph::build(func.to_raw(), &graph, mode));
+    let (graph, name) = crate::analysis::memory_deps::analyze_in_pass(func, cx)?;
+    let built =
+        PatternMode::from_options(&cx.options).and_then(|mode| TvmGraph::build(func.to_raw(), &graph, mode));
     match built {
         Ok(tvm) => Ok((graph, tvm, name)),
         Err(message) => {

@@ -6,10 +6,11 @@
 //! `--lower-aten-to-loop`, before `--inline-pointwise`.
 
 use crate::{
-    analysis::{memory_deps::scheduler_nodes, op_pattern::tvm_graph_in_pass},
-    ir,
+    analysis::memory_deps::scheduler_nodes,
+    fusion::tvm::op_pattern::tvm_graph_in_pass,
     registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption},
 };
+use fuselab_dialects::ir;
 use melior::ir::OperationRef;
 
 static ID: PassId = PassId::new();

@@ -4,11 +4,12 @@
 //! (which runs members one after another over whole buffers) and compares them; the
 //! generated code is checked for the nest it should have.
 
+use fuselab_dialects::ir;
 use fuselab_dialects::{source::parse_module, DiagnosticSink, FuseContext};
-use fuselab_exec::{inputs::compare, inputs::generate_inputs, jit::Jit, loops::run_loop};
-use fuselab_passes::{
-    conversion::lower_loop_to_cpu::{cpu_function, CpuOptions},
-    ir,
+use fuselab_exec::{inputs::compare, inputs::generate_inputs, loops::run_loop};
+use fuselab_targets::cpu::{
+    jit::Jit,
+    lower_loop_to_cpu::{cpu_function, CpuOptions},
 };
 
 /// A kernel of a row reduction over `x: [8, 16]` and a pointwise member reading the

@@ -2,9 +2,11 @@
 //! reads are `loop.load` with an [`IndexExpr`] turned into an affine map, index values
 //! are `affine.apply` over all block arguments, and the body ends in `gpu.yield`.
 
-use crate::ir;
-use fuselab_dialects::loops::names;
-use fuselab_dialects::{loops::index::IndexExpr, types::DType};
+use crate::{
+    ir,
+    loops::{index::IndexExpr, names},
+    types::DType,
+};
 use mlir_sys::{MlirBlock, MlirContext, MlirLocation, MlirOperation, MlirType, MlirValue};
 
 /// The MLIR scalar type of a dtype.

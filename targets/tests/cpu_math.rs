@@ -3,8 +3,10 @@
 //! special values, against f64 references.
 
 use fuselab_dialects::types::{DType, TensorType};
-use fuselab_exec::jit::{HostBuffer, Jit};
-use fuselab_passes::conversion::cpu_math::{expand, Lines};
+use fuselab_targets::cpu::{
+    jit::{HostBuffer, Jit},
+    math::{expand, Lines},
+};
 
 /// Compiles `y[i] = f(x[i])` with the expansion of `name` and runs it on `xs`.
 fn run(name: &str, xs: &[f32]) -> Vec<f32> {

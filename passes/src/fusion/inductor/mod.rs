@@ -1,0 +1,112 @@
+//! The Inductor strategy: TorchInductor's scheduler fusion on the `loop` dialect, and
+//! its pass `--inductor-fuse`.
+//!
+//! The decision is plain data ([`scheduler`], over the MemoryDep analysis); the pass
+//! applies it (`fusion::apply`): every group becomes one `loop.kernel` named
+//! `fused_<sorted origins>_<n>` (Inductor's kernel names, seed 000 §8) holding its member
+//! nodes in order, with `iteration = (numel, rnumel)` and `strategy = "inductor"`.
+//! Buffers used outside their kernel are yielded and read back with `loop.output`;
+//! kernel-local buffers (created and last used inside the kernel) are not yielded, so
+//! they never reach memory (`remove_kernel_local_buffers`). Externs stay as they are.
+//! `--fusion-report` writes the report, `--fusion-explain` emits a remark per rejected
+//! pair at the second node's location. Inductor realizes buffers before it schedules,
+//! so the strategy prepares its graph with `--inline-pointwise`.
+
+pub mod scheduler;
+
+use super::{apply::run_strategy, plan::Decision, strategy::Strategy};
+use crate::{
+    analysis::memory_deps::SchedGraph,
+    registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption, PassOptions},
+    target::Target,
+};
+use melior::ir::OperationRef;
+use mlir_sys::MlirOperation;
+use scheduler::{plan_fusion, FusionConfig};
+
+static ID: PassId = PassId::new();
+
+/// The registry entry.
+pub const INFO: PassInfo = PassInfo {
+    argument: "inductor-fuse",
+    summary: "TorchInductor's fusion (can_fuse / score_fusion / greedy fuse_nodes over MemoryDeps) into loop.kernel",
+    anchor: "builtin.module",
+    options: &[
+        PassOption { name: "max-fusion-size", kind: OptionKind::UInt, default: "64", help: "most nodes in one kernel" },
+        PassOption {
+            name: "score-threshold",
+            kind: OptionKind::UInt,
+            default: "10",
+            help: "bytes a horizontal pair must share (score_fusion_memory_threshold)",
+        },
+        PassOption {
+            name: "pairwise-attempts",
+            kind: OptionKind::UInt,
+            default: "64",
+            help: "later nodes each node is paired with per shared buffer",
+        },
+        PassOption { name: "max-rounds", kind: OptionKind::UInt, default: "10", help: "rounds of fuse_nodes_once" },
+        PassOption {
+            name: "aggressive",
+            kind: OptionKind::Bool,
+            default: "false",
+            help: "aggressive_fusion: also pair nodes of equal iteration without shared data",
+        },
+    ],
+    run,
+    id: &ID,
+};
+
+/// The Inductor strategy.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Inductor;
+
+/// The table entry.
+pub static INDUCTOR: Inductor = Inductor;
+
+/// The fusion configuration from the pass's options.
+pub fn config_from(options: &PassOptions) -> FusionConfig {
+    FusionConfig {
+        max_fusion_size: options.uint("max-fusion-size") as usize,
+        score_threshold: options.uint("score-threshold"),
+        pairwise_attempts: options.uint("pairwise-attempts") as usize,
+        max_rounds: options.uint("max-rounds") as usize,
+        aggressive: options.flag("aggressive"),
+    }
+}
+
+impl Strategy for Inductor {
+    fn name(&self) -> &'static str {
+        "inductor"
+    }
+
+    fn summary(&self) -> &'static str {
+        "TorchInductor's scheduler: inline-pointwise, then inductor-fuse"
+    }
+
+    fn pass(&self) -> &'static PassInfo {
+        &INFO
+    }
+
+    fn prepare(&self) -> &'static [&'static str] {
+        &["inline-pointwise"]
+    }
+
+    fn decide(
+        &self,
+        _func: MlirOperation,
+        graph: &SchedGraph,
+        target: &dyn Target,
+        options: &PassOptions,
+    ) -> Result<Decision, String> {
+        Ok(Decision {
+            plan: plan_fusion(graph, config_from(options), target),
+            kernel_names: None,
+            keep_single_nodes: false,
+        })
+    }
+}
+
+fn run(module: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
+    run_strategy(module, cx, &INDUCTOR)
+}

@@ -1,0 +1,21 @@
+//! The fusion wing: the decision which operators share a kernel, as a swappable,
+//! verifiable step.
+//! - [`plan`]: what every strategy produces (groups, rejections, kernel names);
+//! - [`strategy`]: the [`Strategy`](strategy::Strategy) interface and the one table of
+//!   strategies every tool reads;
+//! - [`apply`]: a decision applied to the IR (`loop.kernel`s), shared by all strategies;
+//! - [`report`]: kernels, launches, bytes and refusals, one format for all strategies;
+//! - [`fuse`]: `--fuse{strategy=...}`;
+//! - one folder per strategy: [`inductor`] (TorchInductor's scheduler), [`tvm`] (TVM's
+//!   FuseOps).
+
+pub mod apply;
+pub mod fuse;
+pub mod inductor;
+pub mod plan;
+pub mod report;
+pub mod strategy;
+pub mod tvm;
+
+pub use plan::{Decision, FusionPlan, Rejection};
+pub use strategy::{strategy, Strategy, STRATEGIES};

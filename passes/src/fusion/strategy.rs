@@ -1,0 +1,186 @@
+//! One interface for every fusion strategy ([`Strategy`]) and the one table of them
+//! ([`STRATEGIES`]) that `fuse-opt --fuse` and `--fusion-compare`, `fuse-run`,
+//! `fuse-bench` and `fuse-fuzz` all read.
+//!
+//! A strategy states the graph it expects (the options it gives
+//! `--lower-aten-to-loop`), the passes that prepare that graph before it decides
+//! (Inductor realizes buffers with `--inline-pointwise`; TVM fuses ops as written), its
+//! own pass (whose options configure it), and the decision itself: plain data computed
+//! from the MemoryDep graph and the [`Target`]. Adding a strategy = one folder under
+//! `fusion/` with a `Strategy` value and its pass, plus one line in [`STRATEGIES`]
+//! (docs/architecture.md, "Adding a strategy").
+
+use super::plan::Decision;
+use crate::{
+    analysis::memory_deps::SchedGraph,
+    registry::{PassInfo, PassOptions},
+    target::Target,
+};
+use mlir_sys::MlirOperation;
+
+/// A named variant of a strategy that the execution checks also run: the same
+/// decision on a graph lowered with other options (TVM on folded views).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Variant {
+    /// Its name in `fuse-run --strategy`.
+    pub name: &'static str,
+    /// The options it gives `--lower-aten-to-loop`.
+    pub lowering_options: &'static str,
+}
+
+/// A fusion strategy.
+pub trait Strategy: Sync {
+    /// The name `--fuse=strategy=` and the tools take (`inductor`).
+    fn name(&self) -> &'static str;
+
+    /// One line for `--help`.
+    fn summary(&self) -> &'static str;
+
+    /// The strategy's own pass (`--inductor-fuse`); its options configure [`decide`].
+    ///
+    /// [`decide`]: Strategy::decide
+    fn pass(&self) -> &'static PassInfo;
+
+    /// The options this strategy's graph needs from `--lower-aten-to-loop`.
+    fn lowering_options(&self) -> &'static str {
+        ""
+    }
+
+    /// Passes (arguments, default options) run on the lowered graph before deciding;
+    /// they count as fusion time.
+    fn prepare(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Variants the execution checks also run.
+    fn variants(&self) -> &'static [Variant] {
+        &[]
+    }
+
+    /// The decision for one function: which of `graph`'s nodes share a kernel on
+    /// `target`. `options` are the strategy pass's parsed options.
+    fn decide(
+        &self,
+        func: MlirOperation,
+        graph: &SchedGraph,
+        target: &dyn Target,
+        options: &PassOptions,
+    ) -> Result<Decision, String>;
+}
+
+/// Every strategy, in `--help` order.
+pub static STRATEGIES: &[&dyn Strategy] = &[&super::inductor::INDUCTOR, &super::tvm::TVM];
+
+/// The strategy named `name`.
+pub fn strategy(name: &str) -> Option<&'static dyn Strategy> {
+    STRATEGIES.iter().copied().find(|s| s.name() == name)
+}
+
+/// The strategies' names joined by `sep` (for messages and help).
+pub fn strategy_names(sep: &str) -> String {
+    STRATEGIES.iter().map(|s| s.name()).collect::<Vec<_>>().join(sep)
+}
+
+/// One step of a pipeline: a pass argument and its options.
+pub type Step = (&'static str, &'static str);
+
+/// A pipeline the tools run, split where fusion starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pipeline {
+    /// `unfused`, a strategy's name, or a variant's.
+    pub name: &'static str,
+    /// Decomposition and lowering (not fusion time).
+    pub lowering: Vec<Step>,
+    /// Preparation and the strategy's pass (fusion time); empty for `unfused`.
+    pub fusion: Vec<Step>,
+}
+
+impl Pipeline {
+    /// All steps, in order.
+    pub fn steps(&self) -> impl Iterator<Item = Step> + '_ {
+        self.lowering.iter().chain(&self.fusion).copied()
+    }
+
+    /// The pipeline in `--pass-pipeline` syntax without the `builtin.module(...)`:
+    /// `aten-decompose,lower-aten-to-loop{materialize-views=true},tvm-fuse-ops`.
+    pub fn text(&self) -> String {
+        self.steps()
+            .map(|(pass, options)| {
+                if options.is_empty() {
+                    pass.to_string()
+                } else {
+                    format!("{pass}{{{options}}}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+fn lowering(options: &'static str) -> Vec<Step> {
+    vec![("aten-decompose", ""), ("lower-aten-to-loop", options)]
+}
+
+/// The pipeline of `strategy` from aten input: decompose, lower with its options,
+/// prepare, decide and apply.
+pub fn strategy_pipeline(strategy: &dyn Strategy) -> Pipeline {
+    Pipeline {
+        name: strategy.name(),
+        lowering: lowering(strategy.lowering_options()),
+        fusion: strategy
+            .prepare()
+            .iter()
+            .map(|&pass| (pass, ""))
+            .chain([(strategy.pass().argument, "")])
+            .collect(),
+    }
+}
+
+/// Every pipeline the execution checks run: `unfused` (decompose and lower, one node
+/// per primitive op), then each strategy and its variants, in table order.
+pub fn execution_pipelines() -> Vec<Pipeline> {
+    let mut all = vec![Pipeline {
+        name: "unfused",
+        lowering: lowering(""),
+        fusion: Vec::new(),
+    }];
+    for &strategy in STRATEGIES {
+        let main = strategy_pipeline(strategy);
+        for variant in strategy.variants() {
+            all.push(Pipeline {
+                name: variant.name,
+                lowering: lowering(variant.lowering_options),
+                fusion: main.fusion.clone(),
+            });
+        }
+        all.insert(all.len() - strategy.variants().len(), main);
+    }
+    all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_names_are_unique_and_pipelines_name_registered_passes() {
+        let pipelines = execution_pipelines();
+        let names: Vec<&str> = pipelines.iter().map(|p| p.name).collect();
+        assert_eq!(names, ["unfused", "inductor", "tvm", "tvm-folded"]);
+        for pipeline in &pipelines {
+            for (pass, options) in pipeline.steps() {
+                let info = crate::lookup(pass).unwrap_or_else(|| panic!("{pass} is not registered"));
+                info.parse_options(options)
+                    .unwrap_or_else(|e| panic!("{pass}{{{options}}}: {e}"));
+            }
+        }
+        assert_eq!(
+            strategy_pipeline(strategy("inductor").expect("inductor")).text(),
+            "aten-decompose,lower-aten-to-loop,inline-pointwise,inductor-fuse"
+        );
+        assert_eq!(
+            strategy_pipeline(strategy("tvm").expect("tvm")).text(),
+            "aten-decompose,lower-aten-to-loop{materialize-views=true},tvm-fuse-ops"
+        );
+    }
+}

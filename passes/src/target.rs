@@ -1,0 +1,246 @@
+//! What differs per device, as one interface: [`Target`].
+//!
+//! Strategies ask the target, they never hard-code a device: whether two groups of
+//! nodes may share a kernel on it ([`Target::can_fuse`]), how many inputs and how many
+//! on-chip bytes one kernel may have ([`KernelLimits`]), what memory traffic and a
+//! launch cost there ([`Costs`]), and which stages lower a fused module to its code
+//! ([`Target::stages`]). How a result is *run* needs the interpreters' tensors and
+//! lives beside each implementation in `fuselab-targets`, which depends on this crate
+//! (never the reverse). `fuse-opt --target=NAME` chooses one; the implementations are
+//! listed in `fuselab_targets::TARGETS`.
+//!
+//! [`Generic`] is what a pipeline gets when no target is named (the passes run as a
+//! library, e.g. in unit tests): the SIMD code generators' rules and no limits.
+
+use std::fmt;
+
+/// What a target sees of one (possibly already fused) group of nodes when asked
+/// whether two groups may share a kernel.
+#[derive(Clone, Debug)]
+pub struct GroupShape<'a> {
+    /// The group's pointwise element count (a reduction group: its output count).
+    pub numel: i64,
+    /// `(numel, rnumel)` when the group reduces.
+    pub reduction: Option<(i64, i64)>,
+    /// The index ranges of each member (ranges, then reduction ranges).
+    pub member_ranges: Vec<&'a [i64]>,
+}
+
+/// Why a target refuses to put two groups in one kernel.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Refusal {
+    /// A fixed reason in the reference system's words.
+    Fixed(&'static str),
+    /// Two reductions of different `(numel, rnumel)`: `(a, b), (c, d)`.
+    ReduceMismatch(i64, i64, i64, i64),
+    /// Two pointwise groups of different numel.
+    PointwiseMismatch(i64, i64),
+    /// The fused kernel would read more distinct buffers than the target allows.
+    TooManyInputs {
+        /// Distinct buffers the fused kernel would read.
+        inputs: usize,
+        /// The target's limit.
+        limit: usize,
+    },
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::Fixed(text) => f.write_str(text),
+            Refusal::ReduceMismatch(a, b, c, d) => {
+                write!(f, "numel/rnumel mismatch (reduce) ({a}, {b}), ({c}, {d})")
+            }
+            Refusal::PointwiseMismatch(a, b) => {
+                write!(f, "numel/rnumel mismatch (non-reduce) ({a}, {b}), (1, 1)")
+            }
+            Refusal::TooManyInputs { inputs, limit } => {
+                write!(
+                    f,
+                    "the target allows {limit} inputs per kernel, the fusion would read {inputs}"
+                )
+            }
+        }
+    }
+}
+
+/// Per-kernel limits of a target (`None`: no limit).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KernelLimits {
+    /// Most distinct buffers one kernel may read (Ascend: 8 inputs per fused kernel).
+    pub max_inputs: Option<usize>,
+    /// On-chip bytes one kernel's working set may take (Spyre LX: 1,625,344 B per core;
+    /// Ascend UB: 192 KiB).
+    pub on_chip_bytes: Option<u64>,
+}
+
+/// Cost parameters of a target, for cost models and estimates.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Costs {
+    /// Sustained memory bandwidth, bytes per second.
+    pub bytes_per_second: f64,
+    /// Cost of one kernel launch (or call), seconds.
+    pub launch_seconds: f64,
+}
+
+impl Costs {
+    /// The estimated time of moving `bytes` in `launches` kernels: the memory-bound
+    /// roofline plus launch overhead.
+    pub fn estimate_seconds(&self, bytes: u64, launches: u64) -> f64 {
+        bytes as f64 / self.bytes_per_second + launches as f64 * self.launch_seconds
+    }
+}
+
+/// One named stage of a target's lowering: a `fuse-opt` pipeline (fuselab passes and
+/// upstream MLIR passes), as Triton's backends add named stages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stage {
+    /// The stage's name (`codegen`, `llvm`).
+    pub name: &'static str,
+    /// The pipeline, in `--pass-pipeline` syntax without the `builtin.module(...)`.
+    pub pipeline: &'static str,
+}
+
+/// A device fuselab compiles for.
+pub trait Target: Sync {
+    /// The name `--target=` takes (`cpu`).
+    fn name(&self) -> &'static str;
+
+    /// One line for `--help`.
+    fn summary(&self) -> &'static str;
+
+    /// Whether groups of these shapes may share one kernel here (Inductor's
+    /// `backend.can_fuse`). The default is [`simd_can_fuse`].
+    fn can_fuse(&self, a: &GroupShape, b: &GroupShape) -> Result<(), Refusal> {
+        simd_can_fuse(a, b)
+    }
+
+    /// Per-kernel limits.
+    fn limits(&self) -> KernelLimits {
+        KernelLimits::default()
+    }
+
+    /// Bandwidth and launch cost.
+    fn costs(&self) -> Costs;
+
+    /// The stages that lower fused `loop` IR to this target's code, in order.
+    fn stages(&self) -> &'static [Stage];
+}
+
+impl fmt::Debug for dyn Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Target({})", self.name())
+    }
+}
+
+/// The iteration-space rule of Inductor's SIMD code generators (Triton, and fuselab's
+/// row-nest CPU code; torch/_inductor/codegen/simd.py `can_fuse`): two reductions or
+/// two pointwise groups need equal `(numel, rnumel)`; a pointwise group joins a
+/// reduction when `numel_pw = numel_red * rnumel_red` and each of its members' ranges
+/// splits there into `(numel_red, rnumel_red)`, or when `numel_pw = numel_red` (an
+/// epilogue on the reduced values).
+pub fn simd_can_fuse(a: &GroupShape, b: &GroupShape) -> Result<(), Refusal> {
+    match (a.reduction, b.reduction) {
+        (Some(ra), Some(rb)) if ra == rb => Ok(()),
+        (Some(ra), Some(rb)) => Err(Refusal::ReduceMismatch(ra.0, rb.0, ra.1, rb.1)),
+        (None, None) if a.numel == b.numel => Ok(()),
+        (None, None) => Err(Refusal::PointwiseMismatch(a.numel, b.numel)),
+        (Some((numel, rnumel)), None) | (None, Some((numel, rnumel))) => {
+            let pw = if a.reduction.is_none() { a } else { b };
+            if pw.numel == numel.saturating_mul(rnumel) {
+                let splits = pw
+                    .member_ranges
+                    .iter()
+                    .all(|ranges| (0..=ranges.len()).any(|k| ranges[..k].iter().product::<i64>() == numel));
+                if splits {
+                    Ok(())
+                } else {
+                    Err(Refusal::Fixed("nodes numel/rnumel incompatibility"))
+                }
+            } else if pw.numel == numel {
+                Ok(())
+            } else {
+                Err(Refusal::Fixed("nodes numel incompatibility"))
+            }
+        }
+    }
+}
+
+/// The target of a pipeline that names none: [`simd_can_fuse`], no limits, and the
+/// costs of the H200 in `../shared/anchors.md` (4.25 TB/s, 4 µs launches) as neutral
+/// figures. It lowers nowhere.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Generic;
+
+impl Target for Generic {
+    fn name(&self) -> &'static str {
+        "generic"
+    }
+
+    fn summary(&self) -> &'static str {
+        "no device: SIMD fusion rules, no limits, no lowering"
+    }
+
+    fn costs(&self) -> Costs {
+        Costs {
+            bytes_per_second: 4.25e12,
+            launch_seconds: 4e-6,
+        }
+    }
+
+    fn stages(&self) -> &'static [Stage] {
+        &[]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape<'a>(numel: i64, reduction: Option<(i64, i64)>, ranges: &'a [&'a [i64]]) -> GroupShape<'a> {
+        GroupShape {
+            numel,
+            reduction,
+            member_ranges: ranges.to_vec(),
+        }
+    }
+
+    #[test]
+    fn simd_rule_matches_inductor_cases() {
+        let row: &[&[i64]] = &[&[64, 128]];
+        let flat: &[&[i64]] = &[&[8192]];
+        let red: &[&[i64]] = &[&[64, 128]];
+        // Two reductions of the same shape fuse; different ones do not.
+        assert_eq!(
+            simd_can_fuse(&shape(64, Some((64, 128)), red), &shape(64, Some((64, 128)), red)),
+            Ok(())
+        );
+        assert_eq!(
+            simd_can_fuse(&shape(64, Some((64, 128)), red), &shape(32, Some((32, 256)), red)),
+            Err(Refusal::ReduceMismatch(64, 32, 128, 256))
+        );
+        // A pointwise prologue over (64, 128) splits at 64; a flat 8192 does not.
+        assert_eq!(
+            simd_can_fuse(&shape(8192, None, row), &shape(64, Some((64, 128)), red)),
+            Ok(())
+        );
+        assert_eq!(
+            simd_can_fuse(&shape(8192, None, flat), &shape(64, Some((64, 128)), red))
+                .map_err(|r| r.to_string()),
+            Err("nodes numel/rnumel incompatibility".to_string())
+        );
+        // An epilogue on the 64 reduced values fuses; 100 elements do not.
+        assert_eq!(
+            simd_can_fuse(&shape(64, Some((64, 128)), red), &shape(64, None, &[&[64]])),
+            Ok(())
+        );
+        assert_eq!(
+            simd_can_fuse(&shape(64, Some((64, 128)), red), &shape(100, None, &[&[100]])),
+            Err(Refusal::Fixed("nodes numel incompatibility"))
+        );
+        assert_eq!(
+            simd_can_fuse(&shape(10, None, &[&[10]]), &shape(12, None, &[&[12]])).map_err(|r| r.to_string()),
+            Err("numel/rnumel mismatch (non-reduce) (10, 12), (1, 1)".to_string())
+        );
+    }
+}

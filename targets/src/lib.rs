@@ -1,0 +1,78 @@
+//! `fuselab-targets`: the devices fuselab compiles for. Each target is one folder with
+//! its [`Target`] implementation (what the fusion strategies ask), its lowering passes
+//! and its [`Runner`] (how its code is run here and checked against the aten oracle).
+//!
+//! This crate depends on the core (`fuselab-dialects`, `fuselab-passes`,
+//! `fuselab-exec`'s tensors), never the reverse: the core knows targets only through
+//! the [`Target`] trait. Adding a target = one folder here, one line in [`TARGETS`] and
+//! its passes in [`PASSES`] (docs/architecture.md, "Adding a target").
+
+pub mod cpu;
+
+use fuselab_exec::{ExecError, Tensor};
+use fuselab_passes::{target::Target, PassInfo};
+use mlir_sys::MlirOperation;
+
+/// Code compiled for one function, runnable on this machine.
+pub trait Executable {
+    /// Runs on `inputs`; returns the function's results.
+    fn run(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>, ExecError>;
+
+    /// Seconds per call of `runs` calls (at least one) after a warm-up call.
+    fn time(&self, inputs: &[Tensor], runs: usize) -> Result<Vec<f64>, ExecError>;
+}
+
+/// Options of a runner's compilation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CompileOptions {
+    /// Use the machine's cores (CPU: `scf.parallel` row chunks).
+    pub parallel: bool,
+}
+
+/// How a target's code is run here.
+pub trait Runner: Sync {
+    /// Compiles the fused `loop` function `func` through the target's stages.
+    fn compile(&self, func: MlirOperation, options: CompileOptions)
+        -> Result<Box<dyn Executable>, ExecError>;
+}
+
+/// One row of the target table.
+#[derive(Clone, Copy)]
+pub struct TargetEntry {
+    /// What the strategies and the driver ask.
+    pub target: &'static dyn Target,
+    /// How its code runs here (`None`: only by a device runner elsewhere).
+    pub runner: Option<&'static dyn Runner>,
+}
+
+impl std::fmt::Debug for TargetEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TargetEntry")
+            .field("target", &self.target.name())
+            .field("runner", &self.runner.is_some())
+            .finish()
+    }
+}
+
+/// Every target, in `--help` order; the first is the default of `--target`.
+pub static TARGETS: &[TargetEntry] = &[TargetEntry {
+    target: &cpu::CPU,
+    runner: Some(&cpu::CPU),
+}];
+
+/// The targets' passes, added to the core's by `fuse-opt`.
+pub static PASSES: &[PassInfo] = &[cpu::lower_loop_to_cpu::INFO];
+
+/// The target named `name`.
+pub fn target(name: &str) -> Option<&'static TargetEntry> {
+    TARGETS.iter().find(|e| e.target.name() == name)
+}
+
+/// The target names joined by `sep`.
+pub fn target_names(sep: &str) -> String {
+    TARGETS
+        .iter()
+        .map(|e| e.target.name())
+        .collect::<Vec<_>>()
+        .join(sep)
+}
