@@ -5,7 +5,7 @@
 //!   strategies every tool reads;
 //! - [`apply`]: a decision applied to the IR (`loop.kernel`s), shared by all strategies;
 //! - [`report`]: kernels, launches, bytes and refusals, one format for all strategies;
-//! - [`fuse`]: `--fuse{strategy=...}`;
+//! - [`fuse`]: the `--fuse` pass (`strategy=` one of the table);
 //! - one folder per strategy: [`inductor`] (TorchInductor's scheduler), [`tvm`] (TVM's
 //!   FuseOps).
 

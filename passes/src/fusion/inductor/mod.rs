@@ -13,6 +13,7 @@
 //! so the strategy prepares its graph with `--inline-pointwise`.
 
 pub mod scheduler;
+pub mod score;
 
 use super::{apply::run_strategy, plan::Decision, strategy::Strategy};
 use crate::{
@@ -22,7 +23,8 @@ use crate::{
 };
 use melior::ir::OperationRef;
 use mlir_sys::MlirOperation;
-use scheduler::{plan_fusion, FusionConfig};
+use scheduler::plan_fusion;
+use score::FusionConfig;
 
 static ID: PassId = PassId::new();
 

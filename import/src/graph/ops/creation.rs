@@ -1,0 +1,59 @@
+//! Constants (`full*`, `*_like`, `scalar_tensor`) and `getitem` of multi-output nodes.
+
+use super::super::*;
+use super::Rule;
+
+/// The rows of this family.
+pub(super) static RULES: &[Rule] = &[
+    Rule {
+        targets: &[
+            "aten.full.default",
+            "aten.full_like.default",
+            "aten.zeros_like.default",
+            "aten.ones_like.default",
+            "aten.scalar_tensor.default",
+        ],
+        import: |em, node, target| {
+            let loc = node.loc.clone();
+            let out = em.out_type(node, 0)?;
+            let value = match target {
+                "aten.zeros_like.default" => Scalar::Int(0),
+                "aten.ones_like.default" => Scalar::Int(1),
+                "aten.scalar_tensor.default" => node.arg("s").and_then(scalar_of).unwrap_or(Scalar::Int(0)),
+                _ => node
+                    .arg("fill_value")
+                    .and_then(scalar_of)
+                    .ok_or_else(|| em.node_error(node, "argument 'fill_value' is not a number"))?,
+            };
+            let res = em.splat(em.out_ssa(node, 0).as_deref(), value, &out, &loc);
+            em.bind(node, 0, res);
+            Ok(())
+        },
+    },
+    Rule {
+        targets: &["_operator.getitem"],
+        import: |em, node, _| {
+            let items = node
+                .args
+                .values()
+                .find_map(|v| v.get("as_tensors").and_then(Value::as_array));
+            let index = node.args.values().find_map(|v| as_int(v));
+            match (items, index) {
+                (Some(items), Some(i)) => {
+                    let name = items
+                        .get(i as usize)
+                        .and_then(|t| t["name"].as_str())
+                        .unwrap_or_default();
+                    let ssa = em
+                        .values
+                        .get(name)
+                        .cloned()
+                        .ok_or_else(|| em.node_error(node, format!("getitem of undefined '{name}'")))?;
+                    em.bind(node, 0, ssa);
+                    Ok(())
+                }
+                _ => Err(em.node_error(node, "getitem of something other than a tensor list")),
+            }
+        },
+    },
+];

@@ -1,0 +1,131 @@
+//! Reductions and the normalizations built on them: sum/mean/amax/amin/var/any, softmax, layer norm, batch norm (inference).
+
+use super::super::*;
+use super::Rule;
+
+/// The rows of this family.
+pub(super) static RULES: &[Rule] = &[
+    Rule {
+        targets: &["aten.sum.dim_IntList", "aten.sum.default"],
+        import: |em, node, _| em.reduction(node, "sum", true),
+    },
+    Rule {
+        targets: &["aten.mean.dim", "aten.mean.default"],
+        import: |em, node, _| em.reduction(node, "mean", true),
+    },
+    Rule {
+        targets: &["aten.amax.default"],
+        import: |em, node, _| em.reduction(node, "amax", true),
+    },
+    Rule {
+        targets: &["aten.amin.default"],
+        import: |em, node, _| em.reduction(node, "amin", true),
+    },
+    Rule {
+        targets: &["aten.var.correction"],
+        import: |em, node, _| em.reduction(node, "var", true),
+    },
+    Rule {
+        targets: &["aten.any.dim", "aten.any.dims", "aten.any.default"],
+        import: |em, node, _| em.reduction(node, "any", true),
+    },
+    Rule {
+        targets: &["aten._softmax.default", "aten._log_softmax.default"],
+        import: |em, node, target| {
+            if em.bool_arg(node, "half_to_float", false)? {
+                return Err(em.node_error(node, "half_to_float=True is not supported"));
+            }
+            let dim = em.int_arg(node, "dim", None)?;
+            let op = if target.contains("_log_") {
+                "log_softmax"
+            } else {
+                "softmax"
+            };
+            em.unary(node, op, &format!("dim = {dim} : i64"))
+        },
+    },
+    Rule {
+        targets: &["aten.native_layer_norm.default"],
+        import: |em, node, _| {
+            let loc = node.loc.clone();
+            em.only_outputs(node, &[0])?;
+            let x = em.tensor(node, "input")?;
+            let out = em.out_type(node, 0)?;
+            let normalized = em.ints_arg(node, "normalized_shape")?.unwrap_or_default();
+            let eps = node.arg("eps").and_then(as_float).unwrap_or(1e-5);
+            let param = TType {
+                shape: normalized.clone(),
+                dtype: out.dtype,
+            };
+            let w = match node.arg("weight") {
+                Some(_) => em.tensor(node, "weight")?,
+                None => em.splat(None, Scalar::Float(1.0), &param, &loc),
+            };
+            let b = match node.arg("bias") {
+                Some(_) => em.tensor(node, "bias")?,
+                None => em.splat(None, Scalar::Float(0.0), &param, &loc),
+            };
+            let attrs = format!(
+                "normalized_shape = {}, eps = {} : f64",
+                ints(&normalized),
+                float_literal(eps, "f64")
+            );
+            em.finish(node, "layer_norm", &[&x, &w, &b], &attrs)
+        },
+    },
+    Rule {
+        targets: &["aten._native_batch_norm_legit_no_training.default"],
+        import: |em, node, _| {
+            let loc = node.loc.clone();
+            // Inference batch norm: (x - mean) * rsqrt(var + eps) * w + b, each [C]
+            // parameter viewed as [1, C, 1, ...].
+            em.only_outputs(node, &[0])?;
+            let x = em.tensor(node, "input")?;
+            let out = em.out_type(node, 0)?;
+            let c = *out
+                .shape
+                .get(1)
+                .ok_or_else(|| em.node_error(node, "input has no channel dimension"))?;
+            let mut bshape = vec![1; out.rank()];
+            bshape[1] = c;
+            let eps = node.arg("eps").and_then(as_float).unwrap_or(1e-5);
+            let param = |this: &mut Emitter, arg: &str, default: f64| -> R<String> {
+                let p = match node.arg(arg) {
+                    Some(_) => this.tensor(node, arg)?,
+                    None => this.splat(
+                        None,
+                        Scalar::Float(default),
+                        &TType {
+                            shape: vec![c],
+                            dtype: out.dtype,
+                        },
+                        &loc,
+                    ),
+                };
+                Ok(this.view(None, &p, bshape.clone(), &loc))
+            };
+            let mean = param(em, "running_mean", 0.0)?;
+            let var = param(em, "running_var", 1.0)?;
+            let w = param(em, "weight", 1.0)?;
+            let b = param(em, "bias", 0.0)?;
+            let bty = TType {
+                shape: bshape.clone(),
+                dtype: out.dtype,
+            };
+            let e = em.constant(
+                Scalar::Float(eps),
+                &TType {
+                    shape: vec![],
+                    dtype: out.dtype,
+                },
+                &loc,
+            );
+            let ve = em.op(None, "add", &[&var, &e], "", &bty, &loc);
+            let r = em.op(None, "rsqrt", &[&ve], "", &bty, &loc);
+            let d = em.op(None, "sub", &[&x, &mean], "", &out, &loc);
+            let n = em.op(None, "mul", &[&d, &r], "", &out, &loc);
+            let s = em.op(None, "mul", &[&n, &w], "", &out, &loc);
+            em.finish(node, "add", &[&s, &b], "")
+        },
+    },
+];

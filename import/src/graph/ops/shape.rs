@@ -1,0 +1,258 @@
+//! Views and data movement: view/reshape/expand/permute/transpose, select/slice/squeeze/unsqueeze, cat, gather, embedding, split, clone.
+
+use super::super::*;
+use super::Rule;
+
+/// The rows of this family.
+pub(super) static RULES: &[Rule] = &[
+    Rule {
+        targets: &["aten.clone.default", "aten.alias.default"],
+        import: |em, node, _| em.unary(node, "clone", ""),
+    },
+    Rule {
+        targets: &[
+            "aten.view.default",
+            "aten._unsafe_view.default",
+            "aten.reshape.default",
+        ],
+        import: |em, node, _| em.unary(node, "view", ""),
+    },
+    Rule {
+        targets: &["aten.expand.default"],
+        import: |em, node, _| em.unary(node, "expand", ""),
+    },
+    Rule {
+        targets: &["aten.permute.default"],
+        import: |em, node, _| {
+            let dims = em.ints_arg(node, "dims")?.unwrap_or_default();
+            em.unary(node, "permute", &format!("dims = {}", ints(&dims)))
+        },
+    },
+    Rule {
+        targets: &["aten.transpose.int"],
+        import: |em, node, _| {
+            let d0 = em.int_arg(node, "dim0", None)?;
+            let d1 = em.int_arg(node, "dim1", None)?;
+            em.unary(
+                node,
+                "transpose",
+                &format!("dim0 = {d0} : i64, dim1 = {d1} : i64"),
+            )
+        },
+    },
+    Rule {
+        targets: &["aten.t.default"],
+        import: |em, node, _| em.unary(node, "transpose", "dim0 = 0 : i64, dim1 = 1 : i64"),
+    },
+    Rule {
+        targets: &["aten.select.int"],
+        import: |em, node, _| {
+            let dim = em.int_arg(node, "dim", None)?;
+            let index = em.int_arg(node, "index", None)?;
+            em.unary(
+                node,
+                "select",
+                &format!("dim = {dim} : i64, index = {index} : i64"),
+            )
+        },
+    },
+    Rule {
+        targets: &["aten.slice.Tensor"],
+        import: |em, node, _| {
+            let x = em.tensor(node, "self")?;
+            let xt = em.ty(&x);
+            let dim = wrap(em.int_arg(node, "dim", Some(0))?, xt.rank());
+            let size = *xt
+                .shape
+                .get(dim as usize)
+                .ok_or_else(|| em.node_error(node, "slice dim out of range"))?;
+            let clampi = |v: i64| if v < 0 { (v + size).max(0) } else { v.min(size) };
+            let start = clampi(em.int_arg(node, "start", Some(0))?);
+            let end = clampi(em.int_arg(node, "end", Some(size))?);
+            let step = em.int_arg(node, "step", Some(1))?;
+            em.unary(
+                node,
+                "slice",
+                &format!("dim = {dim} : i64, start = {start} : i64, end = {end} : i64, step = {step} : i64"),
+            )
+        },
+    },
+    Rule {
+        targets: &["aten.squeeze.dim", "aten.squeeze.dims", "aten.squeeze.default"],
+        import: |em, node, _| {
+            let x = em.tensor(node, "self")?;
+            let xt = em.ty(&x);
+            let dims: Vec<i64> = match em.ints_arg(node, "dim")? {
+                Some(d) => d
+                    .iter()
+                    .map(|&d| wrap(d, xt.rank()))
+                    .filter(|&d| xt.shape.get(d as usize) == Some(&1))
+                    .collect(),
+                None => (0..xt.rank() as i64)
+                    .filter(|&d| xt.shape[d as usize] == 1)
+                    .collect(),
+            };
+            em.unary(node, "squeeze", &format!("dims = {}", ints(&dims)))
+        },
+    },
+    Rule {
+        targets: &["aten.unsqueeze.default"],
+        import: |em, node, _| {
+            let dim = em.int_arg(node, "dim", None)?;
+            em.unary(node, "unsqueeze", &format!("dim = {dim} : i64"))
+        },
+    },
+    Rule {
+        targets: &["aten.cat.default"],
+        import: |em, node, _| {
+            let loc = node.loc.clone();
+            let list = node
+                .arg("tensors")
+                .and_then(|v| v.get("as_tensors"))
+                .and_then(Value::as_array)
+                .ok_or_else(|| em.node_error(node, "argument 'tensors' is not a list of tensors"))?;
+            let mut parts = Vec::new();
+            for t in list {
+                let name = t["name"].as_str().unwrap_or_default();
+                parts.push(em.values.get(name).cloned().ok_or_else(|| {
+                    em.node_error(node, format!("cat reads '{name}', which is not defined before"))
+                })?);
+            }
+            let out = em.out_type(node, 0)?;
+            let dim = wrap(em.int_arg(node, "dim", Some(0))?, out.rank());
+            let Some((first, rest)) = parts.split_first() else {
+                return Err(em.node_error(node, "cat of no tensors"));
+            };
+            // aten.cat is binary: fold left.
+            let mut acc = first.clone();
+            for (k, part) in rest.iter().enumerate() {
+                let (a, b) = (em.ty(&acc), em.ty(part));
+                let mut shape = a.shape.clone();
+                shape[dim as usize] += b.shape[dim as usize];
+                let res = if k + 1 == rest.len() {
+                    em.out_ssa(node, 0)
+                } else {
+                    None
+                };
+                acc = em.op(
+                    res.as_deref(),
+                    "cat",
+                    &[&acc, part],
+                    &format!("dim = {dim} : i64"),
+                    &TType {
+                        shape,
+                        dtype: out.dtype,
+                    },
+                    &loc,
+                );
+            }
+            em.bind(node, 0, acc);
+            Ok(())
+        },
+    },
+    Rule {
+        targets: &["aten.gather.default"],
+        import: |em, node, _| {
+            let x = em.tensor(node, "self")?;
+            let index = em.tensor(node, "index")?;
+            let dim = em.int_arg(node, "dim", None)?;
+            em.finish(node, "gather", &[&x, &index], &format!("dim = {dim} : i64"))
+        },
+    },
+    Rule {
+        targets: &["aten.embedding.default"],
+        import: |em, node, _| {
+            let loc = node.loc.clone();
+            // out[i.., :] = weight[indices[i..], :]: flatten the indices, broadcast them
+            // over the embedding width, gather rows, view back.
+            let w = em.tensor(node, "weight")?;
+            let idx = em.tensor(node, "indices")?;
+            let (wt, it) = (em.ty(&w), em.ty(&idx));
+            let out = em.out_type(node, 0)?;
+            let n: i64 = it.shape.iter().product();
+            let d = *wt
+                .shape
+                .get(1)
+                .ok_or_else(|| em.node_error(node, "embedding weight must be 2-D"))?;
+            let flat = em.view(None, &idx, vec![n], &loc);
+            let col = em.op(
+                None,
+                "unsqueeze",
+                &[&flat],
+                "dim = 1 : i64",
+                &TType {
+                    shape: vec![n, 1],
+                    dtype: it.dtype,
+                },
+                &loc,
+            );
+            let wide = em.op(
+                None,
+                "expand",
+                &[&col],
+                "",
+                &TType {
+                    shape: vec![n, d],
+                    dtype: it.dtype,
+                },
+                &loc,
+            );
+            let rows = em.op(
+                None,
+                "gather",
+                &[&w, &wide],
+                "dim = 0 : i64",
+                &TType {
+                    shape: vec![n, d],
+                    dtype: out.dtype,
+                },
+                &loc,
+            );
+            let res = em.view(em.out_ssa(node, 0).as_deref(), &rows, out.shape.clone(), &loc);
+            em.bind(node, 0, res);
+            Ok(())
+        },
+    },
+    Rule {
+        targets: &["aten.split_with_sizes.default", "aten.split.Tensor"],
+        import: |em, node, target| {
+            let loc = node.loc.clone();
+            let x = em.tensor(node, "self")?;
+            let xt = em.ty(&x);
+            let dim = wrap(em.int_arg(node, "dim", Some(0))?, xt.rank());
+            let size = xt.shape[dim as usize];
+            let sizes: Vec<i64> = if target.ends_with("split_with_sizes.default") {
+                em.ints_arg(node, "split_sizes")?.unwrap_or_default()
+            } else {
+                let chunk = em.int_arg(node, "split_size", None)?.max(1);
+                (0..size)
+                    .step_by(chunk as usize)
+                    .map(|s| chunk.min(size - s))
+                    .collect()
+            };
+            let mut start = 0;
+            for (i, len) in sizes.iter().enumerate() {
+                let mut shape = xt.shape.clone();
+                shape[dim as usize] = *len;
+                let attrs = format!(
+                    "dim = {dim} : i64, start = {start} : i64, end = {} : i64, step = 1 : i64",
+                    start + len
+                );
+                let res = em.op(
+                    em.out_ssa(node, i).as_deref(),
+                    "slice",
+                    &[&x],
+                    &attrs,
+                    &TType {
+                        shape,
+                        dtype: xt.dtype,
+                    },
+                    &loc,
+                );
+                em.bind(node, i, res);
+                start += len;
+            }
+            Ok(())
+        },
+    },
+];

@@ -1,0 +1,172 @@
+//! Matmul-like aten ops as `loop.extern` nodes (library kernels), and the fold of a
+//! bias add into the extern.
+
+use super::*;
+
+impl Lowering {
+    /// Inductor keeps `mm + bias` as one `addmm` extern call (the BLAS epilogue adds the
+    /// bias) unless a pointwise op consumes the sum (then the bias is unfused into that
+    /// pointwise kernel: post_grad `should_prefer_unfused_addmm`). This folds
+    /// `add(mm(a, b), bias[N])` into the extern when the mm has no other use and some user
+    /// of the sum is not elementwise. Returns whether it folded.
+    pub(super) fn fold_bias_into_mm(
+        &mut self,
+        add: MlirOperation,
+        operands: &[Access],
+        out: &TensorType,
+    ) -> Result<bool, String> {
+        let sum_users = ir::users(ir::result(add, 0));
+        let all_elementwise = !sum_users.is_empty()
+            && sum_users.iter().all(|&u| {
+                AtenOpKind::from_op_name(&ir::op_name(u))
+                    .is_some_and(|k| matches!(k.class(), AtenOpClass::Unary | AtenOpClass::Broadcasting))
+            });
+        if all_elementwise {
+            return Ok(false);
+        }
+        for (mm_at, bias_at) in [(0, 1), (1, 0)] {
+            let (
+                Access::Buffer {
+                    base, shape, index, ..
+                },
+                Access::Buffer {
+                    base: bias,
+                    shape: bias_shape,
+                    index: bias_index,
+                    ..
+                },
+            ) = (&operands[mm_at], &operands[bias_at])
+            else {
+                continue;
+            };
+            let Some(ext) = ir::defining_op(*base) else {
+                continue;
+            };
+            let is_plain_mm = ir::op_name(ext) == names::EXTERN
+                && ir::attr(ext, "kind")
+                    .and_then(fuselab_dialects::attrs::string_raw)
+                    .as_deref()
+                    == Some("mm")
+                && ir::operands(ext).len() == 2;
+            let n = *shape.last().unwrap_or(&0);
+            let bias_is_row = bias_shape.iter().product::<i64>() == n && bias_shape.last() == Some(&n);
+            let reshape_of_whole = *index == contiguous_index(shape)
+                && value_bytes(*base) == out.size_bytes()
+                && self.single_consumer(*base, ir::operand(add, mm_at));
+            if !(is_plain_mm
+                && bias_is_row
+                && reshape_of_whole
+                && *bias_index == contiguous_index(bias_shape))
+            {
+                continue;
+            }
+            let mut new_operands = ir::operands(ext);
+            new_operands.push(*bias);
+            unsafe {
+                mlir_sys::mlirOperationSetOperands(ext, new_operands.len() as isize, new_operands.as_ptr())
+            };
+            let ctx = ir::context(ext);
+            let mut views: Vec<mlir_sys::MlirAttribute> = (0..2)
+                .map(|i| unsafe {
+                    mlir_sys::mlirArrayAttrGetElement(
+                        ir::attr(ext, fuselab_dialects::loops::attr::OPERAND_VIEWS).expect("set at creation"),
+                        i,
+                    )
+                })
+                .collect();
+            views.push(ir::i64_array_attr(ctx, &[]));
+            ir::set_attr(
+                ext,
+                fuselab_dialects::loops::attr::OPERAND_VIEWS,
+                ir::array_attr(ctx, &views),
+            );
+            ir::set_attr(ext, "origins", ir::string_array_attr(ctx, &["addmm".to_string()]));
+            self.accesses
+                .insert(key(ir::result(add, 0)), operands[mm_at].clone());
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// Whether `buffer` is used only by `via` (itself, or a view op whose only user
+    /// chain leads to the op being lowered).
+    pub(super) fn single_consumer(&self, buffer: MlirValue, via: MlirValue) -> bool {
+        let users = ir::users(buffer);
+        if via.ptr == buffer.ptr {
+            return users.len() == 1;
+        }
+        users.len() == 1
+            && ir::defining_op(via).is_some_and(|v| v.ptr == users[0].ptr && ir::users(via).len() == 1)
+    }
+
+    pub(super) fn lower_extern(
+        &mut self,
+        op: MlirOperation,
+        aten: &AtenOp,
+        operands: &[Access],
+        out: &TensorType,
+        origin: &str,
+    ) -> Result<MlirValue, String> {
+        let ctx = ir::context(op);
+        let mut values = Vec::new();
+        let mut views = Vec::new();
+        for access in operands {
+            let (base, view) = match access {
+                Access::Scalar { .. } => {
+                    return Err("a matrix operand cannot be a scalar constant".to_string())
+                }
+                Access::Buffer {
+                    base, shape, index, ..
+                } => {
+                    let base_shape = ir::tensor_type(*base)
+                        .ok_or("extern operand is not a supported tensor")?
+                        .shape;
+                    if base_shape == *shape && *index == contiguous_index(shape) {
+                        (*base, Vec::new())
+                    } else if let Some(strides) = index.linear_coefficients(shape.len()) {
+                        let mut view = vec![index.constant_part()];
+                        view.extend(shape);
+                        view.extend(strides);
+                        (*base, view)
+                    } else {
+                        (self.copy(op, access)?, Vec::new())
+                    }
+                }
+            };
+            values.push(base);
+            views.push(ir::i64_array_attr(ctx, &view));
+        }
+        let name = self.new_name();
+        let extern_kind = match aten.kind() {
+            AtenOpKind::Mm => "mm",
+            AtenOpKind::Bmm => "bmm",
+            _ => "convolution",
+        };
+        let mut attrs = vec![
+            ("name", ir::string_attr(ctx, &name)),
+            ("kind", ir::string_attr(ctx, extern_kind)),
+            ("origins", ir::string_array_attr(ctx, &[origin.to_string()])),
+            (EAGER_ID_ATTR, ir::i64_attr(ctx, self.eager_id)),
+            (
+                fuselab_dialects::loops::attr::OPERAND_VIEWS,
+                ir::array_attr(ctx, &views),
+            ),
+        ];
+        for a in [attr::STRIDE, attr::PADDING, attr::DILATION, attr::GROUPS] {
+            if let Some(v) = ir::attr(op, a) {
+                attrs.push((a, v));
+            }
+        }
+        let ty = ir::parse_type(ctx, &out.to_string()).ok_or("unprintable result type")?;
+        let node = ir::create(
+            names::EXTERN,
+            ir::location(op),
+            &values,
+            &[ty],
+            &attrs,
+            Vec::new(),
+        );
+        ir::insert_before(op, node);
+        Ok(self.record_buffer(ir::result(node, 0), out))
+    }
+}

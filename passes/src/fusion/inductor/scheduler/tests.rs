@@ -1,0 +1,182 @@
+//! Tests of the scheduler on hand-made and seeded random MemoryDep graphs.
+
+use super::*;
+use crate::analysis::memory_deps::SchedNode;
+use crate::target::Generic;
+use fuselab_dialects::loops::index::{contiguous_index, IndexExpr};
+
+fn dep(buffer: &str, index: IndexExpr, ranges: &[i64]) -> MemoryDep {
+    MemoryDep {
+        buffer: buffer.to_string(),
+        index,
+        ranges: ranges.to_vec(),
+        star: false,
+        elem_bytes: 4,
+        buffer_bytes: 4 * ranges.iter().product::<i64>() as u64,
+    }
+}
+
+/// A pointwise [8, 8] node or a row reduction reading `inputs` (node indices or
+/// graph inputs as `None`).
+fn node(i: usize, reduction: bool, inputs: &[Option<usize>], nodes: &[SchedNode]) -> SchedNode {
+    let full = contiguous_index(&[8, 8]);
+    let reads = inputs
+        .iter()
+        .map(|input| match input {
+            Some(p) if nodes[*p].kind == NodeKind::Reduction => dep(&nodes[*p].name, IndexExpr::dim(0), &[8]),
+            Some(p) => dep(&nodes[*p].name, full.clone(), &[8, 8]),
+            None => dep("arg0_1", full.clone(), &[8, 8]),
+        })
+        .collect();
+    let (ranges, reduction_ranges, write) = if reduction {
+        (vec![8], vec![8], dep(&format!("buf{i}"), IndexExpr::dim(0), &[8]))
+    } else {
+        (vec![8, 8], vec![], dep(&format!("buf{i}"), full.clone(), &[8, 8]))
+    };
+    SchedNode {
+        name: format!("buf{i}"),
+        kind: if reduction {
+            NodeKind::Reduction
+        } else {
+            NodeKind::Pointwise
+        },
+        ranges,
+        reduction_ranges,
+        reads,
+        writes: vec![write],
+        origins: vec![],
+        loc: None,
+        out_bytes: 256,
+        producers: inputs.iter().flatten().copied().collect(),
+        is_output: false,
+    }
+}
+
+fn random_graph(seed: u64, n: usize) -> SchedGraph {
+    let mut next = crate::analysis::test_rng(seed);
+    let mut nodes: Vec<SchedNode> = Vec::new();
+    for i in 0..n {
+        let mut inputs = vec![];
+        for _ in 0..1 + next(3) {
+            inputs.push(if i == 0 || next(5) == 0 {
+                None
+            } else {
+                Some(i - 1 - next(i.min(6)))
+            });
+        }
+        inputs.sort();
+        inputs.dedup();
+        nodes.push(node(i, next(7) == 0, &inputs, &nodes));
+    }
+    SchedGraph {
+        nodes,
+        inputs: vec![("arg0_1".to_string(), 256)],
+        unfused: None,
+    }
+}
+
+/// Every node lands in exactly one group, groups respect the size cap, and the group
+/// order is topological (no producer in a later group): fusion never creates a cycle.
+#[test]
+fn plans_are_acyclic_partitions_on_random_graphs() {
+    for seed in 0..200u64 {
+        let graph = random_graph(seed * 7919 + 1, 60);
+        let config = FusionConfig {
+            max_fusion_size: 8,
+            ..Default::default()
+        };
+        let plan = plan_fusion(&graph, config, &Generic);
+        let mut group_of = vec![usize::MAX; graph.nodes.len()];
+        for (g, members) in plan.groups.iter().enumerate() {
+            assert!(members.len() <= 8, "seed {seed}: group over the cap");
+            for &m in members {
+                assert_eq!(group_of[m], usize::MAX, "seed {seed}: node {m} in two groups");
+                group_of[m] = g;
+            }
+        }
+        for (i, node) in graph.nodes.iter().enumerate() {
+            for &p in &node.producers {
+                assert!(
+                    group_of[p] <= group_of[i],
+                    "seed {seed}: buf{p} -> buf{i} goes backwards between groups"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn reduction_and_its_epilogue_fuse_but_mismatched_rows_do_not() {
+    let mut nodes = vec![node(0, true, &[None], &[])];
+    nodes.push(node(1, false, &[None, Some(0)], &nodes));
+    let graph = SchedGraph {
+        nodes,
+        inputs: vec![("arg0_1".to_string(), 256)],
+        unfused: None,
+    };
+    let plan = plan_fusion(&graph, FusionConfig::default(), &Generic);
+    assert_eq!(plan.groups, vec![vec![0, 1]]);
+    // A pointwise node over 16 elements cannot join a (8, 8) reduction.
+    let mut odd = node(1, false, &[Some(0)], &graph.nodes);
+    odd.ranges = vec![4, 4];
+    let graph = SchedGraph {
+        nodes: vec![graph.nodes[0].clone(), odd],
+        ..graph
+    };
+    let plan = plan_fusion(&graph, FusionConfig::default(), &Generic);
+    assert_eq!(plan.groups.len(), 2);
+}
+
+/// A target that allows `max_inputs` inputs per kernel and otherwise says what
+/// [`Generic`] says.
+struct FewInputs(usize);
+
+impl Target for FewInputs {
+    fn name(&self) -> &'static str {
+        "few-inputs"
+    }
+    fn summary(&self) -> &'static str {
+        "test target"
+    }
+    fn limits(&self) -> crate::target::KernelLimits {
+        crate::target::KernelLimits {
+            max_inputs: Some(self.0),
+            on_chip_bytes: None,
+        }
+    }
+    fn costs(&self) -> crate::target::Costs {
+        Generic.costs()
+    }
+    fn stages(&self) -> &'static [crate::target::Stage] {
+        &[]
+    }
+}
+
+/// A chain reading one new input per node fuses whole on the generic target, and
+/// stops where the target's input limit would be exceeded.
+#[test]
+fn the_targets_input_limit_splits_kernels() {
+    let mut nodes = vec![node(0, false, &[None], &[])];
+    for i in 1..4 {
+        let mut next = node(i, false, &[Some(i - 1)], &nodes);
+        next.reads
+            .push(dep(&format!("arg{i}_1"), contiguous_index(&[8, 8]), &[8, 8]));
+        nodes.push(next);
+    }
+    let graph = SchedGraph {
+        nodes,
+        inputs: (0..4).map(|i| (format!("arg{i}_1"), 256)).collect(),
+        unfused: None,
+    };
+    let plan = plan_fusion(&graph, FusionConfig::default(), &Generic);
+    assert_eq!(plan.groups, vec![vec![0, 1, 2, 3]]);
+    let plan = plan_fusion(&graph, FusionConfig::default(), &FewInputs(2));
+    assert!(plan.groups.iter().all(|g| g.len() < 4), "{:?}", plan.groups);
+    assert!(
+        plan.rejections
+            .iter()
+            .any(|r| r.reason.contains("allows 2 inputs per kernel")),
+        "{:?}",
+        plan.rejections
+    );
+}

@@ -1,0 +1,101 @@
+//! Inductor's fusion knobs and its ranking of candidate pairs (choices.py
+//! `score_fusion`, `FusionScore.__lt__`; seed 000 §7.4), as plain data.
+
+/// The knobs of `--inductor-fuse` (defaults = Inductor's config).
+#[derive(Clone, Debug)]
+pub struct FusionConfig {
+    /// `max_fusion_size`: nodes per kernel.
+    pub max_fusion_size: usize,
+    /// `score_fusion_memory_threshold`: bytes a horizontal pair must share.
+    pub score_threshold: u64,
+    /// `max_fusion_buffer_group_pairwise_attempts`.
+    pub pairwise_attempts: usize,
+    /// Rounds of `fuse_nodes_once`.
+    pub max_rounds: usize,
+    /// `aggressive_fusion`.
+    pub aggressive: bool,
+}
+
+impl Default for FusionConfig {
+    fn default() -> Self {
+        Self {
+            max_fusion_size: 64,
+            score_threshold: 10,
+            pairwise_attempts: 64,
+            max_rounds: 10,
+            aggressive: false,
+        }
+    }
+}
+
+/// Inductor's `FusionScore` (choices.py `score_fusion`; seed 000 §7.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FusionScore {
+    /// 2 for an ordinary fusion with shared data, 1 otherwise (no templates here).
+    pub template: i64,
+    /// 1 if both or neither are reductions and memory > 0.
+    pub node_type: i64,
+    /// Bytes of common dependencies.
+    pub memory: u64,
+    /// Bytes of buffers both read at different indices (only when memory is 0).
+    pub buffer_overlap: u64,
+    /// `-max(|min1 - max2|, |min2 - max1|)`.
+    pub proximity: i64,
+}
+
+impl FusionScore {
+    /// `FusionScore.__lt__`: template first; when one memory score is more than 16x the
+    /// other, memory decides; else (node_type, memory, overlap, proximity).
+    pub fn less_than(&self, other: &FusionScore) -> bool {
+        if self.template != other.template {
+            return self.template < other.template;
+        }
+        let (hi, lo) = (self.memory.max(other.memory), self.memory.min(other.memory));
+        if hi > lo.saturating_mul(16) {
+            return self.memory < other.memory;
+        }
+        (self.node_type, self.memory, self.buffer_overlap, self.proximity)
+            < (
+                other.node_type,
+                other.memory,
+                other.buffer_overlap,
+                other.proximity,
+            )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fusion_score_uses_the_16x_memory_rule() {
+        let base = FusionScore {
+            template: 2,
+            node_type: 1,
+            memory: 100,
+            buffer_overlap: 0,
+            proximity: -1,
+        };
+        let big_memory = FusionScore {
+            node_type: 0,
+            memory: 2000,
+            ..base
+        };
+        let close_memory = FusionScore {
+            node_type: 0,
+            memory: 1000,
+            ..base
+        };
+        // 2000 > 16 * 100: memory decides although node_type is lower.
+        assert!(base.less_than(&big_memory));
+        // 1000 <= 16 * 100: node_type decides first.
+        assert!(close_memory.less_than(&base));
+        let prologue = FusionScore {
+            template: 0,
+            memory: 1 << 30,
+            ..base
+        };
+        assert!(prologue.less_than(&base));
+    }
+}

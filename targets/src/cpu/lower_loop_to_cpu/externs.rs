@@ -1,0 +1,395 @@
+//! Library kernels and copies: mm/bmm through `fuselab_sgemm` with the operands' view
+//! strides, convolution as im2col + sgemm, half types through f32 scratch, views.
+
+use super::*;
+
+impl Gen {
+    /// `mm` / `bmm` (with operand views and an optional bias) as `fuselab_sgemm` calls;
+    /// `convolution` goes to [`Gen::convolution`].
+    pub(super) fn matmul(&mut self, op: MlirOperation) -> Result<(), CodegenError> {
+        let out = self.result_buffer(op)?;
+        let operands = ir::operands(op);
+        let views: Vec<Vec<i64>> = fuselab_dialects::loops::operand_views(op);
+        let kind = ir::attr(op, "kind")
+            .and_then(fuselab_dialects::attrs::string_raw)
+            .unwrap_or_default();
+        if kind == "convolution" {
+            if views.iter().any(|v| !v.is_empty()) {
+                return Err(err(op, "convolution operands with views are not generated yet"));
+            }
+            return self.convolution(op, out, &operands);
+        }
+        if kind != "mm" && kind != "bmm" {
+            return Err(err(
+                op,
+                format!("the CPU code generator has no '{kind}' extern yet"),
+            ));
+        }
+        let shape = &out.ty.shape;
+        let r = shape.len();
+        let (m, n) = (shape[r - 2], shape[r - 1]);
+        let inputs = [self.buffer(op, operands[0])?, self.buffer(op, operands[1])?];
+        let ([a, b], target) = self.in_f32(op, "matmuls", &out, inputs)?;
+        // Logical shapes and strides of the operands (views or contiguous).
+        let k = {
+            let v = views.first().filter(|v| !v.is_empty());
+            match v {
+                Some(v) => v[(v.len() - 1) / 2],
+                None => *a.ty.shape.last().unwrap_or(&1),
+            }
+        };
+        // Offset and strides of each operand: its view, or contiguous.
+        let layout = |view: Option<&Vec<i64>>, logical: Vec<i64>| -> (i64, Vec<i64>) {
+            match view.filter(|v| !v.is_empty()) {
+                Some(v) => (v[0], v[(v.len() - 1) / 2 + 1..].to_vec()),
+                None => (0, contiguous_strides(&logical)),
+            }
+        };
+        let bmm = kind == "bmm";
+        let batch = if bmm { shape[0] } else { 1 };
+        let (a_logical, b_logical) = if bmm {
+            (vec![batch, m, k], vec![batch, k, n])
+        } else {
+            (vec![m, k], vec![k, n])
+        };
+        let (ao, astr) = layout(views.first(), a_logical);
+        let (bo, bstr) = layout(views.get(1), b_logical);
+        let loop_ranges = if bmm { vec![batch, m, n] } else { vec![m, n] };
+        // C = the bias broadcast over the rows (then C += A B), or C = A B.
+        let beta = if let Some(&bias_v) = operands.get(2) {
+            // The bias broadcast over the leading dims of the result.
+            let bias = self.buffer(op, bias_v)?;
+            let offset = r - bias.ty.rank();
+            let mut terms = Vec::new();
+            let mut stride = 1i64;
+            for d in (0..bias.ty.rank()).rev() {
+                if bias.ty.shape[d] != 1 {
+                    terms.push(format!("d{} * {stride}", d + offset));
+                }
+                stride *= bias.ty.shape[d];
+            }
+            let index = if terms.is_empty() {
+                "0".to_string()
+            } else {
+                terms.join(" + ")
+            };
+            self.broadcast_into(&bias, &index, &target);
+            1.0
+        } else {
+            0.0
+        };
+        // C += A B per batch by the BLAS (`fuselab_sgemm`, matrixmultiply's sgemm, which
+        // takes any row and column strides, so views need no copy).
+        self.uses_sgemm = true;
+        let base = "    ";
+        let (pa, pb, pc) = (
+            self.pointer(&a, base),
+            self.pointer(&b, base),
+            self.pointer(&target, base),
+        );
+        let (ivs, ind) = self.open_loops(&loop_ranges[..usize::from(bmm)], base);
+        let iv = ivs.first().map(String::as_str);
+        let (sa0, sb0) = if bmm { (astr[0], bstr[0]) } else { (0, 0) };
+        let addr_a = self.address(&pa, iv, sa0, ao, &ind);
+        let addr_b = self.address(&pb, iv, sb0, bo, &ind);
+        let addr_c = self.address(&pc, iv, m * n, 0, &ind);
+        let (ra, ca) = (astr[astr.len() - 2], astr[astr.len() - 1]);
+        let (rb, cb) = (bstr[bstr.len() - 2], bstr[bstr.len() - 1]);
+        self.call_sgemm(
+            [m, n, k],
+            (&addr_a, ra, ca),
+            (&addr_b, rb, cb),
+            beta,
+            (&addr_c, n, 1),
+            &ind,
+        );
+        self.close_loops(ivs.len(), base);
+        self.finish_extern(op, &target, out);
+        Ok(())
+    }
+
+    /// The operands and the result buffer an extern computes with, all f32: an f32
+    /// extern uses its own buffers; an f16 / bf16 one has its operands widened into
+    /// scratch buffers and computes into an f32 scratch that [`Gen::finish_extern`]
+    /// narrows into the result once.
+    pub(super) fn in_f32(
+        &mut self,
+        op: MlirOperation,
+        what: &str,
+        out: &Buf,
+        [a, b]: [Buf; 2],
+    ) -> Result<([Buf; 2], Buf), CodegenError> {
+        match out.ty.dtype {
+            DType::F32 => Ok(([a, b], out.clone())),
+            DType::F16 | DType::BF16 => {
+                let operands = [self.convert(&a, DType::F32), self.convert(&b, DType::F32)];
+                Ok((operands, self.scratch(&out.ty.shape, DType::F32)))
+            }
+            other => Err(err(op, format!("{other} {what} are not generated"))),
+        }
+    }
+
+    /// The extern `op` computed into `target` ([`Gen::in_f32`]): narrowed into `out`
+    /// if that is a scratch buffer; `out` becomes the result's buffer.
+    pub(super) fn finish_extern(&mut self, op: MlirOperation, target: &Buf, out: Buf) {
+        if target.ty.dtype != out.ty.dtype {
+            self.copy_converting(target, &out);
+        }
+        self.bufs.insert(ir::result(op, 0).ptr as usize, out);
+    }
+
+    /// Fills the f32 buffer `target` with `src` read at `index`, an affine expression of
+    /// the target's loop variables `d0, d1, ...` (a bias broadcast).
+    pub(super) fn broadcast_into(&mut self, src: &Buf, index: &str, target: &Buf) {
+        let shape = target.ty.shape.clone();
+        let (ivs, ind) = self.open_loops(&shape, "    ");
+        let dims: Vec<String> = (0..shape.len()).map(|d| format!("d{d}")).collect();
+        let (ix, v) = (self.name("x"), self.name("v"));
+        let _ = writeln!(
+            self.out,
+            "{ind}{ix} = affine.apply affine_map<({}) -> ({index})>({})",
+            dims.join(", "),
+            ivs.join(", ")
+        );
+        let _ = writeln!(
+            self.out,
+            "{ind}{v} = memref.load {}[{ix}] : {}",
+            src.ssa,
+            memref(&src.ty)
+        );
+        let v = if src.ty.dtype.is_half() {
+            self.widened(&v, src.ty.dtype, &ind)
+        } else {
+            v
+        };
+        let flat = self.flat_index(&ivs, &shape, &ind);
+        let _ = writeln!(
+            self.out,
+            "{ind}memref.store {v}, {}[{flat}] : {}",
+            target.ssa,
+            memref(&target.ty)
+        );
+        self.close_loops(shape.len(), "    ");
+    }
+
+    /// `C = A B + beta C` through `fuselab_sgemm` for `[m, n, k]` (`A` is m x k, `B`
+    /// k x n); each operand is an i64 address with its row and column strides in
+    /// elements.
+    pub(super) fn call_sgemm(
+        &mut self,
+        [m, n, k]: [i64; 3],
+        a: (&str, i64, i64),
+        b: (&str, i64, i64),
+        beta: f32,
+        c: (&str, i64, i64),
+        indent: &str,
+    ) {
+        let ints: Vec<String> = [m, n, k, a.1, a.2, b.1, b.2, c.1, c.2]
+            .iter()
+            .map(|&v| {
+                let name = self.name("c");
+                let _ = writeln!(self.out, "{indent}{name} = arith.constant {v} : i64");
+                name
+            })
+            .collect();
+        let beta_c = self.name("c");
+        let _ = writeln!(self.out, "{indent}{beta_c} = arith.constant {beta:?} : f32");
+        let _ = writeln!(
+            self.out,
+            "{indent}func.call @fuselab_sgemm({}, {}, {}, {}, {}, {}, {}, {}, {}, {beta_c}, {}, {}, {}) : {SGEMM_TYPE}",
+            ints[0], ints[1], ints[2], a.0, ints[3], ints[4], b.0, ints[5], ints[6], c.0, ints[7], ints[8]
+        );
+    }
+
+    /// N-d convolution as im2col + GEMM, per image and group: the receptive fields of
+    /// every output position are gathered into a scratch `col[(c, k...), (s...)]`
+    /// (0 where the window leaves the input: padding), then `out[n, group] = W[group] x
+    /// col` by `fuselab_sgemm` (on top of the bias, broadcast first). f16/bf16 run in
+    /// f32 scratch buffers, as matmuls do.
+    pub(super) fn convolution(
+        &mut self,
+        op: MlirOperation,
+        out: Buf,
+        operands: &[MlirValue],
+    ) -> Result<(), CodegenError> {
+        let inputs = [self.buffer(op, operands[0])?, self.buffer(op, operands[1])?];
+        let bias = operands.get(2).map(|&b| self.buffer(op, b)).transpose()?;
+        let ([x, w], target) = self.in_f32(op, "convolutions", &out, inputs)?;
+        let spatial = x.ty.rank() - 2;
+        let list = |name: &str, default: i64| {
+            let v = i64s(op, name);
+            if v.is_empty() {
+                vec![default; spatial]
+            } else {
+                v
+            }
+        };
+        let (stride, padding, dilation) = (list("stride", 1), list("padding", 0), list("dilation", 1));
+        let groups = ir::attr(op, "groups")
+            .and_then(|a| fuselab_dialects::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) }))
+            .unwrap_or(1);
+        let (batch, cin) = (x.ty.shape[0], x.ty.shape[1]);
+        let (cin_g, cout_g) = (w.ty.shape[1], w.ty.shape[0] / groups.max(1));
+        let kernel: Vec<i64> = w.ty.shape[2..].to_vec();
+        let out_spatial: Vec<i64> = target.ty.shape[2..].to_vec();
+        let s_total: i64 = out_spatial.iter().product();
+        let k_total: i64 = cin_g * kernel.iter().product::<i64>();
+        let in_spatial: i64 = x.ty.shape[2..].iter().product();
+        let cout = w.ty.shape[0];
+        // The bias broadcast over images and positions (then C += W col).
+        let beta = if let Some(b) = bias {
+            self.broadcast_into(&b, "d1", &target);
+            1.0
+        } else {
+            0.0
+        };
+        let col = self.scratch(&[k_total, s_total], DType::F32);
+        self.uses_sgemm = true;
+        let base = "    ";
+        let (pw, pc, pcol) = (
+            self.pointer(&w, base),
+            self.pointer(&target, base),
+            self.pointer(&col, base),
+        );
+        let (ng, nind) = self.open_loops(&[batch, groups], base);
+        let (n, g) = (ng[0].clone(), ng[1].clone());
+        // col[(c, k...), (s...)] = x[n, g*cin_g + c, s*stride - pad + k*dil] or 0.
+        let mut fill = vec![cin_g];
+        fill.extend_from_slice(&kernel);
+        fill.extend_from_slice(&out_spatial);
+        let (fivs, find) = self.open_loops(&fill, &nind);
+        let mut conds = Vec::new();
+        let mut positions = Vec::new();
+        for sp in 0..spatial {
+            let (k_iv, s_iv) = (&fivs[1 + sp], &fivs[1 + spatial + sp]);
+            let p = self.name("x");
+            let _ = writeln!(
+                self.out,
+                "{find}{p} = affine.apply affine_map<(d0, d1) -> (d1 * {} - {} + d0 * {})>({k_iv}, {s_iv})",
+                stride[sp], padding[sp], dilation[sp]
+            );
+            let (lo, hi) = (
+                self.index_const(0, &find),
+                self.index_const(x.ty.shape[2 + sp] - 1, &find),
+            );
+            let (ge, le, cl, c) = (self.name("b"), self.name("b"), self.name("x"), self.name("x"));
+            let _ = writeln!(self.out, "{find}{ge} = arith.cmpi sge, {p}, {lo} : index");
+            let _ = writeln!(self.out, "{find}{le} = arith.cmpi sle, {p}, {hi} : index");
+            // Clamped into the input for the (discarded) out-of-bounds loads.
+            let _ = writeln!(self.out, "{find}{cl} = arith.maxsi {p}, {lo} : index");
+            let _ = writeln!(self.out, "{find}{c} = arith.minsi {cl}, {hi} : index");
+            conds.push(ge);
+            conds.push(le);
+            positions.push(c);
+        }
+        let mut in_expr = format!("(d0 * {cin} + d1 * {cin_g} + d2) * {in_spatial}");
+        for sp in 0..spatial {
+            let inner: i64 = x.ty.shape[3 + sp..].iter().product();
+            in_expr.push_str(&format!(" + s{sp} * {inner}"));
+        }
+        let syms: Vec<String> = (0..spatial).map(|sp| format!("s{sp}")).collect();
+        let ix = self.name("x");
+        let _ = writeln!(
+            self.out,
+            "{find}{ix} = affine.apply affine_map<(d0, d1, d2)[{}] -> ({in_expr})>({n}, {g}, {})[{}]",
+            syms.join(", "),
+            fivs[0],
+            positions.join(", ")
+        );
+        let (v, zero, sel) = (self.name("v"), self.name("z"), self.name("v"));
+        let _ = writeln!(
+            self.out,
+            "{find}{v} = memref.load {}[{ix}] : {}",
+            x.ssa,
+            memref(&x.ty)
+        );
+        let _ = writeln!(self.out, "{find}{zero} = arith.constant 0.0 : f32");
+        let mut inside = conds.first().cloned().unwrap_or_default();
+        for c in conds.iter().skip(1) {
+            let a = self.name("b");
+            let _ = writeln!(self.out, "{find}{a} = arith.andi {inside}, {c} : i1");
+            inside = a;
+        }
+        let value = if conds.is_empty() {
+            v
+        } else {
+            let _ = writeln!(self.out, "{find}{sel} = arith.select {inside}, {v}, {zero} : f32");
+            sel
+        };
+        let flat = self.flat_index(&fivs, &fill, &find);
+        let _ = writeln!(
+            self.out,
+            "{find}memref.store {value}, {}[{flat}] : {}",
+            col.ssa,
+            memref(&col.ty)
+        );
+        self.close_loops(fill.len(), &nind);
+        // out[n, g*cout_g.., s] (+)= W[g*cout_g.., (c, k...)] x col
+        let addr_w = self.address(&pw, Some(&g), cout_g * k_total, 0, &nind);
+        let addr_col = self.address(&pcol, None, 0, 0, &nind);
+        let image = self.name("x");
+        let _ = writeln!(
+            self.out,
+            "{nind}{image} = affine.apply affine_map<(d0, d1) -> (d0 * {} + d1 * {})>({n}, {g})",
+            cout * s_total,
+            cout_g * s_total
+        );
+        let addr_c = self.address(&pc, Some(&image), 1, 0, &nind);
+        self.call_sgemm(
+            [cout_g, s_total, k_total],
+            (&addr_w, k_total, 1),
+            (&addr_col, s_total, 1),
+            beta,
+            (&addr_c, s_total, 1),
+            &nind,
+        );
+        self.close_loops(2, base);
+        self.finish_extern(op, &target, out);
+        Ok(())
+    }
+
+    /// A strided view (`loop.view`) copied into its output buffer.
+    pub(super) fn view_copy(&mut self, op: MlirOperation) -> Result<(), CodegenError> {
+        let out = self.result_buffer(op)?;
+        let base = self.buffer(op, ir::operand(op, 0))?;
+        let layout = i64s(op, "layout");
+        let rank = out.ty.rank();
+        let (offset, sizes, strides) = (layout[0], layout[1..=rank].to_vec(), layout[rank + 1..].to_vec());
+        let (ivs, ind) = self.open_loops(&sizes, "    ");
+        let terms: Vec<String> = strides
+            .iter()
+            .enumerate()
+            .map(|(d, s)| format!("d{d} * {s}"))
+            .collect();
+        let dl: Vec<String> = (0..rank).map(|d| format!("d{d}")).collect();
+        let src = self.name("x");
+        let expr = if terms.is_empty() {
+            offset.to_string()
+        } else {
+            format!("{offset} + {}", terms.join(" + "))
+        };
+        let _ = writeln!(
+            self.out,
+            "{ind}{src} = affine.apply affine_map<({}) -> ({expr})>({})",
+            dl.join(", "),
+            ivs.join(", ")
+        );
+        let v = self.name("v");
+        let _ = writeln!(
+            self.out,
+            "{ind}{v} = memref.load {}[{src}] : {}",
+            base.ssa,
+            memref(&base.ty)
+        );
+        let flat = self.flat_index(&ivs, &sizes, &ind);
+        let _ = writeln!(
+            self.out,
+            "{ind}memref.store {v}, {}[{flat}] : {}",
+            out.ssa,
+            memref(&out.ty)
+        );
+        self.close_loops(rank, "    ");
+        self.bufs.insert(ir::result(op, 0).ptr as usize, out);
+        Ok(())
+    }
+}

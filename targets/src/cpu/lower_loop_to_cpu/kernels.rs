@@ -1,0 +1,155 @@
+//! One function per kernel (and per op left outside kernels), with the globals it uses.
+
+use super::*;
+
+impl Gen {
+    /// The ops of a kernel function that are not kernels themselves.
+    pub(super) fn members(&mut self, ops: &[MlirOperation]) -> Result<(), CodegenError> {
+        for &op in ops {
+            match ir::op_name(op).as_str() {
+                names::POINTWISE | names::REDUCTION => self.step(&[op])?,
+                names::EXTERN => self.matmul(op)?,
+                names::VIEW => self.view_copy(op)?,
+                other => {
+                    return Err(err(
+                        op,
+                        format!("the CPU code generator cannot handle '{other}' here"),
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A `loop.kernel`'s members: pointwise members whose buffer does not leave the
+    /// kernel are fused into their readers (computed in registers, never stored); the
+    /// rest share one row nest when they can ([`Gen::step`]).
+    pub(super) fn kernel(&mut self, op: MlirOperation) -> Result<(), CodegenError> {
+        let block = ir::body(op).ok_or_else(|| err(op, "kernel without a body"))?;
+        let inner = ir::block_ops(block);
+        let (last, members) = inner.split_last().ok_or_else(|| err(op, "empty kernel"))?;
+        let yielded: Vec<usize> = ir::operands(*last).iter().map(|v| v.ptr as usize).collect();
+        let mut rest = Vec::new();
+        for &m in members {
+            let r = ir::result(m, 0).ptr as usize;
+            // Only values every user reads through `loop.load` in a body can be
+            // recomputed there; an extern or a view needs the buffer.
+            let loaded_only = ir::users(ir::result(m, 0))
+                .iter()
+                .all(|&u| ir::op_name(u) == names::LOAD);
+            if ir::op_name(m) == names::POINTWISE && !yielded.contains(&r) && loaded_only {
+                self.inline.insert(r, m);
+            } else {
+                rest.push(m);
+            }
+        }
+        let nodes = rest
+            .iter()
+            .all(|&m| matches!(ir::op_name(m).as_str(), names::POINTWISE | names::REDUCTION));
+        if nodes && !rest.is_empty() {
+            self.step(&rest)?;
+        } else {
+            self.members(&rest)?;
+        }
+        let outs = ir::operands(*last)
+            .iter()
+            .map(|&v| self.buffer(op, v))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.tuples.insert(ir::result(op, 0).ptr as usize, outs);
+        Ok(())
+    }
+
+    /// The function's ops: each kernel, node, extern or view becomes a function of its
+    /// own, called by the host function in order.
+    pub(super) fn ops(&mut self, ops: &[MlirOperation]) -> Result<(), CodegenError> {
+        for &op in ops {
+            let name = ir::op_name(op);
+            match name.as_str() {
+                names::POINTWISE | names::REDUCTION | names::EXTERN | names::VIEW | names::KERNEL => {
+                    self.out.clear();
+                    if name == names::KERNEL {
+                        self.kernel(op)?;
+                    } else {
+                        self.members(&[op])?;
+                    }
+                    let label = ir::attr(op, "name")
+                        .and_then(fuselab_dialects::attrs::string_raw)
+                        .unwrap_or_else(|| "node".to_string());
+                    self.finish_kernel(&label);
+                }
+                names::OUTPUT => {
+                    let index = ir::attr(op, "index")
+                        .and_then(|a| {
+                            fuselab_dialects::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) })
+                        })
+                        .unwrap_or(0) as usize;
+                    let buf = self
+                        .tuples
+                        .get(&(ir::operand(op, 0).ptr as usize))
+                        .and_then(|t| t.get(index))
+                        .cloned()
+                        .ok_or_else(|| err(op, "loop.output of an unknown kernel"))?;
+                    self.bufs.insert(ir::result(op, 0).ptr as usize, buf);
+                }
+                "func.return" => {}
+                other => return Err(err(op, format!("the CPU code generator cannot handle '{other}'"))),
+            }
+        }
+        Ok(())
+    }
+
+    /// `memref.get_global` of every intermediate buffer so far.
+    pub(super) fn globals_prologue(&self) -> String {
+        self.allocs
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                format!(
+                    "    {} = memref.get_global @{}_g{i} : {}\n",
+                    b.ssa,
+                    self.prefix,
+                    memref(&b.ty)
+                )
+            })
+            .collect()
+    }
+
+    /// Closes the kernel function written in `out` as `@<function>_<label>` and calls
+    /// it from the host function.
+    pub(super) fn finish_kernel(&mut self, label: &str) {
+        let clean: String = label
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let mut symbol = format!("{}_{clean}", self.prefix);
+        if self.kernels.iter().any(|(s, _)| *s == symbol) {
+            symbol = format!("{symbol}_{}", self.kernels.len());
+        }
+        let text = format!(
+            "  func.func private @{symbol}({}) {{\n{}{}    return\n  }}\n",
+            self.params.join(", "),
+            self.globals_prologue(),
+            self.out
+        );
+        let args: Vec<&str> = self.params.iter().filter_map(|p| p.split(':').next()).collect();
+        let types: Vec<&str> = self
+            .params
+            .iter()
+            .filter_map(|p| p.split_once(": ").map(|(_, t)| t))
+            .collect();
+        let _ = writeln!(
+            self.host,
+            "    func.call @{symbol}({}) : ({}) -> ()",
+            args.join(", "),
+            types.join(", ")
+        );
+        self.kernels.push((symbol, text));
+        self.out.clear();
+    }
+}
