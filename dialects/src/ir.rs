@@ -339,3 +339,14 @@ pub fn string_list(op: MlirOperation, name: &str) -> Vec<String> {
         .and_then(|a| crate::attrs::string_array(unsafe { melior::ir::Attribute::from_raw(a) }))
         .unwrap_or_default()
 }
+
+/// Whether `value` can be used at `op` without reordering: a block argument, or the
+/// result of an op before `op` in the same block.
+pub fn available_at(value: MlirValue, op: MlirOperation) -> bool {
+    match defining_op(value) {
+        None => true,
+        Some(def) => {
+            parent_block(def).ptr == parent_block(op).ptr && unsafe { mlirOperationIsBeforeInBlock(def, op) }
+        }
+    }
+}

@@ -288,7 +288,9 @@ pub fn eval_op(op: &AtenOp, args: &[&Tensor], out: &TensorType) -> Result<Tensor
             reduce(x, &dims_of(x), out, |g| {
                 let n = g.len() as f64;
                 let mean = g.iter().sum::<f64>() / n;
-                g.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - correction)
+                // PyTorch's divisor is max(0, N - correction): a correction >= N gives
+                // inf (or NaN for a zero sum), never a negative variance.
+                g.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - correction).max(0.0)
             })
         }
         Softmax | LogSoftmax => {

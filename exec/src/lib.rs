@@ -158,4 +158,19 @@ mod tests {
         assert!(!inputs::compare(&nan_moved, &want).pass);
         assert!(!inputs::compare(&t(&[1, 3], &[1.0, f64::NAN, 100.0]), &want).pass);
     }
+
+    /// An expected infinity matches only the same infinity (issue 13, item 6:
+    /// relu([1, 2, 3, 4]) checked against [inf, -inf, 3, 4] used to pass).
+    #[test]
+    fn infinities_match_only_themselves() {
+        let want = t(&[4], &[f64::INFINITY, f64::NEG_INFINITY, 3.0, 4.0]);
+        assert!(inputs::compare(&want, &want).pass);
+        let finite = t(&[4], &[1.0, 2.0, 3.0, 4.0]);
+        let c = inputs::compare(&finite, &want);
+        assert_eq!((c.pass, c.mismatches), (false, 2));
+        let flipped = t(&[4], &[f64::NEG_INFINITY, f64::INFINITY, 3.0, 4.0]);
+        assert_eq!(inputs::compare(&flipped, &want).mismatches, 2);
+        // A finite expectation is not met by an infinity either.
+        assert!(!inputs::compare(&want, &finite).pass);
+    }
 }

@@ -7,6 +7,7 @@
 // RUN: fuse-import %S/Inputs/transformer_encoder_layer.pt2 | fuse-opt - --aten-decompose --lower-aten-to-loop --inline-pointwise --inductor-fuse -o /dev/null
 // RUN: fuse-import %S/Inputs/transformer_encoder_50.pt2 | fuse-opt - --aten-verify-shapes -o /dev/null
 // RUN: fuse-import --help | FileCheck %s --check-prefix=HELP
+// RUN: fuse-import %S/Inputs/name_clash.pt2 | FileCheck %s --check-prefix=CLASH
 
 // torch.export archives (tools/export_fixtures.py, weights stripped) to aten MLIR.
 
@@ -52,3 +53,9 @@
 
 // HELP: USAGE: fuse-import [options] MODEL.pt2
 // HELP: torch.export.save(ep, "model.pt2")
+
+// Two torch names that sanitize alike (`mul.1` and `mul_1`, seed_10op with two values
+// renamed) are two SSA values (issue 13, item 5: both became %mul_1).
+// CLASH: %mul_1 = "aten.mul"(%relu, %relu) {{.*}}"mul.1"])
+// CLASH: %mul_1_1 = "aten.mul"(%relu, %f.2) {{.*}}"mul_1"])
+// CLASH: %add_1 = "aten.add"(%mul_1, %mul_1_1)

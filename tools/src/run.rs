@@ -241,6 +241,29 @@ fn run_strategy(
     })
 }
 
+/// Refuses recorded inputs that do not fit `func`'s arguments (count, shape, dtype):
+/// the interpreters and the compiled code index buffers by the declared types.
+fn check_expected_inputs(func: mlir_sys::MlirOperation, inputs: &[Tensor]) -> Result<(), String> {
+    let args = ir::block_arguments(ir::body(func).ok_or("function without a body")?);
+    if args.len() != inputs.len() {
+        return Err(format!(
+            "the expectation file has {} inputs, the function takes {}",
+            inputs.len(),
+            args.len()
+        ));
+    }
+    for (i, (arg, tensor)) in args.into_iter().zip(inputs).enumerate() {
+        let ty = ir::tensor_type(arg).ok_or_else(|| format!("argument #{i} is not a supported tensor"))?;
+        if ty.shape != tensor.shape || ty.dtype != tensor.dtype {
+            return Err(format!(
+                "expected input #{i} has shape {:?} and dtype {}, the argument is {ty}",
+                tensor.shape, tensor.dtype
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Checks every function of `text` (aten IR) under `options`.
 pub fn check(text: &str, buffer: &str, options: &RunOptions) -> Result<Vec<FunctionResult>, String> {
     let fuse = FuseContext::new().map_err(|e| e.to_string())?;
@@ -285,7 +308,10 @@ pub fn check(text: &str, buffer: &str, options: &RunOptions) -> Result<Vec<Funct
             ));
         }
         let inputs = match &options.expect {
-            Some(e) => e.inputs.clone(),
+            Some(e) => {
+                check_expected_inputs(func, &e.inputs).map_err(|m| format!("{buffer}: @{name}: {m}"))?;
+                e.inputs.clone()
+            }
             None => generate_inputs(func, options.seed).map_err(|m| format!("{buffer}: @{name}: {m}"))?,
         };
         let reference = run_aten(func, &inputs).map_err(|e| e.to_string())?;

@@ -92,7 +92,7 @@ impl<'m> Emitter<'m> {
 
     /// The SSA name for output `i` (the torch name, so the IR reads like the graph).
     pub(super) fn out_ssa(&self, node: &Node, i: usize) -> Option<String> {
-        node.outputs.get(i).cloned().flatten().map(|n| ssa_name(&n))
+        node.outputs.get(i).cloned().flatten().map(|n| self.ssa(&n))
     }
 
     /// Emits `op(operands) {attrs}` as the node's output #0, typed from tensor_values.

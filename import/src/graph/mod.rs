@@ -150,6 +150,35 @@ struct Emitter<'m> {
     used: std::collections::HashSet<String>,
     body: String,
     fresh: usize,
+    /// torch value name -> its SSA name, unique in the function.
+    ssa_names: std::cell::RefCell<SsaNames>,
+}
+
+/// SSA names given to torch value names: the sanitized name, or, when two torch names
+/// sanitize alike (`mul.1` and `mul_1`), the sanitized name with a `_<n>` suffix.
+#[derive(Default)]
+struct SsaNames {
+    by_torch: HashMap<String, String>,
+    taken: std::collections::HashSet<String>,
+}
+
+impl SsaNames {
+    /// The SSA name of `torch`, assigned on first request.
+    fn name_of(&mut self, torch: &str) -> String {
+        if let Some(ssa) = self.by_torch.get(torch) {
+            return ssa.clone();
+        }
+        let base = ssa_name(torch);
+        let mut ssa = base.clone();
+        let mut n = 1;
+        while self.taken.contains(&ssa) {
+            ssa = format!("{base}_{n}");
+            n += 1;
+        }
+        self.taken.insert(ssa.clone());
+        self.by_torch.insert(torch.to_string(), ssa.clone());
+        ssa
+    }
 }
 
 /// One node being imported.
@@ -221,6 +250,13 @@ impl<'m> Emitter<'m> {
             }
         }
         Ok(TType { shape, dtype })
+    }
+
+    /// The SSA name of the torch value `name`: the same for every request, and never
+    /// that of another torch value. (Fresh names, `%f.N`, contain a `.`, which sanitized
+    /// names never do.)
+    fn ssa(&self, name: &str) -> String {
+        self.ssa_names.borrow_mut().name_of(name)
     }
 
     fn fresh(&mut self) -> String {
@@ -446,6 +482,7 @@ pub(crate) fn emit_module(model: &Value, path: &str, options: &ImportOptions) ->
         used: Default::default(),
         body: String::new(),
         fresh: 0,
+        ssa_names: Default::default(),
     };
     for node in nodes {
         let mut names = Vec::new();
@@ -491,7 +528,7 @@ pub(crate) fn emit_module(model: &Value, path: &str, options: &ImportOptions) ->
             }
             None => ("user_input".to_string(), name.to_string()),
         };
-        let ssa = ssa_name(name);
+        let ssa = e.ssa(name);
         args.push(format!(
             "{ssa}: {} {{fuselab.input = {}, fuselab.name = {}}}",
             ty.mlir(),
@@ -592,5 +629,17 @@ mod tests {
         assert_eq!(ssa_name("add_2"), "%add_2");
         assert_eq!(ssa_name("0weird.name"), "%v_0weird_name");
         assert_eq!(mlir_string("a\"b\n"), "\"a\\22b\\0A\"");
+    }
+
+    /// Torch names that sanitize alike get distinct SSA names, stable per name (issue 13,
+    /// item 5: `mul.1` was renamed to an already used `mul_1`).
+    #[test]
+    fn clashing_names_get_distinct_ssa_names() {
+        let mut names = SsaNames::default();
+        assert_eq!(names.name_of("mul_1"), "%mul_1");
+        assert_eq!(names.name_of("mul.1"), "%mul_1_1");
+        assert_eq!(names.name_of("mul_1_1"), "%mul_1_1_1");
+        assert_eq!(names.name_of("mul.1"), "%mul_1_1");
+        assert_eq!(names.name_of("mul_1"), "%mul_1");
     }
 }

@@ -181,7 +181,9 @@ impl Emitter {
         let d = self.binary(AtenOpKind::Sub, x, m, xt);
         let sq = self.binary(AtenOpKind::Mul, d, d, xt);
         let (s, st) = self.reduce(AtenOpKind::Sum, sq, xt, dims, keepdim);
-        let n = self.scalar((count - correction) as f64, &st);
+        // PyTorch divides by max(0, N - correction) (inf or NaN when the correction is at
+        // least N).
+        let n = self.scalar(count.saturating_sub(correction).max(0) as f64, &st);
         (self.binary(AtenOpKind::Div, s, n, &st), st)
     }
 }

@@ -116,6 +116,25 @@ func.func @matmul(%x: tensor<2x8xf32>, %w: tensor<4x8xf32>, %b: tensor<4xf32>) -
 
 // -----
 
+// A bias computed after the mm cannot fold into the extern, which runs where the mm
+// was (issue 13, item 2: the fold made the extern use a value before its definition).
+// CHECK-LABEL: func.func @matmul_late_bias
+// CHECK: %[[MM:.*]] = "loop.extern"(%arg0, %arg1) {{.*}}kind = "mm"{{.*}}origins = ["mm"]
+// CHECK: %[[E:.*]] = "loop.pointwise"
+// CHECK: math.exp
+// CHECK: %[[S:.*]] = "loop.pointwise"
+// CHECK: "loop.load"(%[[MM]])
+// CHECK: "loop.load"(%[[E]])
+// CHECK: return %[[S]]
+func.func @matmul_late_bias(%a: tensor<1x3xf32>, %w: tensor<3x3xf32>) -> tensor<1x3xf32> {
+  %0 = "aten.mm"(%a, %w) : (tensor<1x3xf32>, tensor<3x3xf32>) -> tensor<1x3xf32>
+  %1 = "aten.exp"(%a) : (tensor<1x3xf32>) -> tensor<1x3xf32>
+  %2 = "aten.add"(%0, %1) : (tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>
+  return %2 : tensor<1x3xf32>
+}
+
+// -----
+
 // With a pointwise consumer the bias stays in the pointwise node.
 // CHECK-LABEL: func.func @matmul_relu
 // CHECK: "loop.extern"(%arg0, %arg1) {fuselab.eager_id = 0 : i64, kind = "mm"

@@ -53,8 +53,11 @@ impl Lowering {
             let reshape_of_whole = *index == contiguous_index(shape)
                 && value_bytes(*base) == out.size_bytes()
                 && self.single_consumer(*base, ir::operand(add, mm_at));
+            // The extern runs where the mm was: a bias computed after it cannot join.
+            let bias_ready = ir::available_at(*bias, ext);
             if !(is_plain_mm
                 && bias_is_row
+                && bias_ready
                 && reshape_of_whole
                 && *bias_index == contiguous_index(bias_shape))
             {

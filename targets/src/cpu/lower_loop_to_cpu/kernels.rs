@@ -105,9 +105,9 @@ impl Gen {
             .enumerate()
             .map(|(i, b)| {
                 format!(
-                    "    {} = memref.get_global @{}_g{i} : {}\n",
+                    "    {} = memref.get_global {} : {}\n",
                     b.ssa,
-                    self.prefix,
+                    sym(&format!("{}_g{i}", self.prefix)),
                     memref(&b.ty)
                 )
             })
@@ -132,7 +132,8 @@ impl Gen {
             symbol = format!("{symbol}_{}", self.kernels.len());
         }
         let text = format!(
-            "  func.func private @{symbol}({}) {{\n{}{}    return\n  }}\n",
+            "  func.func private {}({}) {{\n{}{}    return\n  }}\n",
+            sym(&symbol),
             self.params.join(", "),
             self.globals_prologue(),
             self.out
@@ -145,7 +146,8 @@ impl Gen {
             .collect();
         let _ = writeln!(
             self.host,
-            "    func.call @{symbol}({}) : ({}) -> ()",
+            "    func.call {}({}) : ({}) -> ()",
+            sym(&symbol),
             args.join(", "),
             types.join(", ")
         );

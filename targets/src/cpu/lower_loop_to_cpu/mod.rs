@@ -210,6 +210,35 @@ struct Gen {
 /// `C = A B + beta C` with addresses as i64 and strides in elements.
 pub const SGEMM_TYPE: &str = "(i64, i64, i64, i64, i64, i64, i64, i64, i64, f32, i64, i64, i64) -> ()";
 
+/// `@name` as MLIR writes a symbol reference: bare when `name` is an identifier
+/// (`[A-Za-z_][A-Za-z0-9_$.]*`), else quoted with `"` and `\` escaped (`@"my model"`).
+fn sym(name: &str) -> String {
+    let bare = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.'));
+    if bare {
+        format!("@{name}")
+    } else {
+        let mut quoted = String::from("@\"");
+        for c in name.chars() {
+            match c {
+                '"' | '\\' => {
+                    quoted.push('\\');
+                    quoted.push(c);
+                }
+                c if c.is_control() => quoted.push_str(&format!("\\{:02X}", c as u32)),
+                c => quoted.push(c),
+            }
+        }
+        quoted.push('"');
+        quoted
+    }
+}
+
 fn err(op: MlirOperation, m: impl Into<String>) -> CodegenError {
     CodegenError {
         op: Some(op),
@@ -355,7 +384,8 @@ pub fn cpu_function(func: MlirOperation, options: CpuOptions) -> Result<CpuFunct
         .enumerate()
         .map(|(i, b)| {
             format!(
-                "  memref.global \"private\" @{entry}_g{i} : {} = uninitialized {{alignment = 64 : i64}}\n",
+                "  memref.global \"private\" {} : {} = uninitialized {{alignment = 64 : i64}}\n",
+                sym(&format!("{entry}_g{i}")),
                 memref(&b.ty)
             )
         })
@@ -365,7 +395,8 @@ pub fn cpu_function(func: MlirOperation, options: CpuOptions) -> Result<CpuFunct
     }
     let _ = write!(
         body,
-        "  func.func @{entry}({}) attributes {{llvm.emit_c_interface}} {{\n{}{}{}    return\n  }}\n",
+        "  func.func {}({}) attributes {{llvm.emit_c_interface}} {{\n{}{}{}    return\n  }}\n",
+        sym(&entry),
         g.params.join(", "),
         if host_copies.is_empty() {
             String::new()

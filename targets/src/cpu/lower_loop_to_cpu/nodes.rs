@@ -164,7 +164,7 @@ impl Gen {
                 ("sum", false) => ("0".to_string(), "arith.addi"),
                 ("max", true) => ("0xFF800000".to_string(), "arith.maximumf"),
                 ("min", true) => ("0x7F800000".to_string(), "arith.minimumf"),
-                ("max", false) if out.ty.dtype == DType::I1 => ("false".to_string(), "arith.ori"),
+                ("max", false) if out.ty.dtype == DType::I1 => ("0".to_string(), "arith.ori"),
                 ("max", false) => (i64::MIN.to_string(), "arith.maxsi"),
                 ("min", false) => (i64::MAX.to_string(), "arith.minsi"),
                 _ => {

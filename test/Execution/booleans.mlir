@@ -1,0 +1,29 @@
+// Boolean results through every pipeline, interpreted and compiled (issue 13, item 1:
+// an `aten.any` reduction made the CPU code generator write `arith.constant false : i1`,
+// which does not parse).
+// RUN: fuse-run %s | FileCheck %s
+// RUN: fuse-run %s --jit | FileCheck %s
+// The README's imported encoder layer (its attention mask uses `any`), compiled:
+// RUN: fuse-import %S/../Import/Inputs/transformer_encoder_layer.pt2 | fuse-run - --jit | FileCheck %s --check-prefix=LAYER
+
+// CHECK-LABEL: @any_rows
+// CHECK-COUNT-4: output #0 tensor<4xi1>: {{.*}} PASS
+// CHECK-NOT: FAIL
+func.func @any_rows(%x: tensor<4x8xf32>) -> tensor<4xi1> {
+  %0 = "aten.any"(%x) {dims = array<i64: 1>, keepdim = false} : (tensor<4x8xf32>) -> tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
+// CHECK-LABEL: @compare_select
+// CHECK-COUNT-4: output #0 tensor<4x8xf32>: {{.*}} PASS
+// CHECK-NOT: FAIL
+func.func @compare_select(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %gt = "aten.gt"(%x, %y) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xi1>
+  %not = "aten.logical_not"(%gt) : (tensor<4x8xi1>) -> tensor<4x8xi1>
+  %any = "aten.any"(%not) {dims = array<i64: 1>, keepdim = true} : (tensor<4x8xi1>) -> tensor<4x1xi1>
+  %w = "aten.where"(%any, %x, %y) : (tensor<4x1xi1>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %w : tensor<4x8xf32>
+}
+
+// LAYER-LABEL: @forward
+// LAYER-COUNT-4: output #0 tensor<2x16x64xf32>: {{.*}} PASS
