@@ -247,3 +247,39 @@ fn convert(diagnostic: &MlirDiagnostic) -> Diagnostic {
         notes,
     }
 }
+
+/// Runs `check`, turning a panic into an error message: checks run inside MLIR's
+/// walks, and a panic unwinding through C++ frames aborts the process (exit 134)
+/// instead of reaching the tool's error handling.
+pub fn without_panics(check: impl FnOnce() -> Result<(), String>) -> Result<(), String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)).unwrap_or_else(|payload| {
+        Err(format!(
+            "internal error in a fuselab verifier (a fuselab bug): {}",
+            panic_message(payload.as_ref())
+        ))
+    })
+}
+
+/// The message of a caught panic (empty when it carried no text).
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    /// A panic inside a check becomes an error message (verifiers run inside MLIR's
+    /// walks, where an unwinding panic aborts the process).
+    #[test]
+    fn panics_in_checks_become_errors() {
+        assert_eq!(super::without_panics(|| Ok(())), Ok(()));
+        let message = super::without_panics(|| panic!("index out of bounds")).unwrap_err();
+        assert!(
+            message.contains("a fuselab bug") && message.contains("index out of bounds"),
+            "{message}"
+        );
+    }
+}

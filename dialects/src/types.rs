@@ -92,6 +92,13 @@ pub enum TensorTypeError {
     /// A `?` dimension.
     #[error("dynamic shapes are not supported: '{0}' has a dynamic dimension")]
     DynamicShape(String),
+    /// A dimension of size 0 (empty tensors are not supported yet).
+    #[error("zero-size dimensions are not supported: '{0}' has a dimension of size 0")]
+    ZeroSize(String),
+    /// More elements than [`MAX_ELEMENTS`] (so every shape product, index and byte count
+    /// computed from a type fits in an i64).
+    #[error("'{0}' has more than 2^48 elements (fuselab's limit, so that sizes, offsets and byte counts never overflow)")]
+    TooLarge(String),
     /// An element type outside f32/f16/bf16/i64/i1.
     #[error("unsupported element type '{element}' in '{ty}' (supported: f32, f16, bf16, i64, i1)")]
     UnsupportedDType {
@@ -101,6 +108,11 @@ pub enum TensorTypeError {
         ty: String,
     },
 }
+
+/// The most elements a tensor may have: 2^48 (256 Ti elements, far beyond any device),
+/// so that a tensor's byte count (times 8 at most) and every product of its dimensions
+/// or flat offset fit in an i64 without overflow checks downstream.
+pub const MAX_ELEMENTS: i64 = 1 << 48;
 
 /// A static ranked tensor type: shape and element type.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -126,9 +138,16 @@ impl TensorType {
                 return Err(TensorTypeError::DynamicShape(ty.to_string()));
             }
             let rank = mlir_sys::mlirShapedTypeGetRank(raw);
-            let shape = (0..rank)
+            let shape: Vec<i64> = (0..rank)
                 .map(|d| mlir_sys::mlirShapedTypeGetDimSize(raw, d as isize))
                 .collect();
+            if shape.contains(&0) {
+                return Err(TensorTypeError::ZeroSize(ty.to_string()));
+            }
+            let numel = shape.iter().try_fold(1i64, |n, &d| n.checked_mul(d));
+            if numel.is_none_or(|n| n > MAX_ELEMENTS) {
+                return Err(TensorTypeError::TooLarge(ty.to_string()));
+            }
             let element = Type::from_raw(mlir_sys::mlirShapedTypeGetElementType(raw));
             let dtype = DType::from_mlir(element).ok_or_else(|| TensorTypeError::UnsupportedDType {
                 element: element.to_string(),

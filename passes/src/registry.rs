@@ -309,11 +309,7 @@ impl<'c> RunExternalPass<'c> for RustPass {
         let failed = match outcome {
             Ok(result) => result.is_err(),
             Err(payload) => {
-                let what = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_default();
+                let what = fuselab_dialects::diagnostics::panic_message(payload.as_ref());
                 self.cx.sink.error(
                     operation.location(),
                     format!("internal error in a fuselab pass: {what}"),

@@ -4,11 +4,16 @@
 // RUN: not fuse-run %S/Inputs/relu-inf.mlir --expect %S/Inputs/relu-inf-expect.json | FileCheck %s --check-prefix=INF
 // RUN: not fuse-run %S/Inputs/relu-inf.mlir --expect %S/Inputs/wrong-shape-expect.json 2>&1 | FileCheck %s --check-prefix=SHAPE
 // RUN: not fuse-run %S/Inputs/relu-inf.mlir --jit --expect %S/Inputs/wrong-shape-expect.json 2>&1 | FileCheck %s --check-prefix=SHAPE
+// RUN: not fuse-run %S/Inputs/sum-large-input.mlir 2>&1 | FileCheck %s --check-prefix=ARGS
 // RUN: fuse-run %s --expect %S/Inputs/var-correction-expect.json | FileCheck %s --check-prefix=VAR
 // RUN: fuse-run %s --jit --expect %S/Inputs/var-correction-expect.json | FileCheck %s --check-prefix=VAR
 
 // relu([1, 2, 3, 4]) is not [inf, -inf, 3, 4]: the reference FAILs against torch.
 // INF: reference output #0 tensor<4xf32>: {{.*}} FAIL
+
+// The memory guard counts function arguments too (issue 13, item 11: a 10^9-element
+// input summed to a scalar was allocated, 8 GB of f64s).
+// ARGS: sum-large-input.mlir: @s holds 1000000001 tensor elements, more than the interpreters run
 
 // SHAPE: relu-inf.mlir: @relu: expected input #0 has shape [8] and dtype f32, the argument is tensor<4xf32>
 

@@ -264,9 +264,12 @@ pub fn run(args: &[String]) -> i32 {
             "--runs" => {
                 i += 1;
                 match args.get(i).and_then(|s| s.parse().ok()) {
-                    Some(n) if n > 0 => runs = n,
+                    Some(n) if (1..=crate::MAX_RUNS).contains(&n) => runs = n,
                     _ => {
-                        eprintln!("fuse-bench: error: --runs expects a positive integer");
+                        eprintln!(
+                            "fuse-bench: error: --runs expects an integer from 1 to {}",
+                            crate::MAX_RUNS
+                        );
                         return 1;
                     }
                 }
@@ -307,12 +310,12 @@ pub fn run(args: &[String]) -> i32 {
                 }
             }
             "-h" | "--help" => {
-                println!(
-                    "USAGE: fuse-bench [--sizes 1000,10000,100000] [--runs N] [--strategy {}|all]\n                  [--graphs chain,tree,random] [--json]\n\nTimes each fusion strategy ({}) on generated loop-IR graphs of each\nsize: parse, MemoryDep analysis, decision, whole pass; medians of N runs, side by side in one process.",
+                let help = format!(
+                    "USAGE: fuse-bench [--sizes 1000,10000,100000] [--runs N] [--strategy {}|all]\n                  [--graphs chain,tree,random] [--json]\n\nTimes each fusion strategy ({}) on generated loop-IR graphs of each\nsize: parse, MemoryDep analysis, decision, whole pass; medians of N runs, side by side in one process.\n",
                     strategy_names("|"),
                     STRATEGIES.iter().map(|s| format!("--{}", s.pass().argument)).collect::<Vec<_>>().join(", ")
                 );
-                return 0;
+                return report_output(&help);
             }
             other => {
                 eprintln!("fuse-bench: error: unknown option '{other}' (see --help)");
@@ -345,10 +348,10 @@ pub fn run(args: &[String]) -> i32 {
                 )
             })
             .collect();
-        println!("[\n  {}\n]", rows.join(",\n  "));
+        report_output(&format!("[\n  {}\n]\n", rows.join(",\n  ")))
     } else {
-        println!(
-            "{:<9} {:<7} {:>7} {:>8} {:>9} {:>10} {:>10} {:>9} {:>12}",
+        let mut table = format!(
+            "{:<9} {:<7} {:>7} {:>8} {:>9} {:>10} {:>10} {:>9} {:>12}\n",
             "strategy",
             "graph",
             "nodes",
@@ -360,7 +363,8 @@ pub fn run(args: &[String]) -> i32 {
             "pass us/node"
         );
         for r in &results {
-            println!(
+            let _ = writeln!(
+                table,
                 "{:<9} {:<7} {:>7} {:>8} {:>9.3} {:>10.3} {:>10.3} {:>9.3} {:>12.2}",
                 r.strategy,
                 format!("{:?}", r.kind).to_lowercase(),
@@ -373,6 +377,17 @@ pub fn run(args: &[String]) -> i32 {
                 r.pass_s * 1e6 / r.nodes as f64
             );
         }
+        report_output(&table)
     }
-    0
+}
+
+/// Prints `text`; exit 1 with a message when stdout cannot take it.
+fn report_output(text: &str) -> i32 {
+    match crate::print_stdout(text) {
+        Ok(()) => 0,
+        Err(m) => {
+            eprintln!("fuse-bench: error: {m}");
+            1
+        }
+    }
 }

@@ -474,8 +474,13 @@ pub fn run(args: &[String]) -> i32 {
         }
         match (flag, value) {
             ("-h" | "--help", _) => {
-                print!("{HELP}");
-                return 0;
+                return match crate::print_stdout(HELP) {
+                    Ok(()) => 0,
+                    Err(m) => {
+                        eprintln!("fuse-fuzz: error: {m}");
+                        1
+                    }
+                };
             }
             ("--count", Some(v)) if v.parse::<u64>().is_ok() => count = v.parse().unwrap_or(count),
             ("--seed", Some(v)) if v.parse::<u64>().is_ok() => seed = v.parse().unwrap_or(seed),
@@ -489,7 +494,8 @@ pub fn run(args: &[String]) -> i32 {
     let mut failed = 0;
     let start = std::time::Instant::now();
     for k in 0..count {
-        let s = seed + k;
+        // Seeds wrap around at 2^64 (a seed is only a name for a graph).
+        let s = seed.wrapping_add(k);
         let text = generate(s);
         let problems = failures_with(&text, s, jit);
         if problems.is_empty() {
@@ -497,21 +503,30 @@ pub fn run(args: &[String]) -> i32 {
         }
         failed += 1;
         let small = minimize(&text, s, jit);
-        let _ = std::fs::create_dir_all(&out);
         let path = format!("{out}/fuzz-{s}.mlir");
+        // Every line of the header is a comment, so the file parses as it is.
         let reproducer = format!(
             "// fuse-fuzz seed {s}: {}\n// Reproduce: fuse-run --seed {s}{} {path}\n{small}",
-            problems.join("; "),
+            problems.join("; ").replace('\n', "\n// "),
             if jit { " --jit" } else { "" }
         );
-        let _ = std::fs::write(&path, reproducer);
-        eprintln!("seed {s}: FAIL ({}) -> {path}", problems.join("; "));
+        match std::fs::create_dir_all(&out).and_then(|()| std::fs::write(&path, reproducer)) {
+            Ok(()) => eprintln!("seed {s}: FAIL ({}) -> {path}", problems.join("; ")),
+            Err(e) => eprintln!(
+                "seed {s}: FAIL ({}); fuse-fuzz: error: cannot write the reproducer {path}: {e}",
+                problems.join("; ")
+            ),
+        }
     }
-    println!(
-        "fuse-fuzz: {count} graphs (seeds {seed}..{}), {failed} failed, {:.1} s",
-        seed + count - 1,
+    let last = seed.wrapping_add(count.saturating_sub(1));
+    let summary = format!(
+        "fuse-fuzz: {count} graphs (seeds {seed}..{last}), {failed} failed, {:.1} s\n",
         start.elapsed().as_secs_f64()
     );
+    if let Err(m) = crate::print_stdout(&summary) {
+        eprintln!("fuse-fuzz: error: {m}");
+        return 1;
+    }
     i32::from(failed > 0)
 }
 

@@ -7,3 +7,17 @@ pub mod import;
 pub mod opt;
 pub mod passes;
 pub mod run;
+
+/// The most timed calls or runs a tool accepts (`--runs`): more would only hold the
+/// machine, and the timings are kept in memory.
+pub const MAX_RUNS: usize = 1_000_000;
+
+/// Writes `text` to stdout and flushes it; a closed or full stdout (`> /dev/full`) is an
+/// error for the tool to report with exit 1, not a panic as `print!` makes it.
+pub fn print_stdout(text: &str) -> Result<(), String> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| format!("cannot write output: {e}"))
+}

@@ -294,12 +294,15 @@ pub fn check(text: &str, buffer: &str, options: &RunOptions) -> Result<Vec<Funct
     }
     let mut results = Vec::new();
     for (name, func) in all {
+        // Every tensor the interpreters hold: arguments and every op's results.
+        let arguments = ir::body(func).map(ir::block_arguments).unwrap_or_default();
         let elements: u64 = ir::collect_ops(func, |_| true)
             .into_iter()
             .flat_map(|op| (0..ir::result_count(op)).map(move |i| ir::result(op, i)))
+            .chain(arguments)
             .filter_map(ir::tensor_type)
             .map(|t| t.numel() as u64)
-            .sum();
+            .fold(0u64, u64::saturating_add);
         if elements > options.max_elements {
             return Err(format!(
                 "{buffer}: @{name} holds {elements} tensor elements, more than the interpreters run \
@@ -485,8 +488,10 @@ pub fn run(args: &[String]) -> i32 {
         };
         match flag {
             "-h" | "--help" => {
-                print!("{}", help_text());
-                return 0;
+                return match crate::print_stdout(&help_text()) {
+                    Ok(()) => 0,
+                    Err(m) => fail(m),
+                };
             }
             "--strategy" => match value(&mut i) {
                 Some(s) if s == "all" => strategies.extend(strategy_names().into_iter().map(String::from)),
@@ -524,9 +529,9 @@ pub fn run(args: &[String]) -> i32 {
                 }
                 None => return fail("--bench-json needs a file".into()),
             },
-            "--runs" => match value(&mut i).and_then(|s| s.parse().ok()) {
-                Some(n) => bench_runs = Some(n),
-                None => return fail("--runs expects a positive integer".into()),
+            "--runs" => match value(&mut i).and_then(|s| s.parse::<usize>().ok()) {
+                Some(n) if (1..=crate::MAX_RUNS).contains(&n) => bench_runs = Some(n),
+                _ => return fail(format!("--runs expects an integer from 1 to {}", crate::MAX_RUNS)),
             },
             "--expect" => match value(&mut i) {
                 Some(p) => expect_path = Some(p),
@@ -583,7 +588,9 @@ pub fn run(args: &[String]) -> i32 {
             || match check(&text, &input, &options) {
                 Ok(results) => {
                     let (out, ok) = report(&results, options.seed);
-                    print!("{out}");
+                    if let Err(m) = crate::print_stdout(&out) {
+                        return fail(m);
+                    }
                     ok
                 }
                 Err(message) => {
@@ -593,7 +600,9 @@ pub fn run(args: &[String]) -> i32 {
             };
         return match bench(&text, &input, &options, runs) {
             Ok(results) => {
-                print!("{}", bench_report(&results, runs));
+                if let Err(m) = crate::print_stdout(&bench_report(&results, runs)) {
+                    return fail(m);
+                }
                 if let Some(path) = &bench_json {
                     let json =
                         serde_json::to_string_pretty(&bench_json_value(&results, runs)).unwrap_or_default();
@@ -612,8 +621,10 @@ pub fn run(args: &[String]) -> i32 {
     match check(&text, &input, &options) {
         Ok(results) => {
             let (out, ok) = report(&results, options.seed);
-            print!("{out}");
-            i32::from(!ok)
+            match crate::print_stdout(&out) {
+                Ok(()) => i32::from(!ok),
+                Err(m) => fail(m),
+            }
         }
         Err(message) => {
             let _ = writeln!(std::io::stderr(), "{message}");

@@ -25,7 +25,7 @@ pub fn verify_aten(root: OperationRef, sink: &DiagnosticSink) -> bool {
     let mut ok = true;
     root.walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
         if let Some(aten) = AtenOp::new(op) {
-            if let Err(message) = check_op(&aten) {
+            if let Err(message) = crate::diagnostics::without_panics(|| check_op(&aten)) {
                 sink.error(
                     aten.location(),
                     format!("'{}' op {message}", aten.kind().op_name()),
@@ -370,11 +370,16 @@ fn convolution_shape(op: &AtenOp, inputs: &[TensorType]) -> Result<Vec<i64>, Str
             "groups={groups} must divide input channels {channels} and output channels {out_channels}"
         ));
     }
-    if weight.shape[1] * groups != channels {
+    let expected = weight.shape[1].checked_mul(groups).ok_or_else(|| {
+        format!(
+            "groups={groups} times the weight's {} channels overflows",
+            weight.shape[1]
+        )
+    })?;
+    if expected != channels {
         return Err(format!(
-            "weight {} expects {} input channels, input {} has {channels}",
+            "weight {} expects {expected} input channels, input {} has {channels}",
             shape_str(&weight.shape),
-            weight.shape[1] * groups,
             shape_str(&input.shape)
         ));
     }
@@ -383,7 +388,22 @@ fn convolution_shape(op: &AtenOp, inputs: &[TensorType]) -> Result<Vec<i64>, Str
     }
     let mut out = vec![input.shape[0], out_channels];
     for d in 0..spatial {
-        let size = input.shape[2 + d] + 2 * padding[d] - dilation[d] * (weight.shape[2 + d] - 1) - 1;
+        // In checked arithmetic: padding and dilation are user attributes of any size.
+        let size = padding[d]
+            .checked_mul(2)
+            .and_then(|p| input.shape[2 + d].checked_add(p))
+            .and_then(|padded| {
+                dilation[d]
+                    .checked_mul(weight.shape[2 + d] - 1)
+                    .and_then(|span| padded.checked_sub(span))
+            })
+            .and_then(|s| s.checked_sub(1))
+            .ok_or_else(|| {
+                format!(
+                    "spatial size {d} overflows with padding {} and dilation {}",
+                    padding[d], dilation[d]
+                )
+            })?;
         if size < 0 {
             return Err(format!(
                 "kernel {} is larger than the padded input {}",
@@ -396,14 +416,21 @@ fn convolution_shape(op: &AtenOp, inputs: &[TensorType]) -> Result<Vec<i64>, Str
     Ok(out)
 }
 
-/// ATen's slice length with clamping of start/end.
+/// ATen's slice length with clamping of start/end (any i64 start, end and a positive
+/// step, without overflow).
 fn slice_len(size: i64, start: i64, end: i64, step: i64) -> i64 {
-    let clamp = |v: i64| if v < 0 { (v + size).max(0) } else { v.min(size) };
+    let clamp = |v: i64| {
+        if v < 0 {
+            v.saturating_add(size).max(0)
+        } else {
+            v.min(size)
+        }
+    };
     let (start, end) = (clamp(start), clamp(end));
     if end <= start {
         0
     } else {
-        (end - start + step - 1) / step
+        (end - start - 1) / step + 1
     }
 }
 

@@ -451,7 +451,7 @@ pub fn verify_loop(root: OperationRef, sink: &DiagnosticSink) -> bool {
     let mut ok = true;
     root.walk(WalkOrder::PreOrder, |op| {
         if let Some(node) = LoopOp::new(op) {
-            if let Err(message) = check_loop_op(&node) {
+            if let Err(message) = crate::diagnostics::without_panics(|| check_loop_op(&node)) {
                 sink.error(op.location(), format!("'{}' op {message}", node.kind().op_name()));
                 ok = false;
             }

@@ -347,3 +347,40 @@ func.func @logical_not_result(%a: tensor<4xi1>) -> tensor<4xi64> {
   %0 = "aten.logical_not"(%a) : (tensor<4xi1>) -> tensor<4xi64>
   return %0 : tensor<4xi64>
 }
+
+// -----
+
+// Sizes whose products overflow are refused before any shape arithmetic (issue 13,
+// item 9): at most 2^48 elements per tensor.
+func.func @too_large(%x: tensor<4611686018427387904x4xf32>) -> tensor<4611686018427387904x4xf32> {
+  // expected-error@+1 {{'aten.relu' op operand #0: 'tensor<4611686018427387904x4xf32>' has more than 2^48 elements}}
+  %0 = "aten.relu"(%x) : (tensor<4611686018427387904x4xf32>) -> tensor<4611686018427387904x4xf32>
+  return %0 : tensor<4611686018427387904x4xf32>
+}
+
+// -----
+
+// Zero-size dimensions are refused with a located error (issue 13, item 10: a softmax
+// over a 0-length dim panicked in the lowering).
+func.func @zero_size(%x: tensor<4x0xf32>) -> tensor<4x0xf32> {
+  // expected-error@+1 {{'aten.softmax' op operand #0: zero-size dimensions are not supported: 'tensor<4x0xf32>' has a dimension of size 0}}
+  %0 = "aten.softmax"(%x) {dim = 1 : i64} : (tensor<4x0xf32>) -> tensor<4x0xf32>
+  return %0 : tensor<4x0xf32>
+}
+
+// -----
+
+// Extreme slice bounds clamp as in ATen, without overflow: [1, 3) of 3 with any step.
+func.func @slice_extremes(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+  // expected-error@+1 {{'aten.slice' op result shape [2, 3, 4] does not match the expected shape [2, 1, 4]}}
+  %0 = "aten.slice"(%x) {dim = 1 : i64, start = 1 : i64, end = 9223372036854775807 : i64, step = 9223372036854775807 : i64} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
+// -----
+
+func.func @conv_padding_overflow(%x: tensor<2x3x8x8xf32>, %w: tensor<6x1x3x3xf32>) -> tensor<2x6x4x4xf32> {
+  // expected-error@+1 {{spatial size 0 overflows with padding 4611686018427387904 and dilation 2}}
+  %0 = "aten.convolution"(%x, %w) {stride = array<i64: 2, 2>, padding = array<i64: 4611686018427387904, 2>, dilation = array<i64: 2, 2>, groups = 3 : i64} : (tensor<2x3x8x8xf32>, tensor<6x1x3x3xf32>) -> tensor<2x6x4x4xf32>
+  return %0 : tensor<2x6x4x4xf32>
+}

@@ -471,6 +471,25 @@ fn splat_value(op: MlirOperation) -> Option<(f64, DType)> {
 fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     let func = func.to_raw();
     let Some(body) = ir::body(func) else { return Ok(()) };
+    // Inductor's graphs are straight-line: an aten op nested in a region (scf.for,
+    // scf.execute_region, ...) has no place in the loop IR. Refuse it rather than leave
+    // it unlowered (and uncounted by every strategy).
+    let nested: Vec<MlirOperation> = ir::collect_ops(func, |n| AtenOpKind::from_op_name(n).is_some())
+        .into_iter()
+        .filter(|&op| ir::parent_block(op).ptr != body.ptr)
+        .collect();
+    if let Some(&op) = nested.first() {
+        let holder = ir::op_name(unsafe { mlir_sys::mlirOperationGetParentOperation(op) });
+        cx.sink.error(
+            unsafe { melior::ir::Location::from_raw(ir::location(op)) },
+            format!(
+                "'{}' inside '{holder}' cannot be lowered: fuselab lowers aten ops of a function's \
+                 top-level block only (straight-line graphs, as torch.export produces)",
+                ir::op_name(op)
+            ),
+        );
+        return Err(PassFailed);
+    }
     let ops = ir::block_ops(body);
     // Ids of decomposed composites come from --aten-decompose; other ops get fresh ones.
     let first_free_id = ops

@@ -194,6 +194,7 @@ impl Gen {
                 dtype,
             },
         };
+        self.alloc_of.insert(b.ssa.clone(), self.allocs.len());
         self.allocs.push(b.clone());
         b
     }

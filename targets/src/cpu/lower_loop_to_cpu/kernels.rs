@@ -98,12 +98,23 @@ impl Gen {
         Ok(())
     }
 
-    /// `memref.get_global` of every intermediate buffer so far.
-    pub(super) fn globals_prologue(&self) -> String {
-        self.allocs
-            .iter()
-            .enumerate()
-            .map(|(i, b)| {
+    /// `memref.get_global` of each intermediate buffer that `body` uses (so a function's
+    /// size follows what it does, not how many buffers came before it: the output stays
+    /// linear in the graph).
+    pub(super) fn globals_prologue(&self, body: &str) -> String {
+        // The SSA names in `body` that are intermediate buffers, in allocation order.
+        let used: std::collections::BTreeSet<usize> = body
+            .match_indices('%')
+            .filter_map(|(at, _)| {
+                let name_len = body[at + 1..]
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.')))
+                    .unwrap_or(body.len() - at - 1);
+                self.alloc_of.get(&body[at..at + 1 + name_len]).copied()
+            })
+            .collect();
+        used.into_iter()
+            .map(|i| {
+                let b = &self.allocs[i];
                 format!(
                     "    {} = memref.get_global {} : {}\n",
                     b.ssa,
@@ -128,14 +139,15 @@ impl Gen {
             })
             .collect();
         let mut symbol = format!("{}_{clean}", self.prefix);
-        if self.kernels.iter().any(|(s, _)| *s == symbol) {
+        if self.symbols.contains(&symbol) {
             symbol = format!("{symbol}_{}", self.kernels.len());
         }
+        self.symbols.insert(symbol.clone());
         let text = format!(
             "  func.func private {}({}) {{\n{}{}    return\n  }}\n",
             sym(&symbol),
             self.params.join(", "),
-            self.globals_prologue(),
+            self.globals_prologue(&self.out),
             self.out
         );
         let args: Vec<&str> = self.params.iter().filter_map(|p| p.split(':').next()).collect();

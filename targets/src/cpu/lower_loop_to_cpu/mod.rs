@@ -188,6 +188,10 @@ struct Gen {
     bufs: HashMap<usize, Buf>,
     tuples: HashMap<usize, Vec<Buf>>,
     allocs: Vec<Buf>,
+    /// SSA name of each intermediate buffer -> its index in `allocs`.
+    alloc_of: HashMap<String, usize>,
+    /// Kernel function symbols so far.
+    symbols: std::collections::HashSet<String>,
     /// Result value -> output argument it is written to directly.
     direct_out: HashMap<usize, Buf>,
     /// Kernel-local pointwise nodes: computed where they are read, never stored.
@@ -329,6 +333,8 @@ pub fn cpu_function(func: MlirOperation, options: CpuOptions) -> Result<CpuFunct
         bufs: HashMap::new(),
         tuples: HashMap::new(),
         allocs: Vec::new(),
+        alloc_of: HashMap::new(),
+        symbols: Default::default(),
         direct_out: HashMap::new(),
         inline: HashMap::new(),
         uses_sgemm: false,
@@ -401,7 +407,7 @@ pub fn cpu_function(func: MlirOperation, options: CpuOptions) -> Result<CpuFunct
         if host_copies.is_empty() {
             String::new()
         } else {
-            g.globals_prologue()
+            g.globals_prologue(&host_copies)
         },
         g.host,
         host_copies

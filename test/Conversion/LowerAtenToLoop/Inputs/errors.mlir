@@ -38,3 +38,29 @@ func.func @view_used_by_call(%x: tensor<4xf32>) {
   func.call @external(%0) : (tensor<2x2xf32>) -> ()
   return
 }
+
+// -----
+
+// Aten ops nested in a region are refused, never left unlowered (issue 13, item 4).
+func.func @in_loop(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %c2 step %c1 iter_args(%acc = %x) -> (tensor<4xf32>) {
+    // expected-error@+1 {{'aten.exp' inside 'scf.for' cannot be lowered: fuselab lowers aten ops of a function's top-level block only}}
+    %e = "aten.exp"(%acc) : (tensor<4xf32>) -> tensor<4xf32>
+    scf.yield %e : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @in_region(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = scf.execute_region -> tensor<4xf32> {
+    // expected-error@+1 {{'aten.relu' inside 'scf.execute_region' cannot be lowered}}
+    %e = "aten.relu"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    scf.yield %e : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
