@@ -1,5 +1,9 @@
 // Command-line mistakes are errors with exit status 1 and a clear message.
 // RUN: not fuse-opt --no-such-flag %s 2>&1 | FileCheck %s --check-prefix=FLAG
+// Input nested deeper than MLIR's recursive parser can take is refused before parsing
+// (issue 13, item 14: ~3,900 nested regions overflowed the stack, exit 134).
+// RUN: not fuse-opt %S/Inputs/too-deep.mlir 2>&1 | FileCheck %s --check-prefix=DEEP
+// DEEP: too-deep.mlir:1002:20: error: the input nests brackets more than 1000 deep
 // FLAG: fuse-opt: error: unknown option '--no-such-flag' (see --help; upstream passes go through --pass-pipeline='builtin.module(no-such-flag)')
 // RUN: not fuse-opt %s %s 2>&1 | FileCheck %s --check-prefix=TWO
 // TWO: fuse-opt: error: more than one input file

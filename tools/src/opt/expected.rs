@@ -34,6 +34,13 @@ fn directive() -> &'static Regex {
     })
 }
 
+/// Any mention of an expectation keyword: a line with one that [`directive`] does not
+/// match is malformed (an unclosed `{{`, a missing text), never silently skipped.
+fn keyword() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r"expected-(error|warning|note|remark)\b").expect("valid regex"))
+}
+
 fn severity_of(word: &str) -> Severity {
     match word {
         "error" => Severity::Error,
@@ -69,10 +76,17 @@ pub fn parse_expectations(source: &str) -> Result<Vec<Expectation>, String> {
     let lines: Vec<&str> = source.lines().collect();
     let mut out = Vec::new();
     for (index, line) in lines.iter().enumerate() {
+        let comment_line = index + 1;
         let Some(caps) = directive().captures(line) else {
+            if keyword().is_match(line) {
+                return Err(format!(
+                    "line {comment_line}: malformed expectation (write `expected-error {{{{text}}}}`, \
+                     optionally with -re and @+N/@-N/@above/@below/@LINE): {}",
+                    line.trim()
+                ));
+            }
             continue;
         };
-        let comment_line = index + 1;
         let target = match caps.get(3).map(|m| m.as_str()) {
             None => comment_line,
             Some("above") => (1..comment_line)
