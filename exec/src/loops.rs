@@ -408,7 +408,13 @@ impl Interp {
                 );
                 continue;
             }
-            let mut acc = round_to(init, out.dtype);
+            // The identity in the result's type: for bools, max (`any`) starts false and
+            // min starts true (-inf and +inf would both round to true).
+            let mut acc = match (out.dtype, kind.as_str()) {
+                (DType::I1, "max") => 0.0,
+                (DType::I1, "min") => 1.0,
+                _ => round_to(init, out.dtype),
+            };
             for r in 0..rn {
                 crate::tensor::unflatten(&rranges, r, &mut dims[ranges.len()..]);
                 let v = body

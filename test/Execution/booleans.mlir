@@ -3,6 +3,7 @@
 // which does not parse).
 // RUN: fuse-run %s | FileCheck %s
 // RUN: fuse-run %s --jit | FileCheck %s
+// RUN: fuse-run %s --seed 1 --function any_over_size_one | FileCheck %s --check-prefix=ANY1
 // The README's imported encoder layer (its attention mask uses `any`), compiled:
 // RUN: fuse-import %S/../Import/Inputs/transformer_encoder_layer.pt2 | fuse-run - --jit | FileCheck %s --check-prefix=LAYER
 
@@ -23,6 +24,18 @@ func.func @compare_select(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x
   %any = "aten.any"(%not) {dims = array<i64: 1>, keepdim = true} : (tensor<4x8xi1>) -> tensor<4x1xi1>
   %w = "aten.where"(%any, %x, %y) : (tensor<4x1xi1>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
   return %w : tensor<4x8xf32>
+}
+
+// `any` over a dim of size 1: the loop interpreter started bool max-reductions from
+// round(-inf) = true (found by the fuzzer once it generated `any`).
+// CHECK-LABEL: @any_over_size_one
+// CHECK-COUNT-4: output #0 tensor<2x1xi1>: {{.*}} PASS
+// CHECK-NOT: FAIL
+// ANY1-COUNT-4: output #0 tensor<2x1xi1>: {{.*}} PASS
+// ANY1-NOT: FAIL
+func.func @any_over_size_one(%d: tensor<2x1xi1>) -> tensor<2x1xi1> {
+  %0 = "aten.any"(%d) {dims = array<i64: 1>, keepdim = true} : (tensor<2x1xi1>) -> tensor<2x1xi1>
+  return %0 : tensor<2x1xi1>
 }
 
 // LAYER-LABEL: @forward

@@ -10,7 +10,12 @@
 //! reductions (sum, mean, amax, amin, var), softmax / log_softmax / layer_norm /
 //! rms_norm / gelu / silu, matmuls (mm, bmm, linear with square weights), gather along
 //! the last dim with an int64 index input, transpose / reshape round trips, slice + cat
-//! round trips, expand of a reduced value, shared inputs, and one to three outputs.
+//! round trips, expand of a reduced value, shared inputs, and one to three outputs;
+//! log/sqrt/rsqrt/reciprocal of `1 + x*x`, pow with exponents 2 and 3, comparisons of
+//! inputs through logical_not / any / where, to_dtype (bf16 round trips of inputs,
+//! int64 arithmetic converted to floats), permute, select/unsqueeze, unsqueeze/clone/
+//! squeeze, addmm, and 1-d convolutions: every op `fuse-import` produces, in f32, f16,
+//! bf16, i64 and i1.
 //! One seed in ten is an f16 graph and one a bf16 graph (every float element type
 //! replaced), checked with those dtypes' tolerances.
 
@@ -118,7 +123,7 @@ impl Gen {
     fn step(&mut self) {
         let x = self.pick();
         let rank = x.shape.len();
-        let out = match self.rng.below(16) {
+        let out = match self.rng.below(24) {
             0 | 1 => {
                 const UNARY: &[&str] = &[
                     "neg", "relu", "sigmoid", "tanh", "sin", "cos", "abs", "erf", "silu",
@@ -288,9 +293,145 @@ impl Gen {
             15 if x.shape.contains(&1) || x.shape.len() < self.base.len() => {
                 self.emit("expand", &[&x], "", self.base.clone())
             }
+            16 => {
+                // log / sqrt / rsqrt / reciprocal of 1 + x*x (positive, so all defined).
+                const POSITIVE: &[&str] = &["log", "sqrt", "rsqrt", "reciprocal"];
+                let op = POSITIVE[self.rng.below(POSITIVE.len() as u64) as usize];
+                let xx = self.emit("mul", &[&x, &x], "", x.shape.clone());
+                let one = self.constant(1.0);
+                let p = self.emit("add", &[&xx, &one], "", x.shape.clone());
+                self.emit(op, &[&p], "", x.shape.clone())
+            }
+            17 => {
+                let value = if self.rng.below(2) == 0 { 2.0 } else { 3.0 };
+                let exponent = self.constant(value);
+                self.emit("pow", &[&x, &exponent], "", x.shape.clone())
+            }
+            18 if rank > 0 => self.boolean_select(&x),
+            19 => {
+                // A graph input through bf16 and back (exact in both interpreters, since
+                // inputs carry no rounding of their own), added to x.
+                let a = self.input(x.shape.clone(), "f32");
+                let low = self.emit_typed("to_dtype", &[(&a, "f32")], "", x.shape.clone(), "bf16");
+                let back = self.emit_typed("to_dtype", &[(&low, "bf16")], "", x.shape.clone(), "f32");
+                self.emit("add", &[&x, &back], "", x.shape.clone())
+            }
+            20 => {
+                // int64 arithmetic on small integer inputs, converted into the float family.
+                let i = self.input(x.shape.clone(), "i64");
+                let op = if self.rng.below(2) == 0 { "add" } else { "mul" };
+                let j = self.emit_typed(op, &[(&i, "i64"), (&i, "i64")], "", x.shape.clone(), "i64");
+                let f = self.emit_typed("to_dtype", &[(&j, "i64")], "", x.shape.clone(), "f32");
+                self.emit("mul", &[&x, &f], "", x.shape.clone())
+            }
+            21 if rank >= 2 => {
+                // permute (a rotation of the dims), unary, inverse permute.
+                let perm: Vec<usize> = (0..rank).map(|d| (d + 1) % rank).collect();
+                let inverse: Vec<usize> = (0..rank).map(|d| (d + rank - 1) % rank).collect();
+                let shape: Vec<i64> = perm.iter().map(|&d| x.shape[d]).collect();
+                let list = |p: &[usize]| p.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ");
+                let v = self.emit(
+                    "permute",
+                    &[&x],
+                    &format!("dims = array<i64: {}>", list(&perm)),
+                    shape.clone(),
+                );
+                let c = self.emit("cos", &[&v], "", shape);
+                self.emit(
+                    "permute",
+                    &[&c],
+                    &format!("dims = array<i64: {}>", list(&inverse)),
+                    x.shape.clone(),
+                )
+            }
+            22 if rank > 0 => {
+                let d = self.rng.below(rank as u64) as usize;
+                if self.rng.below(2) == 0 {
+                    // select one index of dim d, then unsqueeze it back: a size-1 dim.
+                    let index = self.rng.below(x.shape[d] as u64) as i64;
+                    let mut reduced = x.shape.clone();
+                    reduced.remove(d);
+                    let s = self.emit(
+                        "select",
+                        &[&x],
+                        &format!("dim = {d} : i64, index = {index} : i64"),
+                        reduced,
+                    );
+                    let mut back = x.shape.clone();
+                    back[d] = 1;
+                    self.emit("unsqueeze", &[&s], &format!("dim = {d} : i64"), back)
+                } else {
+                    let mut up = x.shape.clone();
+                    up.insert(d, 1);
+                    let u = self.emit("unsqueeze", &[&x], &format!("dim = {d} : i64"), up.clone());
+                    let c = self.emit("clone", &[&u], "", up);
+                    self.emit(
+                        "squeeze",
+                        &[&c],
+                        &format!("dims = array<i64: {d}>"),
+                        x.shape.clone(),
+                    )
+                }
+            }
+            23 if rank >= 2 => {
+                let k = x.shape[rank - 1];
+                if rank == 3 && self.rng.below(2) == 0 {
+                    // A 1-d convolution with a size-1 kernel over [N, C, L]: same shape.
+                    let c = x.shape[1];
+                    let w = self.input(vec![c, c, 1], "f32");
+                    let b = self.input(vec![c], "f32");
+                    self.emit(
+                        "convolution",
+                        &[&x, &w, &b],
+                        "stride = array<i64: 1>, padding = array<i64: 0>, dilation = array<i64: 1>, groups = 1 : i64",
+                        x.shape.clone(),
+                    )
+                } else if rank == 2 {
+                    let w = self.input(vec![k, k], "f32");
+                    let b = self.input(vec![k], "f32");
+                    self.emit("addmm", &[&b, &x, &w], "", x.shape.clone())
+                } else {
+                    return;
+                }
+            }
             _ => return,
         };
         self.vals.push(out);
+    }
+
+    /// A comparison of two fresh inputs (exact in every pipeline), maybe negated,
+    /// reduced with `any` along one dim, selecting between `x` and `-x`: booleans
+    /// through comparisons, `logical_not`, `any` and `where` without a discontinuity in
+    /// computed values.
+    fn boolean_select(&mut self, x: &Val) -> Val {
+        const COMPARE: &[&str] = &["eq", "ne", "lt", "le", "ge", "gt"];
+        let op = COMPARE[self.rng.below(COMPARE.len() as u64) as usize];
+        let (a, b) = (
+            self.input(x.shape.clone(), "f32"),
+            self.input(x.shape.clone(), "f32"),
+        );
+        let mut c = self.emit_typed(op, &[(&a, "f32"), (&b, "f32")], "", x.shape.clone(), "i1");
+        if self.rng.below(2) == 0 {
+            c = self.emit_typed("logical_not", &[(&c, "i1")], "", x.shape.clone(), "i1");
+        }
+        let d = self.rng.below(x.shape.len() as u64) as usize;
+        let mut reduced = x.shape.clone();
+        reduced[d] = 1;
+        let any = self.emit_typed(
+            "any",
+            &[(&c, "i1")],
+            &format!("dims = array<i64: {d}>, keepdim = true"),
+            reduced,
+            "i1",
+        );
+        let negated = self.emit("neg", &[x], "", x.shape.clone());
+        self.emit_typed(
+            "where",
+            &[(&any, "i1"), (x, "f32"), (&negated, "f32")],
+            "",
+            x.shape.clone(),
+            "f32",
+        )
     }
 }
 

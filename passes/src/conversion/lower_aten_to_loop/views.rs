@@ -34,16 +34,24 @@ pub(super) fn view_map(op: &AtenOp, input: &[i64], output: &[i64]) -> Result<Vec
             (0..rank).map(|k| if k < u { d(k) } else { d(k + 1) }).collect()
         }
         AtenOpKind::Squeeze => {
+            // The dims named by `dims` (every dim when it is empty) that have size 1 are
+            // dropped, as the verifier computes the result shape; the others keep their
+            // order. (Matching sizes greedily dropped the wrong size-1 dim of
+            // [1, 3, 1, 4] squeezed at 2.)
+            let dims: Vec<usize> = op
+                .dims()
+                .ok_or("missing dims")?
+                .iter()
+                .map(|&k| wrap(k, rank))
+                .collect();
             let mut next = 0;
             (0..rank)
                 .map(|k| {
-                    if output.get(next) == Some(&input[k])
-                        && !(input[k] == 1 && output.len() - next < rank - k)
-                    {
+                    if input[k] == 1 && (dims.is_empty() || dims.contains(&k)) {
+                        IndexExpr::constant(0)
+                    } else {
                         next += 1;
                         d(next - 1)
-                    } else {
-                        IndexExpr::constant(0)
                     }
                 })
                 .collect()
