@@ -39,3 +39,16 @@ func.func @squeeze_all(%a: tensor<1x3x1x1xf32>) -> tensor<3xf32> {
   %s = "aten.squeeze"(%n) {dims = array<i64>} : (tensor<1x3x1x1xf32>) -> tensor<3xf32>
   return %s : tensor<3xf32>
 }
+
+// A convolution whose input and weight are views (a permutation, a selected slice): the
+// compiled code copies each view to a contiguous buffer before im2col (it refused them
+// before: "convolution operands with views are not generated yet").
+// CHECK-LABEL: @conv_of_views
+// CHECK-COUNT-4: output #0 tensor<4x3x5xf32>: {{.*}} PASS
+// CHECK-NOT: FAIL
+func.func @conv_of_views(%x: tensor<4x5x2xf32>, %w: tensor<3x2x2x1xf32>, %b: tensor<3xf32>) -> tensor<4x3x5xf32> {
+  %xt = "aten.permute"(%x) {dims = array<i64: 0, 2, 1>} : (tensor<4x5x2xf32>) -> tensor<4x2x5xf32>
+  %ws = "aten.select"(%w) {dim = 2 : i64, index = 1 : i64} : (tensor<3x2x2x1xf32>) -> tensor<3x2x1xf32>
+  %y = "aten.convolution"(%xt, %ws, %b) {stride = array<i64: 1>, padding = array<i64: 0>, dilation = array<i64: 1>, groups = 1 : i64} : (tensor<4x2x5xf32>, tensor<3x2x1xf32>, tensor<3xf32>) -> tensor<4x3x5xf32>
+  return %y : tensor<4x3x5xf32>
+}

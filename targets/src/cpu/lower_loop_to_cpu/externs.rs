@@ -14,10 +14,22 @@ impl Gen {
             .and_then(fuselab_dialects::attrs::string_raw)
             .unwrap_or_default();
         if kind == "convolution" {
-            if views.iter().any(|v| !v.is_empty()) {
-                return Err(err(op, "convolution operands with views are not generated yet"));
+            // im2col reads contiguous operands: a viewed operand (a permuted or selected
+            // input) is first copied out of its view into a scratch buffer.
+            let mut buffers = Vec::with_capacity(operands.len());
+            for (i, &operand) in operands.iter().enumerate() {
+                let base = self.buffer(op, operand)?;
+                match views.get(i).filter(|v| !v.is_empty()) {
+                    Some(layout) => {
+                        let rank = (layout.len() - 1) / 2;
+                        let dense = self.scratch(&layout[1..=rank], base.ty.dtype);
+                        self.copy_strided(&base, layout, &dense);
+                        buffers.push(dense);
+                    }
+                    None => buffers.push(base),
+                }
             }
-            return self.convolution(op, out, &operands);
+            return self.convolution(op, out, &buffers);
         }
         if kind != "mm" && kind != "bmm" {
             return Err(err(
@@ -210,10 +222,10 @@ impl Gen {
         &mut self,
         op: MlirOperation,
         out: Buf,
-        operands: &[MlirValue],
+        operands: &[Buf],
     ) -> Result<(), CodegenError> {
-        let inputs = [self.buffer(op, operands[0])?, self.buffer(op, operands[1])?];
-        let bias = operands.get(2).map(|&b| self.buffer(op, b)).transpose()?;
+        let inputs = [operands[0].clone(), operands[1].clone()];
+        let bias = operands.get(2).cloned();
         let ([x, w], target) = self.in_f32(op, "convolutions", &out, inputs)?;
         let spatial = x.ty.rank() - 2;
         let list = |name: &str, default: i64| {
@@ -352,8 +364,15 @@ impl Gen {
     pub(super) fn view_copy(&mut self, op: MlirOperation) -> Result<(), CodegenError> {
         let out = self.result_buffer(op)?;
         let base = self.buffer(op, ir::operand(op, 0))?;
-        let layout = i64s(op, "layout");
-        let rank = out.ty.rank();
+        self.copy_strided(&base, &i64s(op, "layout"), &out);
+        self.bufs.insert(ir::result(op, 0).ptr as usize, out);
+        Ok(())
+    }
+
+    /// Copies the strided view `layout` (`[offset, sizes..., strides...]`) of `base` into
+    /// the contiguous buffer `out` of those sizes.
+    pub(super) fn copy_strided(&mut self, base: &Buf, layout: &[i64], out: &Buf) {
+        let rank = (layout.len() - 1) / 2;
         let (offset, sizes, strides) = (layout[0], layout[1..=rank].to_vec(), layout[rank + 1..].to_vec());
         let (ivs, ind) = self.open_loops(&sizes, "    ");
         let terms: Vec<String> = strides
@@ -389,7 +408,5 @@ impl Gen {
             memref(&out.ty)
         );
         self.close_loops(rank, "    ");
-        self.bufs.insert(ir::result(op, 0).ptr as usize, out);
-        Ok(())
     }
 }
