@@ -130,14 +130,31 @@ pub fn apply_plan(
     Ok(())
 }
 
+/// The file location of node `at`, or else of the nearest node (by program order) that
+/// has one: ops located by a name alone (`loc("relu")`) get the nearest source line
+/// instead of `<unknown>`.
+fn nearest_location(graph: &SchedGraph, at: usize) -> Option<SourceLoc> {
+    let n = graph.nodes.len();
+    (0..n).find_map(|distance| {
+        [
+            at.checked_sub(distance),
+            at.checked_add(distance).filter(|&i| i < n),
+        ]
+        .into_iter()
+        .flatten()
+        .find_map(|i| graph.nodes[i].loc.clone())
+    })
+}
+
 /// Emits one remark per rejected pair (at the second node) for `--fusion-explain`.
-pub fn explain(cx: &PassContext, graph: &SchedGraph, plan: &FusionPlan) {
+pub fn explain(cx: &PassContext, graph: &SchedGraph, plan: &FusionPlan, function: Option<SourceLoc>) {
     for r in &plan.rejections {
         let loc: Option<SourceLoc> = r
             .node2
             .first()
-            .and_then(|n| graph.nodes.iter().find(|node| node.name == *n))
-            .and_then(|node| node.loc.clone());
+            .and_then(|n| graph.nodes.iter().position(|node| node.name == *n))
+            .and_then(|at| nearest_location(graph, at))
+            .or_else(|| function.clone());
         cx.sink.push(Diagnostic::new(
             Severity::Remark,
             loc,
@@ -189,7 +206,7 @@ pub fn run_strategy(
             }
         }
         if cx.settings.fusion_explain {
-            explain(cx, &graph, plan);
+            explain(cx, &graph, plan, SourceLoc::from_location(loc));
         }
         if let Err(message) = apply_plan(func, plan, &report, strategy.name(), decision.keep_single_nodes) {
             cx.sink

@@ -34,6 +34,9 @@ pub const INFO: PassInfo = PassInfo {
 pub const OP_PATTERN_ATTR: &str = "op_pattern";
 /// Attribute naming the op (its result buffer) a loop node belongs to.
 pub const TVM_OP_ATTR: &str = "tvm_op";
+/// Attribute on the function: the mode the kinds were annotated in (`--tvm-fuse-ops`
+/// refuses to decide in another one).
+pub const MODE_ATTR: &str = "fuselab.op_pattern_mode";
 
 fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     let (_, tvm, _) = tvm_graph_in_pass(func, cx)?;
@@ -41,6 +44,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     let Some(block) = ir::body(raw) else { return Ok(()) };
     let loop_ops = scheduler_nodes(block);
     let ctx = ir::context(raw);
+    ir::set_attr(raw, MODE_ATTR, ir::string_attr(ctx, cx.options.string("mode")));
     for node in &tvm.nodes {
         for &m in &node.members {
             ir::set_attr(

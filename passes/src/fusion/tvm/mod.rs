@@ -203,10 +203,36 @@ impl Strategy for Tvm {
         options: &PassOptions,
     ) -> Result<Decision, String> {
         let mode = PatternMode::from_options(options)?;
+        refuse_misread_pipelines(func, graph, options.string("mode"))?;
         let config = PartitionConfig {
             max_depth: options.uint("max-depth") as usize,
         };
         decide(func, graph, mode, config)
+    }
+}
+
+/// Pipelines that cannot mean what they say (issue 14, item 9): a graph already
+/// transformed by `--inline-pointwise` (TVM fuses ops as written: the result would be
+/// neither TVM's nor Inductor's decision), or ops annotated by `--annotate-op-pattern`
+/// in another mode than the one this pass decides with.
+fn refuse_misread_pipelines(func: MlirOperation, graph: &SchedGraph, mode: &str) -> Result<(), String> {
+    if let Some(node) = graph.nodes.iter().find(|n| n.origins.len() > 1) {
+        return Err(format!(
+            "{} computes {} inlined by --inline-pointwise, but TVM's FuseOps fuses ops as \
+             written: run --tvm-fuse-ops on the output of --lower-aten-to-loop (drop \
+             --inline-pointwise), or use --fuse=strategy=tvm",
+            node.name,
+            node.origins.join(", ")
+        ));
+    }
+    let annotated =
+        fuselab_dialects::ir::attr(func, annotate::MODE_ATTR).and_then(fuselab_dialects::attrs::string_raw);
+    match annotated {
+        Some(annotated) if annotated != mode => Err(format!(
+            "the ops were annotated with --annotate-op-pattern=mode={annotated}; decide in the same \
+             mode with --tvm-fuse-ops=mode={annotated} (or annotate with mode={mode})"
+        )),
+        _ => Ok(()),
     }
 }
 
