@@ -168,6 +168,34 @@ pub fn explain(cx: &PassContext, graph: &SchedGraph, plan: &FusionPlan, function
     }
 }
 
+/// Erases the loop nodes (and views) of `func` whose value nothing reads, repeatedly, so
+/// that a chain feeding only dead nodes goes too; returns how many. Both reference
+/// systems drop them: Inductor's `Scheduler.dead_node_elimination`
+/// (torch/_inductor/scheduler.py) before fusing, TVM the fused groups whose outputs are
+/// unused; so a dead value is never a kernel (an extra launch) of its own.
+pub fn eliminate_dead_nodes(func: MlirOperation) -> usize {
+    let Some(block) = ir::body(func) else { return 0 };
+    let mut erased = 0;
+    loop {
+        let dead: Vec<MlirOperation> = ir::block_ops(block)
+            .into_iter()
+            .filter(|&op| {
+                matches!(
+                    ir::op_name(op).as_str(),
+                    names::POINTWISE | names::REDUCTION | names::EXTERN | names::VIEW
+                ) && ir::users(ir::result(op, 0)).is_empty()
+            })
+            .collect();
+        if dead.is_empty() {
+            return erased;
+        }
+        erased += dead.len();
+        for op in dead {
+            ir::erase(op);
+        }
+    }
+}
+
 /// Runs a fusion strategy on every function of `module`: analyze, decide (on the
 /// pipeline's target, with the pass's options), report, apply. Shared by every
 /// strategy pass.
@@ -180,6 +208,7 @@ pub fn run_strategy(
     let mut reports = Vec::new();
     for func in ir::collect_ops(module.to_raw(), |n| n == "func.func") {
         let loc = unsafe { ir::op_ref(func) }.location();
+        eliminate_dead_nodes(func);
         let graph = match analyze(func) {
             Ok(graph) => graph,
             Err(message) => {
