@@ -606,6 +606,16 @@ fuzz-failures).
 Exit status 1 if any graph failed.
 ";
 
+/// The reproducer file for a failing graph: a header of comments (every line of a
+/// multi-line error too, so the file parses as it is) and the minimized graph.
+fn reproducer_text(seed: u64, problems: &[String], jit: bool, path: &str, graph: &str) -> String {
+    format!(
+        "// fuse-fuzz seed {seed}: {}\n// Reproduce: fuse-run --seed {seed}{} {path}\n{graph}",
+        problems.join("; ").replace('\n', "\n// "),
+        if jit { " --jit" } else { "" }
+    )
+}
+
 /// Runs `fuse-fuzz`; returns the exit code.
 pub fn run(args: &[String]) -> i32 {
     let (mut count, mut seed, mut out) = (100u64, 1u64, "fuzz-failures".to_string());
@@ -651,12 +661,7 @@ pub fn run(args: &[String]) -> i32 {
         failed += 1;
         let small = minimize(&text, s, jit);
         let path = format!("{out}/fuzz-{s}.mlir");
-        // Every line of the header is a comment, so the file parses as it is.
-        let reproducer = format!(
-            "// fuse-fuzz seed {s}: {}\n// Reproduce: fuse-run --seed {s}{} {path}\n{small}",
-            problems.join("; ").replace('\n', "\n// "),
-            if jit { " --jit" } else { "" }
-        );
+        let reproducer = reproducer_text(s, &problems, jit, &path, &small);
         match std::fs::create_dir_all(&out).and_then(|()| std::fs::write(&path, reproducer)) {
             Ok(()) => eprintln!("seed {s}: FAIL ({}) -> {path}", problems.join("; ")),
             Err(e) => eprintln!(
@@ -680,6 +685,30 @@ pub fn run(args: &[String]) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A multi-line error stays inside comments, so the reproducer parses as written
+    /// (issue 13, item 14: its second line was left uncommented).
+    #[test]
+    fn reproducer_headers_comment_every_line() {
+        let problems = vec!["inductor: a.mlir:2:3: error: bad\na.mlir:2:3: note: see op".to_string()];
+        let text = reproducer_text(
+            7,
+            &problems,
+            true,
+            "out/fuzz-7.mlir",
+            "func.func @f() {\n  return\n}\n",
+        );
+        let header: Vec<&str> = text.lines().take_while(|l| !l.starts_with("func.func")).collect();
+        assert_eq!(header.len(), 3, "{text}");
+        assert!(header.iter().all(|l| l.starts_with("//")), "{text}");
+        assert!(
+            header[2].contains("fuse-run --seed 7 --jit out/fuzz-7.mlir"),
+            "{text}"
+        );
+        let fuse = fuselab_dialects::FuseContext::new().expect("context");
+        let sink = fuselab_dialects::DiagnosticSink::new();
+        assert!(fuselab_dialects::source::parse_module(fuse.context(), &text, "r.mlir", &sink).is_some());
+    }
 
     /// `cargo test` runs 300 random graphs through every strategy against the oracle.
     #[test]
