@@ -40,3 +40,15 @@ func.func @any_over_size_one(%d: tensor<2x1xi1>) -> tensor<2x1xi1> {
 
 // LAYER-LABEL: @forward
 // LAYER-COUNT-4: output #0 tensor<2x16x64xf32>: {{.*}} PASS
+
+// A sum of bools counts in int64, as PyTorch promotes it (issue 15: the verifier asked
+// for an i1 result, so a cross-entropy with ignore_index did not import).
+// CHECK-LABEL: @count_true
+// CHECK-COUNT-8: output #{{[01]}} tensor<{{.*}}xi64>: {{.*}} PASS
+// CHECK-NOT: FAIL
+func.func @count_true(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>, %i: tensor<4x8xi64>) -> (tensor<4x1xi64>, tensor<1x8xi64>) {
+  %c = "aten.gt"(%x, %y) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xi1>
+  %s = "aten.sum"(%c) {dims = array<i64: 1>, keepdim = true} : (tensor<4x8xi1>) -> tensor<4x1xi64>
+  %t = "aten.sum"(%i) {dims = array<i64: 0>, keepdim = true} : (tensor<4x8xi64>) -> tensor<1x8xi64>
+  return %s, %t : tensor<4x1xi64>, tensor<1x8xi64>
+}

@@ -8,6 +8,7 @@
 // RUN: fuse-import %S/Inputs/transformer_encoder_50.pt2 | fuse-opt - --aten-verify-shapes -o /dev/null
 // RUN: fuse-import --help | FileCheck %s --check-prefix=HELP
 // RUN: fuse-import %S/Inputs/name_clash.pt2 | FileCheck %s --check-prefix=CLASH
+// RUN: fuse-import %S/Inputs/hardtanh_assert.pt2 | FileCheck %s --check-prefix=HARDTANH
 
 // torch.export archives (tools/export_fixtures.py, weights stripped) to aten MLIR.
 
@@ -59,3 +60,13 @@
 // CLASH: %mul_1 = "aten.mul"(%relu, %relu) {{.*}}"mul.1"])
 // CLASH: %mul_1_1 = "aten.mul"(%relu, %f.2) {{.*}}"mul_1"])
 // CLASH: %add_1 = "aten.add"(%mul_1, %mul_1_1)
+
+// hardtanh imports as clamp (maximum, minimum with its bounds) and the no-op
+// `_assert_tensor_metadata` that `.to()` leaves imports as nothing (issue 15: both were
+// rejected). Fixture: seed_10op with relu replaced by hardtanh(0, 6) and an assertion on
+// the first input.
+// HARDTANH-NOT: "aten._assert
+// HARDTANH: %[[LO:.*]] = arith.constant dense<0.0e0> : tensor<f32>
+// HARDTANH-NEXT: %[[MAX:.*]] = "aten.maximum"(%add, %[[LO]])
+// HARDTANH-NEXT: %[[HI:.*]] = arith.constant dense<6.0e0> : tensor<f32>
+// HARDTANH-NEXT: "aten.minimum"(%[[MAX]], %[[HI]])

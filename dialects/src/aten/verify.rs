@@ -209,10 +209,11 @@ fn check_reduction(op: &AtenOp, input: &TensorType, result: &TensorType) -> Chec
         &result.shape,
         &reduced_shape(&input.shape, &dims, keepdim),
     )?;
-    let expected = if op.kind() == AtenOpKind::Any {
-        DType::I1
-    } else {
-        input.dtype
+    // PyTorch's promotion: `any` gives bool; `sum` of bools or integers gives int64.
+    let expected = match op.kind() {
+        AtenOpKind::Any => DType::I1,
+        AtenOpKind::Sum if !input.dtype.is_float() => DType::I64,
+        _ => input.dtype,
     };
     expect_dtype("result", result.dtype, expected)
 }

@@ -1,4 +1,5 @@
-//! Constants (`full*`, `*_like`, `scalar_tensor`) and `getitem` of multi-output nodes.
+//! Constants (`full*`, `*_like`, `scalar_tensor`), `getitem` of multi-output nodes, and
+//! the checks exports leave that compute nothing on static shapes.
 
 use super::super::*;
 use super::Rule;
@@ -29,6 +30,16 @@ pub(super) static RULES: &[Rule] = &[
             em.bind(node, 0, res);
             Ok(())
         },
+    },
+    Rule {
+        // `.to()` leaves `_assert_tensor_metadata` (a dtype/device check) and shape guards
+        // leave `_assert_scalar`: both return nothing and hold on the static types the
+        // importer has already checked, so they import as nothing.
+        targets: &[
+            "aten._assert_tensor_metadata.default",
+            "aten._assert_scalar.default",
+        ],
+        import: |em, node, _| em.only_outputs(node, &[]),
     },
     Rule {
         targets: &["_operator.getitem"],

@@ -98,6 +98,29 @@ pub(super) static RULES: &[Rule] = &[
         },
     },
     Rule {
+        // hardtanh(x, min_val=-1, max_val=1) = clamp (torch/_decomp: `torch.clamp`).
+        targets: &["aten.hardtanh.default"],
+        import: |em, node, _| {
+            let loc = node.loc.clone();
+            let out = em.out_type(node, 0)?;
+            let mut x = em.tensor(node, "self")?;
+            for (arg, default, op) in [("min_val", -1.0, "maximum"), ("max_val", 1.0, "minimum")] {
+                let bound = if node.arg(arg).is_some() {
+                    em.operand(node, arg, out.dtype)?
+                } else {
+                    let ty = TType {
+                        shape: vec![],
+                        dtype: out.dtype,
+                    };
+                    em.constant(Scalar::Float(default), &ty, &loc)
+                };
+                x = em.op(None, op, &[&x, &bound], "", &out, &loc);
+            }
+            em.bind(node, 0, x);
+            Ok(())
+        },
+    },
+    Rule {
         targets: &["aten.logical_not.default"],
         import: |em, node, _| em.unary(node, "logical_not", ""),
     },

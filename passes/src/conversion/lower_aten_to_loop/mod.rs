@@ -320,6 +320,7 @@ impl Lowering {
                         None => IndexExpr::dim(kept.len() + red.iter().position(|&r| r == d).unwrap_or(0)),
                     })
                     .collect();
+                let out_dtype = out.dtype;
                 let kind_name = match kind {
                     Sum => "sum",
                     // any = max over i1 (logical or).
@@ -334,11 +335,8 @@ impl Lowering {
                     Some((rranges, kind_name)),
                     move |this, bx| {
                         let value = this.read(bx, &input, &idx);
-                        Ok(if kind == Any {
-                            convert(bx, value, input.dtype(), DType::I1)
-                        } else {
-                            value
-                        })
+                        // `any` reduces bools; a sum of bools counts in int64.
+                        Ok(convert(bx, value, input.dtype(), out_dtype))
                     },
                 )?;
                 ir::replace_uses(result, value);
