@@ -3,7 +3,7 @@
 // (torch/_inductor/scheduler.py) removes the exp -> sin / sum chain below, leaving one
 // kernel (relu + amax); TVM drops fused groups whose outputs are unused (as measured
 // with Relax 0.27 for the issue), leaving fused_relu_amax. Before, fuselab launched 2 (Inductor:
-// fused_exp_sum, fused_amax_relu) and 4 (TVM: exp, sin, sum, fused_relu_amax) kernels.
+// fused_exp_sum, fused_amax_relu) and 4 (for TVM exp, sin, sum, fused_relu_amax) kernels.
 // RUN: fuse-opt %s --aten-decompose --lower-aten-to-loop --inline-pointwise --inductor-fuse --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=INDUCTOR
 // RUN: fuse-opt %s --aten-decompose --lower-aten-to-loop=materialize-views=true --tvm-fuse-ops --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=TVM
 // RUN: fuse-run %s | FileCheck %s --check-prefix=EXEC
