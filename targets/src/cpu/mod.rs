@@ -46,9 +46,10 @@ impl Target for Cpu {
         "this machine: loop IR -> scf/memref/arith/math -> LLVM JIT (ExecutionEngine)"
     }
 
-    /// One core streaming from DRAM (the 64 MiB copy roofline measured by
-    /// `fuse-run --bench` on the project's 2-core VM: ~10 GB/s), and a call of a kernel
-    /// function (~50 ns).
+    /// One core streaming from DRAM: the 64 MiB copy roofline that `fuse-run --bench`
+    /// measures was 10–25 GB/s on the project's 2-core VMs (docs/performance.md), so 10
+    /// GB/s, conservatively; a call of a kernel function is an estimate (a direct call
+    /// plus its `memref.get_global`s, ~50 ns), not a measurement.
     fn costs(&self) -> Costs {
         Costs {
             bytes_per_second: 10e9,
