@@ -107,10 +107,14 @@ impl Lines<'_> {
     }
 
     /// `exp(x)`: x = n ln2 + r, |r| <= ln2/2, exp(r) by its degree-7 Taylor polynomial
-    /// (error < 1e-8 relative), times 2^n.
+    /// (error < 1e-8 relative), times 2^n as two normal factors, so results below the
+    /// smallest normal are IEEE subnormals (as libm and PyTorch's eager CPU kernels give;
+    /// no flush to zero), and results below half the smallest subnormal are 0. (Clamping
+    /// at the smallest normal instead made every softmax entry of a far-below-max score
+    /// 1.2e-38, subnormal after the division, and the following kernels slow.)
     pub fn exp(&mut self, x: &str) -> String {
         const HI: f32 = 88.722_84; // ln(f32::MAX)
-        const LO: f32 = -87.336_55; // ln(smallest normal)
+        const LO: f32 = -103.972_08; // ln(2^-150): below, exp(x) rounds to 0
         let (xn, nan) = self.unnan(x);
         let (lo, hi) = (self.f32c(LO), self.f32c(HI));
         let clamped = self.bin("maximumf", &xn, &lo, "f32");
@@ -132,6 +136,9 @@ impl Lines<'_> {
         let over = self.fcmp("ogt", x, &hi, "f32");
         let inf = self.f32c(f32::INFINITY);
         let v = self.select(&over, &inf, &v, "f32");
+        let under = self.fcmp("olt", x, &lo, "f32");
+        let zero = self.f32c(0.0);
+        let v = self.select(&under, &zero, &v, "f32");
         self.select(&nan, x, &v, "f32")
     }
 
