@@ -670,9 +670,12 @@ pub fn run(args: &[String]) -> i32 {
             ),
         }
     }
-    let last = seed.wrapping_add(count.saturating_sub(1));
+    let seeds = match count {
+        0 => "no seeds".to_string(),
+        _ => format!("seeds {seed}..{}", seed.wrapping_add(count - 1)),
+    };
     let summary = format!(
-        "fuse-fuzz: {count} graphs (seeds {seed}..{last}), {failed} failed, {:.1} s\n",
+        "fuse-fuzz: {count} graphs ({seeds}), {failed} failed, {:.1} s\n",
         start.elapsed().as_secs_f64()
     );
     if let Err(m) = crate::print_stdout(&summary) {
