@@ -96,11 +96,16 @@ pub struct RunOptions {
 }
 
 impl RunOptions {
-    /// The compile options when running compiled.
-    fn compiled(&self) -> Option<CompileOptions> {
-        self.jit.then_some(CompileOptions {
+    /// The options the target's runner compiles with.
+    fn compile_options(&self) -> CompileOptions {
+        CompileOptions {
             parallel: self.parallel,
-        })
+        }
+    }
+
+    /// The compile options when running compiled (`--jit`).
+    fn compiled(&self) -> Option<CompileOptions> {
+        self.jit.then(|| self.compile_options())
     }
 
     /// The target's runner, or a message when the target has none here.

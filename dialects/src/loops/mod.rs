@@ -206,14 +206,10 @@ pub mod attr {
 /// All index extents of a node (`loop.pointwise` / `loop.reduction`): ranges, then
 /// reduction ranges. `None` when the node has no `ranges`.
 pub fn node_ranges(node: mlir_sys::MlirOperation) -> Option<Vec<i64>> {
-    let read = |name| {
-        crate::ir::attr(node, name)
-            .and_then(|a| crate::attrs::i64_array(unsafe { melior::ir::Attribute::from_raw(a) }))
-    };
-    let mut all = read(attr::RANGES)?;
-    if crate::ir::attr(node, attr::REDUCTION_RANGES).is_some() {
-        all.extend(read(attr::REDUCTION_RANGES)?);
-    }
+    // SAFETY: a live op handle, used only for this read.
+    let op = LoopOp::new(unsafe { crate::ir::op_ref(node) })?;
+    let mut all = op.ranges()?;
+    all.extend(op.reduction_ranges());
     Some(all)
 }
 

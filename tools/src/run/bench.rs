@@ -4,7 +4,6 @@
 use super::{diagnostics_text, functions, pipeline_of, with_pipeline_result, RunOptions};
 use fuselab_dialects::{ir, source::parse_module, DiagnosticSink, FuseContext};
 use fuselab_exec::inputs::generate_inputs;
-use fuselab_targets::CompileOptions;
 use std::fmt::Write as _;
 
 /// One strategy's timing.
@@ -112,9 +111,7 @@ pub fn bench(
             + result_bytes;
         let mut rows = Vec::new();
         for strategy in &options.strategies {
-            let compile = CompileOptions {
-                parallel: options.parallel,
-            };
+            let compile = options.compile_options();
             let runner = options.runner()?;
             let times =
                 with_pipeline_result(text, buffer, &pipeline_of(strategy), &name, options.target, |f| {
