@@ -36,6 +36,27 @@ pub fn type_string(ty: MlirType) -> String {
     to_string(|cb, data| unsafe { mlirTypePrint(ty, cb, data) })
 }
 
+/// Whether `op` (and everything nested in it) verifies; failures are reported to the
+/// context's diagnostic handlers.
+pub fn verify(op: MlirOperation) -> bool {
+    unsafe { mlirOperationVerify(op) }
+}
+
+/// Prints an operation (custom form, no locations).
+pub fn op_string(op: MlirOperation) -> String {
+    to_string(|cb, data| unsafe { mlirOperationPrint(op, cb, data) })
+}
+
+/// Prints an operation with its locations (as `--mlir-print-debuginfo` does).
+pub fn op_string_with_locations(op: MlirOperation) -> String {
+    to_string(|cb, data| unsafe {
+        let flags = mlirOpPrintingFlagsCreate();
+        mlirOpPrintingFlagsEnableDebugInfo(flags, true, false);
+        mlirOperationPrintWithFlags(op, flags, cb, data);
+        mlirOpPrintingFlagsDestroy(flags);
+    })
+}
+
 /// The name of an operation (`aten.add`).
 pub fn op_name(op: MlirOperation) -> String {
     unsafe {

@@ -9,6 +9,7 @@
 
 pub mod aten;
 pub mod attrs;
+pub mod build;
 pub mod context;
 pub mod diagnostics;
 pub mod ir;

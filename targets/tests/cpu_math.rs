@@ -2,34 +2,49 @@
 //! compiled and run through the JIT on a grid of values over many magnitudes and the
 //! special values, against f64 references.
 
-use fuselab_dialects::types::{DType, TensorType};
+use fuselab_dialects::{
+    build::{Builder, OwnedModule},
+    ir,
+    types::{DType, TensorType},
+    FuseContext,
+};
 use fuselab_targets::cpu::{
     jit::{HostBuffer, Jit},
-    math::{expand, Lines},
+    lower_loop_to_cpu::HostSignature,
+    math::expand,
 };
 
 /// Compiles `y[i] = f(x[i])` with the expansion of `name` and runs it on `xs`.
 fn run(name: &str, xs: &[f32]) -> Vec<f32> {
-    let mut body = String::new();
-    let mut fresh = 0;
-    let indent = "      ";
-    let y = {
-        let mut lines = Lines {
-            out: &mut body,
-            fresh: &mut fresh,
-            indent,
-        };
-        expand(&mut lines, name, "%x").expect("expanded")
-    };
-    let n = xs.len();
-    let text = format!(
-        "module {{\n  func.func @main(%in: memref<{n}xf32>, %out: memref<{n}xf32>) attributes {{llvm.emit_c_interface}} {{\n    %c0 = arith.constant 0 : index\n    %c1 = arith.constant 1 : index\n    %cn = arith.constant {n} : index\n    scf.for %i = %c0 to %cn step %c1 {{\n      %x = memref.load %in[%i] : memref<{n}xf32>\n{body}      memref.store {y}, %out[%i] : memref<{n}xf32>\n    }}\n    return\n  }}\n}}\n"
-    );
+    let fuse = FuseContext::new().expect("context");
+    let loc = unsafe { mlir_sys::mlirLocationUnknownGet(fuse.context().to_raw()) };
+    let module = OwnedModule::new(loc);
+    let mut b = Builder::new(loc);
+    let n = xs.len() as i64;
+    let f32t = b.f32_type();
+    let m = b.flat_memref(n, f32t);
+    let c_interface = b.unit_attr();
+    let (main, entry) = b.function("main", &[m, m], true, &[("llvm.emit_c_interface", c_interface)]);
+    ir::append(module.body(), main);
+    b.push(entry);
+    let args = ir::block_arguments(entry);
+    let (c0, cn, c1) = (b.index(0), b.index(n), b.index(1));
+    let i = b.open_for(c0, cn, c1, &[]).args[0];
+    let x = b.load(args[0], i);
+    let y = expand(&mut b, name, x).expect("expanded");
+    b.store(y, args[1], i);
+    b.close("scf.yield", &[]);
+    b.close("func.return", &[]);
     let ty = TensorType {
-        shape: vec![n as i64],
+        shape: vec![n],
         dtype: DType::F32,
     };
-    let jit = Jit::compile_text(&text, "main", vec![ty.clone()], vec![ty]).expect("compiles");
+    let signature = HostSignature {
+        entry: "main".into(),
+        inputs: vec![ty.clone()],
+        outputs: vec![ty],
+    };
+    let jit = Jit::compile_module(module, signature).expect("compiles");
     let mut ins = vec![HostBuffer::F32(xs.to_vec())];
     let mut outs = jit.output_buffers();
     jit.call(&mut ins, &mut outs).expect("runs");

@@ -9,7 +9,7 @@ use fuselab_dialects::{source::parse_module, DiagnosticSink, FuseContext};
 use fuselab_exec::{inputs::compare, inputs::generate_inputs, loops::run_loop};
 use fuselab_targets::cpu::{
     jit::Jit,
-    lower_loop_to_cpu::{cpu_function, CpuOptions},
+    lower_loop_to_cpu::{cpu_module, CpuOptions},
 };
 
 /// A kernel of a row reduction over `x: [8, 16]` and a pointwise member reading the
@@ -51,7 +51,10 @@ fn run(text: &str) -> (String, bool) {
     let got = Jit::compile(func)
         .and_then(|j| j.run(&inputs))
         .expect("runs compiled");
-    let code = cpu_function(func, CpuOptions::default()).expect("generates").body;
+    let code = cpu_module(&[func], CpuOptions::default())
+        .expect("generates")
+        .module
+        .text();
     (code, compare(&got[0], &want[0]).pass)
 }
 

@@ -6,17 +6,15 @@
 //! (matrixmultiply's sgemm) and the MLIR async runtime behind `scf.parallel`.
 //! [`Jit::call`] runs the host function on host buffers through its C interface.
 
-use super::lower_loop_to_cpu::{cpu_function, module_text, upstream_lowering, CpuOptions};
+use super::lower_loop_to_cpu::{cpu_module, upstream_lowering, CpuOptions, HostSignature};
+use fuselab_dialects::build::OwnedModule;
 use fuselab_dialects::types::{DType, TensorType};
 use fuselab_exec::{tensor::Tensor, ExecError};
 use melior::{
-    dialect::DialectRegistry,
     ir::{operation::OperationLike as _, Module},
     pass::PassManager,
-    utility::{
-        parse_pass_pipeline, register_all_dialects, register_all_llvm_translations, register_all_passes,
-    },
-    Context, ExecutionEngine,
+    utility::{parse_pass_pipeline, register_all_llvm_translations, register_all_passes},
+    ContextRef, ExecutionEngine,
 };
 use mlir_sys::MlirOperation;
 
@@ -145,7 +143,6 @@ struct Descriptor {
 /// A compiled function.
 pub struct Jit {
     engine: ExecutionEngine,
-    _context: Context,
     entry: String,
     inputs: Vec<TensorType>,
     outputs: Vec<TensorType>,
@@ -231,34 +228,39 @@ impl Jit {
         Self::compile_with(func, CpuOptions::default())
     }
 
-    /// [`Jit::compile`] with code generator options.
+    /// [`Jit::compile`] with code generator options. The code is built in `func`'s
+    /// context and compiled as built (no printing and re-parsing).
     pub fn compile_with(func: MlirOperation, options: CpuOptions) -> Result<Self, ExecError> {
-        let f = cpu_function(func, options).map_err(|e| match e.op {
+        let mut built = cpu_module(&[func], options).map_err(|e| match e.op {
             Some(op) => ExecError::at(op, e.message),
             None => ExecError::msg(e.message),
         })?;
-        let text = module_text(std::slice::from_ref(&f));
-        Self::compile_text(&text, &f.entry, f.inputs, f.outputs)
+        let signature = built
+            .functions
+            .pop()
+            .ok_or_else(|| ExecError::msg("no host function was generated"))?;
+        Self::compile_module(built.module, signature)
     }
 
-    /// JIT-compiles a module of upstream ops whose function `entry` (with
-    /// `llvm.emit_c_interface`) takes flat 1-D memrefs of `inputs` then `outputs`.
-    pub fn compile_text(
-        text: &str,
-        entry: &str,
-        inputs: Vec<TensorType>,
-        outputs: Vec<TensorType>,
-    ) -> Result<Self, ExecError> {
-        let registry = DialectRegistry::new();
-        register_all_dialects(&registry);
-        let context = Context::new();
-        context.append_dialect_registry(&registry);
-        context.load_all_available_dialects();
-        register_all_llvm_translations(&context);
+    /// JIT-compiles a module of upstream ops (in a context with every upstream dialect,
+    /// such as [`fuselab_dialects::FuseContext`]'s) whose function `signature.entry`
+    /// (with `llvm.emit_c_interface`) takes flat 1-D memrefs of the inputs then the
+    /// outputs.
+    pub fn compile_module(module: OwnedModule, signature: HostSignature) -> Result<Self, ExecError> {
+        let HostSignature {
+            entry,
+            inputs,
+            outputs,
+        } = signature;
+        // SAFETY: the module's context outlives this call (the caller holds the module's
+        // IR); the engine keeps no reference to it once built.
+        let context = unsafe { ContextRef::from_raw(mlir_sys::mlirOperationGetContext(module.operation())) };
+        let context = unsafe { context.to_ref() };
+        register_all_llvm_translations(context);
         register_all_passes();
-        let mut module = Module::parse(&context, text)
-            .ok_or_else(|| ExecError::msg(format!("the generated CPU module does not parse:\n{text}")))?;
-        let manager = PassManager::new(&context);
+        // SAFETY: the module is owned here and destroyed once, by `Module`.
+        let mut module = unsafe { Module::from_raw(module.into_raw()) };
+        let manager = PassManager::new(context);
         parse_pass_pipeline(manager.as_operation_pass_manager(), &upstream_lowering())
             .map_err(|e| ExecError::msg(format!("bad lowering pipeline: {e}")))?;
         manager
@@ -278,8 +280,7 @@ impl Jit {
         unsafe { engine.register_symbol("fuselab_sgemm", fuselab_sgemm as *mut ()) };
         Ok(Self {
             engine,
-            _context: context,
-            entry: entry.to_string(),
+            entry,
             inputs,
             outputs,
         })

@@ -1,25 +1,54 @@
-//! The code generator's text primitives: fresh names, loop nests and accumulations, flat
-//! and unravelled indices, buffers, half-precision rounding, pointers for library calls.
+//! The code generator's primitives: buffers and the globals a function takes, loop
+//! nests and accumulations, flat and unravelled indices, half-precision rounding,
+//! pointers for library calls.
 
 use super::*;
 
 impl Gen {
-    pub(super) fn name(&mut self, prefix: &str) -> String {
-        self.fresh += 1;
-        format!("%{prefix}{}", self.fresh)
-    }
-
-    pub(super) fn index_const(&mut self, v: i64, indent: &str) -> String {
-        let n = self.name("c");
-        let _ = writeln!(self.out, "{indent}{n} = arith.constant {v} : index");
-        n
-    }
-
-    pub(super) fn buffer(&self, op: MlirOperation, v: MlirValue) -> Result<Buf, CodegenError> {
+    pub(super) fn buffer(&self, op: MlirOperation, v: mlir_sys::MlirValue) -> Result<Buf, CodegenError> {
         self.bufs
             .get(&(v.ptr as usize))
             .cloned()
             .ok_or_else(|| err(op, "reads a value the CPU code generator has no buffer for"))
+    }
+
+    /// The memref value of `buf` in the function being generated: a parameter, or the
+    /// global's `memref.get_global`, made on first use and kept at the top of the
+    /// function in global order (so a function takes only the globals it uses, and its
+    /// size follows what it does, not how many buffers came before it).
+    pub(super) fn val(&mut self, buf: &Buf) -> Value {
+        match buf.id {
+            BufId::Param(i) => ir::block_arguments(self.func.entry)[i],
+            BufId::Global(i) => {
+                if let Some(&(_, v)) = self.func.globals.get(&i) {
+                    return v;
+                }
+                let ty = memref(&self.b, &buf.ty);
+                let name = self.b.symbol_ref(&format!("{}_g{i}", self.prefix));
+                let loc = unsafe { mlir_sys::mlirBlockGetParentOperation(self.func.entry) };
+                let op = ir::create(
+                    "memref.get_global",
+                    ir::location(loc),
+                    &[],
+                    &[ty],
+                    &[("name", name)],
+                    Vec::new(),
+                );
+                let entry = self.func.entry;
+                match self.func.globals.range(i..).next() {
+                    Some((_, &(next, _))) => ir::insert_before(next, op),
+                    None => match self.func.globals.values().next_back() {
+                        Some(&(last, _)) => unsafe {
+                            mlir_sys::mlirBlockInsertOwnedOperationAfter(entry, last, op)
+                        },
+                        None => unsafe { mlir_sys::mlirBlockInsertOwnedOperation(entry, 0, op) },
+                    },
+                }
+                let v = ir::result(op, 0);
+                self.func.globals.insert(i, (op, v));
+                v
+            }
+        }
     }
 
     /// The buffer a node writes: its output argument if it is returned directly, else a
@@ -33,104 +62,68 @@ impl Gen {
         Ok(self.scratch(&ty.shape, ty.dtype))
     }
 
-    /// Opens `scf.for` loops over `ranges`; returns the induction variables and the
-    /// indentation inside.
-    pub(super) fn open_loops(&mut self, ranges: &[i64], indent: &str) -> (Vec<String>, String) {
-        let mut ivs = Vec::new();
-        let mut ind = indent.to_string();
-        let c0 = self.index_const(0, indent);
-        let c1 = self.index_const(1, indent);
-        for &r in ranges {
-            let ub = self.index_const(r, &ind);
-            let iv = self.name("i");
-            let _ = writeln!(self.out, "{ind}scf.for {iv} = {c0} to {ub} step {c1} {{");
-            ivs.push(iv);
-            ind.push_str("  ");
-        }
-        (ivs, ind)
+    /// Opens `scf.for` loops over `ranges`; returns the induction variables. Close with
+    /// [`Gen::close_loops`].
+    pub(super) fn open_loops(&mut self, ranges: &[i64]) -> Vec<Value> {
+        let c0 = self.b.index(0);
+        let c1 = self.b.index(1);
+        ranges
+            .iter()
+            .map(|&r| {
+                let ub = self.b.index(r);
+                self.b.open_for(c0, ub, c1, &[]).args[0]
+            })
+            .collect()
     }
 
-    /// Opens `scf.for` loops over `ranges` that carry one accumulator of type `e`,
-    /// starting at `init`.
-    pub(super) fn open_accumulation(
-        &mut self,
-        ranges: &[i64],
-        init: &str,
-        e: &'static str,
-        indent: &str,
-    ) -> Accumulation {
-        let c0 = self.index_const(0, indent);
-        let c1 = self.index_const(1, indent);
+    /// Closes `n` loops of [`Gen::open_loops`].
+    pub(super) fn close_loops(&mut self, n: usize) {
+        for _ in 0..n {
+            self.b.close("scf.yield", &[]);
+        }
+    }
+
+    /// Opens `scf.for` loops over `ranges` that carry one accumulator, starting at
+    /// `init`.
+    pub(super) fn open_accumulation(&mut self, ranges: &[i64], init: Value) -> Accumulation {
+        let c0 = self.b.index(0);
+        let c1 = self.b.index(1);
         let mut acc = Accumulation {
             ivs: Vec::new(),
-            carried: init.to_string(),
-            results: Vec::new(),
-            outer: indent.to_string(),
-            indent: indent.to_string(),
-            elem: e,
+            carried: init,
+            depth: 0,
         };
         for &r in ranges {
-            let ub = self.index_const(r, &acc.indent);
-            let (iv, arg, res) = (self.name("r"), self.name("acc"), self.name("red"));
-            let _ = writeln!(
-                self.out,
-                "{}{res} = scf.for {iv} = {c0} to {ub} step {c1} iter_args({arg} = {}) -> ({e}) {{",
-                acc.indent, acc.carried
-            );
-            acc.ivs.push(iv);
-            acc.results.push(res);
-            acc.carried = arg;
-            acc.indent.push_str("  ");
+            let ub = self.b.index(r);
+            let open = self.b.open_for(c0, ub, c1, &[acc.carried]);
+            acc.ivs.push(open.args[0]);
+            acc.carried = open.args[1];
+            acc.depth += 1;
         }
         acc
     }
 
     /// Yields `next` through the loops of `acc`; returns the accumulated value.
-    pub(super) fn close_accumulation(&mut self, acc: Accumulation, next: String) -> String {
+    pub(super) fn close_accumulation(&mut self, acc: Accumulation, next: Value) -> Value {
         let mut yielded = next;
-        for k in (0..acc.results.len()).rev() {
-            let _ = writeln!(
-                self.out,
-                "{}{}scf.yield {yielded} : {}",
-                acc.outer,
-                "  ".repeat(k + 1),
-                acc.elem
-            );
-            let _ = writeln!(self.out, "{}{}}}", acc.outer, "  ".repeat(k));
-            yielded = acc.results[k].clone();
+        for _ in 0..acc.depth {
+            yielded = self.b.close("scf.yield", &[yielded])[0];
         }
         yielded
     }
 
-    pub(super) fn close_loops(&mut self, n: usize, indent: &str) {
-        for k in (0..n).rev() {
-            let _ = writeln!(self.out, "{indent}{}}}", "  ".repeat(k));
-        }
-    }
-
     /// `affine.apply` of the contiguous offset of `ivs` over `ranges`.
-    pub(super) fn flat_index(&mut self, ivs: &[String], ranges: &[i64], indent: &str) -> String {
+    pub(super) fn flat_index(&mut self, ivs: &[Value], ranges: &[i64]) -> Value {
         if ivs.is_empty() {
-            return self.index_const(0, indent);
+            return self.b.index(0);
         }
-        let mut expr = String::new();
-        let mut stride = 1i64;
-        for d in (0..ranges.len()).rev() {
-            if !expr.is_empty() {
-                expr.insert_str(0, " + ");
-            }
-            expr.insert_str(0, &format!("d{d} * {stride}"));
-            stride *= ranges[d];
+        let ctx = self.b.context();
+        let strides = contiguous_strides(ranges);
+        let mut expr = Affine::dim(ctx, 0) * strides[0];
+        for (d, &stride) in strides.iter().enumerate().skip(1) {
+            expr = expr + Affine::dim(ctx, d) * stride;
         }
-        let dims: Vec<String> = (0..ranges.len()).map(|d| format!("d{d}")).collect();
-        let n = self.name("x");
-        let _ = writeln!(
-            self.out,
-            "{indent}{n} = affine.apply affine_map<({}) -> ({expr})>({})",
-            dims.join(", "),
-            ivs.join(", ")
-        );
-        n
+        self.b.apply_expr(expr, ivs, &[])
     }
 
     /// `affine.apply` of the `index` map of the load `op` to the loop variables `ivs`
@@ -138,46 +131,27 @@ impl Gen {
     pub(super) fn load_index(
         &mut self,
         op: MlirOperation,
-        ivs: &[String],
-        syms: &[String],
-        indent: &str,
-    ) -> Result<String, CodegenError> {
-        let map = ir::attr(op, "index")
-            .map(ir::attr_string)
-            .ok_or_else(|| err(op, "load without index"))?;
-        let idx = self.name("x");
-        let syms = if syms.is_empty() {
-            String::new()
-        } else {
-            format!("[{}]", syms.join(", "))
-        };
-        let _ = writeln!(
-            self.out,
-            "{indent}{idx} = affine.apply {map}({}){syms}",
-            ivs.join(", ")
-        );
-        Ok(idx)
+        ivs: &[Value],
+        syms: &[Value],
+    ) -> Result<Value, CodegenError> {
+        let map = ir::attr(op, "index").ok_or_else(|| err(op, "load without index"))?;
+        Ok(self.b.apply(map, ivs, syms))
     }
 
     /// The indices over row-major `extents` of the flat index `flat` (which is below
     /// their product): `flat` itself for one extent.
-    pub(super) fn unravel_index(&mut self, flat: &str, extents: &[i64], indent: &str) -> Vec<String> {
+    pub(super) fn unravel_index(&mut self, flat: Value, extents: &[i64]) -> Vec<Value> {
         if extents.len() == 1 {
-            return vec![flat.to_string()];
+            return vec![flat];
         }
+        let ctx = self.b.context();
         let mut stride: i64 = extents.iter().product();
         extents
             .iter()
             .map(|&extent| {
                 stride /= extent.max(1);
-                let d = self.name("x");
-                let _ = writeln!(
-                    self.out,
-                    "{indent}{d} = affine.apply affine_map<(d0) -> ((d0 floordiv {}) mod {})>({flat})",
-                    stride.max(1),
-                    extent.max(1)
-                );
-                d
+                let e = Affine::dim(ctx, 0).floordiv(stride.max(1)).modulo(extent.max(1));
+                self.b.apply_expr(e, &[flat], &[])
             })
             .collect()
     }
@@ -185,16 +159,15 @@ impl Gen {
     /// A global buffer of `shape` and `dtype`. Intermediate buffers are module globals,
     /// allocated once when the code is loaded (as a caching allocator would), so calls do
     /// not pay for malloc and page faults; every function that uses one starts with its
-    /// `memref.get_global`.
+    /// `memref.get_global` ([`Gen::val`]).
     pub(super) fn scratch(&mut self, shape: &[i64], dtype: DType) -> Buf {
         let b = Buf {
-            ssa: self.name("buf"),
+            id: BufId::Global(self.allocs.len()),
             ty: TensorType {
                 shape: shape.to_vec(),
                 dtype,
             },
         };
-        self.alloc_of.insert(b.ssa.clone(), self.allocs.len());
         self.allocs.push(b.clone());
         b
     }
@@ -211,137 +184,88 @@ impl Gen {
 
     /// Copies `src` into `dst` element by element, between f32 and a half type.
     pub(super) fn copy_converting(&mut self, src: &Buf, dst: &Buf) {
-        let (ivs, ind) = self.open_loops(&[src.ty.numel().max(1)], "    ");
-        let v = self.name("v");
-        let _ = writeln!(
-            self.out,
-            "{ind}{v} = memref.load {}[{}] : {}",
-            src.ssa,
-            ivs[0],
-            memref(&src.ty)
-        );
+        let ivs = self.open_loops(&[src.ty.numel().max(1)]);
+        let s = self.val(src);
+        let v = self.b.load(s, ivs[0]);
         let w = if src.ty.dtype.is_half() {
-            self.widened(&v, src.ty.dtype, &ind)
+            self.widened(v, src.ty.dtype)
         } else {
-            self.narrowed(&v, dst.ty.dtype, &ind)
+            self.narrowed(v, dst.ty.dtype)
         };
-        let _ = writeln!(
-            self.out,
-            "{ind}memref.store {w}, {}[{}] : {}",
-            dst.ssa,
-            ivs[0],
-            memref(&dst.ty)
-        );
-        self.close_loops(1, "    ");
+        let d = self.val(dst);
+        self.b.store(w, d, ivs[0]);
+        self.close_loops(1);
     }
 
     /// The f32 value `v` rounded to `half` (and widened back), or `v` itself.
-    pub(super) fn round_to(&mut self, v: &str, half: Option<DType>, indent: &str) -> String {
+    pub(super) fn round_to(&mut self, v: Value, half: Option<DType>) -> Value {
         match half {
             Some(dtype) => {
-                let narrow = self.narrowed(v, dtype, indent);
-                self.widened(&narrow, dtype, indent)
+                let narrow = self.narrowed(v, dtype);
+                self.widened(narrow, dtype)
             }
-            None => v.to_string(),
+            None => v,
         }
     }
 
     /// The f32 value of a loaded half element `v` (bf16 is stored as its i16 bits).
-    pub(super) fn widened(&mut self, v: &str, dtype: DType, indent: &str) -> String {
-        let w = self.name("w");
+    pub(super) fn widened(&mut self, v: Value, dtype: DType) -> Value {
+        let f32t = self.b.f32_type();
         if dtype == DType::BF16 {
-            let (a, b, k) = (self.name("w"), self.name("w"), self.name("w"));
-            let _ = writeln!(self.out, "{indent}{a} = arith.extui {v} : i16 to i32");
-            let _ = writeln!(self.out, "{indent}{k} = arith.constant 16 : i32");
-            let _ = writeln!(self.out, "{indent}{b} = arith.shli {a}, {k} : i32");
-            let _ = writeln!(self.out, "{indent}{w} = arith.bitcast {b} : i32 to f32");
+            let i32t = self.b.int_type(32);
+            let a = self.b.cast("arith.extui", v, i32t);
+            let k = self.b.int(32, 16);
+            let bits = self.b.binary("arith.shli", a, k);
+            self.b.cast("arith.bitcast", bits, f32t)
         } else {
-            let _ = writeln!(
-                self.out,
-                "{indent}{w} = arith.extf {v} : {} to f32",
-                dtype.mlir_name()
-            );
+            self.b.cast("arith.extf", v, f32t)
         }
-        w
     }
 
     /// The half element to store for the f32 value `v`: f16 by `arith.truncf`, bf16 as
     /// its i16 bits rounded to nearest even (NaN kept quiet).
-    pub(super) fn narrowed(&mut self, v: &str, dtype: DType, indent: &str) -> String {
+    pub(super) fn narrowed(&mut self, v: Value, dtype: DType) -> Value {
         if dtype != DType::BF16 {
-            let w = self.name("w");
-            let _ = writeln!(
-                self.out,
-                "{indent}{w} = arith.truncf {v} : f32 to {}",
-                dtype.mlir_name()
-            );
-            return w;
+            let ty = storage_type(&self.b, dtype);
+            return self.b.cast("arith.truncf", v, ty);
         }
-        let n: Vec<String> = (0..9).map(|_| self.name("w")).collect();
-        let lines = [
-            format!("{} = arith.bitcast {v} : f32 to i32", n[0]),
-            format!("{} = arith.constant 16 : i32", n[1]),
-            format!("{} = arith.shrui {}, {} : i32", n[2], n[0], n[1]),
-            format!("{} = arith.constant 1 : i32", n[3]),
-            format!("{} = arith.andi {}, {} : i32", n[4], n[2], n[3]),
-            format!("{} = arith.constant 32767 : i32", n[5]),
-            // bits + 0x7fff + lsb, then the upper half: round to nearest even.
-            format!("{} = arith.addi {}, {} : i32", n[6], n[4], n[5]),
-            format!("{} = arith.addi {}, {} : i32", n[7], n[0], n[6]),
-            format!("{} = arith.shrui {}, {} : i32", n[8], n[7], n[1]),
-        ];
-        for line in lines {
-            let _ = writeln!(self.out, "{indent}{line}");
-        }
-        let (t, nan, q, bad) = (self.name("w"), self.name("w"), self.name("w"), self.name("w"));
-        let _ = writeln!(self.out, "{indent}{t} = arith.trunci {} : i32 to i16", n[8]);
-        let _ = writeln!(self.out, "{indent}{q} = arith.constant 32704 : i16");
-        let _ = writeln!(self.out, "{indent}{bad} = arith.cmpf uno, {v}, {v} : f32");
-        let _ = writeln!(self.out, "{indent}{nan} = arith.select {bad}, {q}, {t} : i16");
-        nan
+        let (i32t, i16t) = (self.b.int_type(32), self.b.int_type(16));
+        let bits = self.b.cast("arith.bitcast", v, i32t);
+        let sixteen = self.b.int(32, 16);
+        let high = self.b.binary("arith.shrui", bits, sixteen);
+        let one = self.b.int(32, 1);
+        let lsb = self.b.binary("arith.andi", high, one);
+        let half_ulp = self.b.int(32, 32767);
+        // bits + 0x7fff + lsb, then the upper half: round to nearest even.
+        let bias = self.b.binary("arith.addi", lsb, half_ulp);
+        let rounded = self.b.binary("arith.addi", bits, bias);
+        let upper = self.b.binary("arith.shrui", rounded, sixteen);
+        let t = self.b.cast("arith.trunci", upper, i16t);
+        let quiet = self.b.int(16, 32704);
+        let bad = self.b.cmpf(fuselab_dialects::build::CmpF::Uno, v, v);
+        self.b.select(bad, quiet, t)
     }
 
     /// The aligned base address of `buf` (an `index`).
-    pub(super) fn pointer(&mut self, buf: &Buf, indent: &str) -> String {
-        let p = self.name("p");
-        let _ = writeln!(
-            self.out,
-            "{indent}{p} = memref.extract_aligned_pointer_as_index {} : {} -> index",
-            buf.ssa,
-            memref(&buf.ty)
-        );
-        p
+    pub(super) fn pointer(&mut self, buf: &Buf) -> Value {
+        let m = self.val(buf);
+        let index = self.b.index_type();
+        self.b
+            .value("memref.extract_aligned_pointer_as_index", &[m], index, &[])
     }
 
     /// The i64 address of element `iv * stride + offset` (f32) from `pointer`.
-    pub(super) fn address(
-        &mut self,
-        pointer: &str,
-        iv: Option<&str>,
-        stride: i64,
-        offset: i64,
-        indent: &str,
-    ) -> String {
-        let x = self.name("x");
-        match iv {
+    pub(super) fn address(&mut self, pointer: Value, iv: Option<Value>, stride: i64, offset: i64) -> Value {
+        let ctx = self.b.context();
+        let base = Affine::sym(ctx, 0);
+        let x = match iv {
             Some(iv) => {
-                let _ = writeln!(
-                    self.out,
-                    "{indent}{x} = affine.apply affine_map<(d0)[s0] -> (s0 + d0 * {} + {})>({iv})[{pointer}]",
-                    stride * 4,
-                    offset * 4
-                );
+                let e = (base + Affine::dim(ctx, 0) * (stride * 4)).add_const(offset * 4);
+                self.b.apply_expr(e, &[iv], &[pointer])
             }
-            None => {
-                let _ = writeln!(
-                    self.out,
-                    "{indent}{x} = affine.apply affine_map<()[s0] -> (s0 + {})>()[{pointer}]",
-                    offset * 4
-                );
-            }
-        }
-        let a = self.name("addr");
-        let _ = writeln!(self.out, "{indent}{a} = arith.index_cast {x} : index to i64");
-        a
+            None => self.b.apply_expr(base.add_const(offset * 4), &[], &[pointer]),
+        };
+        let i64t = self.b.int_type(64);
+        self.b.cast("arith.index_cast", x, i64t)
     }
 }

@@ -2,6 +2,7 @@
 //! strides, convolution as im2col + sgemm, half types through f32 scratch, views.
 
 use super::*;
+use fuselab_dialects::build::CmpI;
 
 impl Gen {
     /// `mm` / `bmm` (with operand views and an optional bias) as `fuselab_sgemm` calls;
@@ -72,20 +73,20 @@ impl Gen {
             // The bias broadcast over the leading dims of the result.
             let bias = self.buffer(op, bias_v)?;
             let offset = r - bias.ty.rank();
+            let ctx = self.b.context();
             let mut terms = Vec::new();
             let mut stride = 1i64;
             for d in (0..bias.ty.rank()).rev() {
                 if bias.ty.shape[d] != 1 {
-                    terms.push(format!("d{} * {stride}", d + offset));
+                    terms.push(Affine::dim(ctx, d + offset) * stride);
                 }
                 stride *= bias.ty.shape[d];
             }
-            let index = if terms.is_empty() {
-                "0".to_string()
-            } else {
-                terms.join(" + ")
-            };
-            self.broadcast_into(&bias, &index, &target);
+            let index = terms
+                .into_iter()
+                .reduce(|a, b| a + b)
+                .unwrap_or_else(|| Affine::constant(ctx, 0));
+            self.broadcast_into(&bias, index, &target);
             1.0
         } else {
             0.0
@@ -93,29 +94,23 @@ impl Gen {
         // C += A B per batch by the BLAS (`fuselab_sgemm`, matrixmultiply's sgemm, which
         // takes any row and column strides, so views need no copy).
         self.uses_sgemm = true;
-        let base = "    ";
-        let (pa, pb, pc) = (
-            self.pointer(&a, base),
-            self.pointer(&b, base),
-            self.pointer(&target, base),
-        );
-        let (ivs, ind) = self.open_loops(&loop_ranges[..usize::from(bmm)], base);
-        let iv = ivs.first().map(String::as_str);
+        let (pa, pb, pc) = (self.pointer(&a), self.pointer(&b), self.pointer(&target));
+        let ivs = self.open_loops(&loop_ranges[..usize::from(bmm)]);
+        let iv = ivs.first().copied();
         let (sa0, sb0) = if bmm { (astr[0], bstr[0]) } else { (0, 0) };
-        let addr_a = self.address(&pa, iv, sa0, ao, &ind);
-        let addr_b = self.address(&pb, iv, sb0, bo, &ind);
-        let addr_c = self.address(&pc, iv, m * n, 0, &ind);
+        let addr_a = self.address(pa, iv, sa0, ao);
+        let addr_b = self.address(pb, iv, sb0, bo);
+        let addr_c = self.address(pc, iv, m * n, 0);
         let (ra, ca) = (astr[astr.len() - 2], astr[astr.len() - 1]);
         let (rb, cb) = (bstr[bstr.len() - 2], bstr[bstr.len() - 1]);
         self.call_sgemm(
             [m, n, k],
-            (&addr_a, ra, ca),
-            (&addr_b, rb, cb),
+            (addr_a, ra, ca),
+            (addr_b, rb, cb),
             beta,
-            (&addr_c, n, 1),
-            &ind,
+            (addr_c, n, 1),
         );
-        self.close_loops(ivs.len(), base);
+        self.close_loops(ivs.len());
         self.finish_extern(op, &target, out);
         Ok(())
     }
@@ -152,36 +147,20 @@ impl Gen {
 
     /// Fills the f32 buffer `target` with `src` read at `index`, an affine expression of
     /// the target's loop variables `d0, d1, ...` (a bias broadcast).
-    pub(super) fn broadcast_into(&mut self, src: &Buf, index: &str, target: &Buf) {
+    pub(super) fn broadcast_into(&mut self, src: &Buf, index: Affine, target: &Buf) {
         let shape = target.ty.shape.clone();
-        let (ivs, ind) = self.open_loops(&shape, "    ");
-        let dims: Vec<String> = (0..shape.len()).map(|d| format!("d{d}")).collect();
-        let (ix, v) = (self.name("x"), self.name("v"));
-        let _ = writeln!(
-            self.out,
-            "{ind}{ix} = affine.apply affine_map<({}) -> ({index})>({})",
-            dims.join(", "),
-            ivs.join(", ")
-        );
-        let _ = writeln!(
-            self.out,
-            "{ind}{v} = memref.load {}[{ix}] : {}",
-            src.ssa,
-            memref(&src.ty)
-        );
-        let v = if src.ty.dtype.is_half() {
-            self.widened(&v, src.ty.dtype, &ind)
-        } else {
-            v
-        };
-        let flat = self.flat_index(&ivs, &shape, &ind);
-        let _ = writeln!(
-            self.out,
-            "{ind}memref.store {v}, {}[{flat}] : {}",
-            target.ssa,
-            memref(&target.ty)
-        );
-        self.close_loops(shape.len(), "    ");
+        let ivs = self.open_loops(&shape);
+        let map = fuselab_dialects::build::affine_map(self.b.context(), shape.len(), 0, &[index]);
+        let ix = self.b.apply(map, &ivs, &[]);
+        let s = self.val(src);
+        let mut v = self.b.load(s, ix);
+        if src.ty.dtype.is_half() {
+            v = self.widened(v, src.ty.dtype);
+        }
+        let flat = self.flat_index(&ivs, &shape);
+        let t = self.val(target);
+        self.b.store(v, t, flat);
+        self.close_loops(shape.len());
     }
 
     /// `C = A B + beta C` through `fuselab_sgemm` for `[m, n, k]` (`A` is m x k, `B`
@@ -190,26 +169,22 @@ impl Gen {
     pub(super) fn call_sgemm(
         &mut self,
         [m, n, k]: [i64; 3],
-        a: (&str, i64, i64),
-        b: (&str, i64, i64),
+        a: (Value, i64, i64),
+        b: (Value, i64, i64),
         beta: f32,
-        c: (&str, i64, i64),
-        indent: &str,
+        c: (Value, i64, i64),
     ) {
-        let ints: Vec<String> = [m, n, k, a.1, a.2, b.1, b.2, c.1, c.2]
+        let ints: Vec<Value> = [m, n, k, a.1, a.2, b.1, b.2, c.1, c.2]
             .iter()
-            .map(|&v| {
-                let name = self.name("c");
-                let _ = writeln!(self.out, "{indent}{name} = arith.constant {v} : i64");
-                name
-            })
+            .map(|&v| self.b.int(64, v))
             .collect();
-        let beta_c = self.name("c");
-        let _ = writeln!(self.out, "{indent}{beta_c} = arith.constant {beta:?} : f32");
-        let _ = writeln!(
-            self.out,
-            "{indent}func.call @fuselab_sgemm({}, {}, {}, {}, {}, {}, {}, {}, {}, {beta_c}, {}, {}, {}) : {SGEMM_TYPE}",
-            ints[0], ints[1], ints[2], a.0, ints[3], ints[4], b.0, ints[5], ints[6], c.0, ints[7], ints[8]
+        let beta_c = self.b.f32(beta);
+        self.b.call(
+            "fuselab_sgemm",
+            &[
+                ints[0], ints[1], ints[2], a.0, ints[3], ints[4], b.0, ints[5], ints[6], beta_c, c.0,
+                ints[7], ints[8],
+            ],
         );
     }
 
@@ -249,113 +224,76 @@ impl Gen {
         let in_spatial: i64 = x.ty.shape[2..].iter().product();
         let cout = w.ty.shape[0];
         // The bias broadcast over images and positions (then C += W col).
+        let ctx = self.b.context();
         let beta = if let Some(b) = bias {
-            self.broadcast_into(&b, "d1", &target);
+            self.broadcast_into(&b, Affine::dim(ctx, 1), &target);
             1.0
         } else {
             0.0
         };
         let col = self.scratch(&[k_total, s_total], DType::F32);
         self.uses_sgemm = true;
-        let base = "    ";
-        let (pw, pc, pcol) = (
-            self.pointer(&w, base),
-            self.pointer(&target, base),
-            self.pointer(&col, base),
-        );
-        let (ng, nind) = self.open_loops(&[batch, groups], base);
-        let (n, g) = (ng[0].clone(), ng[1].clone());
+        let (pw, pc, pcol) = (self.pointer(&w), self.pointer(&target), self.pointer(&col));
+        let ng = self.open_loops(&[batch, groups]);
+        let (n, g) = (ng[0], ng[1]);
         // col[(c, k...), (s...)] = x[n, g*cin_g + c, s*stride - pad + k*dil] or 0.
         let mut fill = vec![cin_g];
         fill.extend_from_slice(&kernel);
         fill.extend_from_slice(&out_spatial);
-        let (fivs, find) = self.open_loops(&fill, &nind);
+        let fivs = self.open_loops(&fill);
         let mut conds = Vec::new();
         let mut positions = Vec::new();
+        let (d0, d1, d2) = (Affine::dim(ctx, 0), Affine::dim(ctx, 1), Affine::dim(ctx, 2));
         for sp in 0..spatial {
-            let (k_iv, s_iv) = (&fivs[1 + sp], &fivs[1 + spatial + sp]);
-            let p = self.name("x");
-            let _ = writeln!(
-                self.out,
-                "{find}{p} = affine.apply affine_map<(d0, d1) -> (d1 * {} - {} + d0 * {})>({k_iv}, {s_iv})",
-                stride[sp], padding[sp], dilation[sp]
-            );
-            let (lo, hi) = (
-                self.index_const(0, &find),
-                self.index_const(x.ty.shape[2 + sp] - 1, &find),
-            );
-            let (ge, le, cl, c) = (self.name("b"), self.name("b"), self.name("x"), self.name("x"));
-            let _ = writeln!(self.out, "{find}{ge} = arith.cmpi sge, {p}, {lo} : index");
-            let _ = writeln!(self.out, "{find}{le} = arith.cmpi sle, {p}, {hi} : index");
+            let (k_iv, s_iv) = (fivs[1 + sp], fivs[1 + spatial + sp]);
+            let e = d1 * stride[sp] - Affine::constant(ctx, padding[sp]) + d0 * dilation[sp];
+            let p = self.b.apply_expr(e, &[k_iv, s_iv], &[]);
+            let (lo, hi) = (self.b.index(0), self.b.index(x.ty.shape[2 + sp] - 1));
+            let ge = self.b.cmpi(CmpI::Sge, p, lo);
+            let le = self.b.cmpi(CmpI::Sle, p, hi);
             // Clamped into the input for the (discarded) out-of-bounds loads.
-            let _ = writeln!(self.out, "{find}{cl} = arith.maxsi {p}, {lo} : index");
-            let _ = writeln!(self.out, "{find}{c} = arith.minsi {cl}, {hi} : index");
+            let cl = self.b.binary("arith.maxsi", p, lo);
+            let c = self.b.binary("arith.minsi", cl, hi);
             conds.push(ge);
             conds.push(le);
             positions.push(c);
         }
-        let mut in_expr = format!("(d0 * {cin} + d1 * {cin_g} + d2) * {in_spatial}");
+        let mut in_expr = (d0 * cin + d1 * cin_g + d2) * in_spatial;
         for sp in 0..spatial {
             let inner: i64 = x.ty.shape[3 + sp..].iter().product();
-            in_expr.push_str(&format!(" + s{sp} * {inner}"));
+            in_expr = in_expr + Affine::sym(ctx, sp) * inner;
         }
-        let syms: Vec<String> = (0..spatial).map(|sp| format!("s{sp}")).collect();
-        let ix = self.name("x");
-        let _ = writeln!(
-            self.out,
-            "{find}{ix} = affine.apply affine_map<(d0, d1, d2)[{}] -> ({in_expr})>({n}, {g}, {})[{}]",
-            syms.join(", "),
-            fivs[0],
-            positions.join(", ")
-        );
-        let (v, zero, sel) = (self.name("v"), self.name("z"), self.name("v"));
-        let _ = writeln!(
-            self.out,
-            "{find}{v} = memref.load {}[{ix}] : {}",
-            x.ssa,
-            memref(&x.ty)
-        );
-        let _ = writeln!(self.out, "{find}{zero} = arith.constant 0.0 : f32");
-        let mut inside = conds.first().cloned().unwrap_or_default();
-        for c in conds.iter().skip(1) {
-            let a = self.name("b");
-            let _ = writeln!(self.out, "{find}{a} = arith.andi {inside}, {c} : i1");
-            inside = a;
+        let ix = self.b.apply_expr(in_expr, &[n, g, fivs[0]], &positions);
+        let xv = self.val(&x);
+        let v = self.b.load(xv, ix);
+        let zero = self.b.f32(0.0);
+        let mut inside = conds.first().copied();
+        for &c in conds.iter().skip(1) {
+            inside = inside.map(|i| self.b.binary("arith.andi", i, c));
         }
-        let value = if conds.is_empty() {
-            v
-        } else {
-            let _ = writeln!(self.out, "{find}{sel} = arith.select {inside}, {v}, {zero} : f32");
-            sel
+        let value = match inside {
+            Some(inside) => self.b.select(inside, v, zero),
+            None => v,
         };
-        let flat = self.flat_index(&fivs, &fill, &find);
-        let _ = writeln!(
-            self.out,
-            "{find}memref.store {value}, {}[{flat}] : {}",
-            col.ssa,
-            memref(&col.ty)
-        );
-        self.close_loops(fill.len(), &nind);
+        let flat = self.flat_index(&fivs, &fill);
+        let colv = self.val(&col);
+        self.b.store(value, colv, flat);
+        self.close_loops(fill.len());
         // out[n, g*cout_g.., s] (+)= W[g*cout_g.., (c, k...)] x col
-        let addr_w = self.address(&pw, Some(&g), cout_g * k_total, 0, &nind);
-        let addr_col = self.address(&pcol, None, 0, 0, &nind);
-        let image = self.name("x");
-        let _ = writeln!(
-            self.out,
-            "{nind}{image} = affine.apply affine_map<(d0, d1) -> (d0 * {} + d1 * {})>({n}, {g})",
-            cout * s_total,
-            cout_g * s_total
-        );
-        let addr_c = self.address(&pc, Some(&image), 1, 0, &nind);
+        let addr_w = self.address(pw, Some(g), cout_g * k_total, 0);
+        let addr_col = self.address(pcol, None, 0, 0);
+        let image = self
+            .b
+            .apply_expr(d0 * (cout * s_total) + d1 * (cout_g * s_total), &[n, g], &[]);
+        let addr_c = self.address(pc, Some(image), 1, 0);
         self.call_sgemm(
             [cout_g, s_total, k_total],
-            (&addr_w, k_total, 1),
-            (&addr_col, s_total, 1),
+            (addr_w, k_total, 1),
+            (addr_col, s_total, 1),
             beta,
-            (&addr_c, s_total, 1),
-            &nind,
+            (addr_c, s_total, 1),
         );
-        self.close_loops(2, base);
+        self.close_loops(2);
         self.finish_extern(op, &target, out);
         Ok(())
     }
@@ -374,39 +312,20 @@ impl Gen {
     pub(super) fn copy_strided(&mut self, base: &Buf, layout: &[i64], out: &Buf) {
         let rank = (layout.len() - 1) / 2;
         let (offset, sizes, strides) = (layout[0], layout[1..=rank].to_vec(), layout[rank + 1..].to_vec());
-        let (ivs, ind) = self.open_loops(&sizes, "    ");
-        let terms: Vec<String> = strides
+        let ivs = self.open_loops(&sizes);
+        let ctx = self.b.context();
+        let expr = strides
             .iter()
             .enumerate()
-            .map(|(d, s)| format!("d{d} * {s}"))
-            .collect();
-        let dl: Vec<String> = (0..rank).map(|d| format!("d{d}")).collect();
-        let src = self.name("x");
-        let expr = if terms.is_empty() {
-            offset.to_string()
-        } else {
-            format!("{offset} + {}", terms.join(" + "))
-        };
-        let _ = writeln!(
-            self.out,
-            "{ind}{src} = affine.apply affine_map<({}) -> ({expr})>({})",
-            dl.join(", "),
-            ivs.join(", ")
-        );
-        let v = self.name("v");
-        let _ = writeln!(
-            self.out,
-            "{ind}{v} = memref.load {}[{src}] : {}",
-            base.ssa,
-            memref(&base.ty)
-        );
-        let flat = self.flat_index(&ivs, &sizes, &ind);
-        let _ = writeln!(
-            self.out,
-            "{ind}memref.store {v}, {}[{flat}] : {}",
-            out.ssa,
-            memref(&out.ty)
-        );
-        self.close_loops(rank, "    ");
+            .fold(Affine::constant(ctx, offset), |e, (d, &s)| {
+                e + Affine::dim(ctx, d) * s
+            });
+        let src = self.b.apply_expr(expr, &ivs, &[]);
+        let m = self.val(base);
+        let v = self.b.load(m, src);
+        let flat = self.flat_index(&ivs, &sizes);
+        let o = self.val(out);
+        self.b.store(v, o, flat);
+        self.close_loops(rank);
     }
 }

@@ -66,16 +66,16 @@ impl Gen {
             let name = ir::op_name(op);
             match name.as_str() {
                 names::POINTWISE | names::REDUCTION | names::EXTERN | names::VIEW | names::KERNEL => {
-                    self.out.clear();
+                    let label = ir::attr(op, "name")
+                        .and_then(fuselab_dialects::attrs::string_raw)
+                        .unwrap_or_else(|| "node".to_string());
+                    self.start_kernel(op, &label);
                     if name == names::KERNEL {
                         self.kernel(op)?;
                     } else {
                         self.members(&[op])?;
                     }
-                    let label = ir::attr(op, "name")
-                        .and_then(fuselab_dialects::attrs::string_raw)
-                        .unwrap_or_else(|| "node".to_string());
-                    self.finish_kernel(&label);
+                    self.finish_kernel();
                 }
                 names::OUTPUT => {
                     let index = ir::attr(op, "index")
@@ -98,36 +98,9 @@ impl Gen {
         Ok(())
     }
 
-    /// `memref.get_global` of each intermediate buffer that `body` uses (so a function's
-    /// size follows what it does, not how many buffers came before it: the output stays
-    /// linear in the graph).
-    pub(super) fn globals_prologue(&self, body: &str) -> String {
-        // The SSA names in `body` that are intermediate buffers, in allocation order.
-        let used: std::collections::BTreeSet<usize> = body
-            .match_indices('%')
-            .filter_map(|(at, _)| {
-                let name_len = body[at + 1..]
-                    .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.')))
-                    .unwrap_or(body.len() - at - 1);
-                self.alloc_of.get(&body[at..at + 1 + name_len]).copied()
-            })
-            .collect();
-        used.into_iter()
-            .map(|i| {
-                let b = &self.allocs[i];
-                format!(
-                    "    {} = memref.get_global {} : {}\n",
-                    b.ssa,
-                    sym(&format!("{}_g{i}", self.prefix)),
-                    memref(&b.ty)
-                )
-            })
-            .collect()
-    }
-
-    /// Closes the kernel function written in `out` as `@<function>_<label>` and calls
-    /// it from the host function.
-    pub(super) fn finish_kernel(&mut self, label: &str) {
+    /// Starts the kernel function `@<function>_<label>` for `op` (before the host
+    /// function, at `op`'s location) and makes its body the insertion point.
+    pub(super) fn start_kernel(&mut self, op: MlirOperation, label: &str) {
         let clean: String = label
             .chars()
             .map(|c| {
@@ -140,30 +113,33 @@ impl Gen {
             .collect();
         let mut symbol = format!("{}_{clean}", self.prefix);
         if self.symbols.contains(&symbol) {
-            symbol = format!("{symbol}_{}", self.kernels.len());
+            symbol = format!("{symbol}_{}", self.kernels);
         }
         self.symbols.insert(symbol.clone());
-        let text = format!(
-            "  func.func private {}({}) {{\n{}{}    return\n  }}\n",
-            sym(&symbol),
-            self.params.join(", "),
-            self.globals_prologue(&self.out),
-            self.out
-        );
-        let args: Vec<&str> = self.params.iter().filter_map(|p| p.split(':').next()).collect();
-        let types: Vec<&str> = self
-            .params
-            .iter()
-            .filter_map(|p| p.split_once(": ").map(|(_, t)| t))
-            .collect();
-        let _ = writeln!(
-            self.host,
-            "    func.call {}({}) : ({}) -> ()",
-            sym(&symbol),
-            args.join(", "),
-            types.join(", ")
-        );
-        self.kernels.push((symbol, text));
-        self.out.clear();
+        self.kernels += 1;
+        self.b.at(ir::location(op));
+        let params = self.params.clone();
+        let (function, entry) = self.b.function(&symbol, &params, false, &[]);
+        ir::insert_before(self.host.0, function);
+        self.first_kernel.get_or_insert(function);
+        self.func = Function {
+            entry,
+            globals: BTreeMap::new(),
+        };
+        self.b.push(entry);
+    }
+
+    /// Closes the kernel function being built and calls it from the host function.
+    pub(super) fn finish_kernel(&mut self) {
+        let function = unsafe { mlir_sys::mlirBlockGetParentOperation(self.func.entry) };
+        self.b.at(ir::location(function));
+        self.b.close("func.return", &[]);
+        let symbol = ir::attr(function, "sym_name")
+            .and_then(fuselab_dialects::attrs::string_raw)
+            .unwrap_or_default();
+        let args = ir::block_arguments(self.host.1);
+        self.b.push(self.host.1);
+        self.b.call(&symbol, &args);
+        self.b.pop();
     }
 }

@@ -24,6 +24,7 @@
 //!   semantics), bf16 stored as i16 bits.
 
 use fuselab_dialects::{
+    build::{Affine, Builder, OwnedModule, Value},
     ir::{self, i64s},
     loops::{
         index::{contiguous_index, unravel, IndexExpr},
@@ -32,9 +33,9 @@ use fuselab_dialects::{
     types::{contiguous_strides, DType, TensorType},
 };
 use fuselab_passes::registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption};
-use melior::ir::{operation::OperationLike as _, OperationRef};
-use mlir_sys::{MlirOperation, MlirValue};
-use std::{collections::HashMap, fmt::Write as _};
+use melior::ir::OperationRef;
+use mlir_sys::{MlirBlock, MlirOperation, MlirType};
+use std::collections::{BTreeMap, HashMap};
 
 mod emit;
 mod externs;
@@ -75,68 +76,83 @@ fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed>
     let raw = module.to_raw();
     let block = ir::body(raw).ok_or(PassFailed)?;
     let old = ir::block_ops(block);
-    let mut functions = Vec::new();
-    for &op in &old {
-        if ir::op_name(op) != "func.func" {
-            continue;
+    let functions: Vec<MlirOperation> = old
+        .iter()
+        .copied()
+        .filter(|&op| ir::op_name(op) == "func.func")
+        .collect();
+    if functions.is_empty() {
+        // Nothing to generate: the module's other ops are not CPU code either.
+        for op in old {
+            ir::erase(op);
         }
-        match cpu_function(op, options) {
-            Ok(f) => functions.push(f),
-            Err(e) => {
-                let at = e.op.unwrap_or(op);
-                cx.sink.error(
-                    unsafe { melior::ir::Location::from_raw(ir::location(at)) },
-                    format!("cannot lower to CPU code: {}", e.message),
-                );
-                return Err(PassFailed);
-            }
-        }
+        return Ok(());
     }
-    let text = module_text(&functions);
-    let parsed = unsafe {
-        mlir_sys::mlirModuleCreateParse(
-            ir::context(raw),
-            mlir_sys::MlirStringRef {
-                data: text.as_ptr() as *const _,
-                length: text.len(),
-            },
-        )
+    let built = match cpu_module(&functions, options) {
+        Ok(built) => built,
+        Err(e) => {
+            let at = e.op.unwrap_or(raw);
+            cx.sink.error(
+                unsafe { melior::ir::Location::from_raw(ir::location(at)) },
+                format!("cannot lower to CPU code: {}", e.message),
+            );
+            return Err(PassFailed);
+        }
     };
-    if parsed.ptr.is_null() {
-        cx.sink.error(
-            module.location(),
-            "the generated CPU code does not parse (a fuselab bug)",
-        );
-        return Err(PassFailed);
-    }
     for op in old {
         ir::erase(op);
     }
-    let new_block = unsafe { mlir_sys::mlirModuleGetBody(parsed) };
-    for op in ir::block_ops(new_block) {
+    for op in ir::block_ops(built.module.body()) {
         ir::detach(op);
         ir::append(block, op);
     }
-    unsafe { mlir_sys::mlirModuleDestroy(parsed) };
     Ok(())
 }
 
-/// `text` with the half float types replaced by f32 (the compute type).
-fn widen(text: &str) -> String {
-    text.replace("bf16", "f32").replace("f16", "f32")
+/// The compute type of `ty`: f16 / bf16 are computed in f32.
+fn widen(ty: MlirType) -> MlirType {
+    unsafe {
+        if mlir_sys::mlirTypeIsAF16(ty) || mlir_sys::mlirTypeIsABF16(ty) {
+            mlir_sys::mlirF32TypeGet(mlir_sys::mlirTypeGetContext(ty))
+        } else {
+            ty
+        }
+    }
 }
 
-/// The flat memref holding a tensor of `t`. bf16 elements are stored as their i16 bits
-/// and converted with integer ops ([`Gen::widened`], [`Gen::narrowed`]): LLVM's x86
+/// `attr` with a half-precision float value turned into the same f32 value (a constant
+/// of a body computed in f32); other attributes unchanged.
+fn widen_attr(attr: mlir_sys::MlirAttribute) -> mlir_sys::MlirAttribute {
+    unsafe {
+        if mlir_sys::mlirAttributeIsAFloat(attr) {
+            let ty = mlir_sys::mlirAttributeGetType(attr);
+            let wide = widen(ty);
+            if !mlir_sys::mlirTypeEqual(ty, wide) {
+                let v = mlir_sys::mlirFloatAttrGetValueDouble(attr);
+                return mlir_sys::mlirFloatAttrDoubleGet(mlir_sys::mlirTypeGetContext(ty), wide, v);
+            }
+        }
+        attr
+    }
+}
+
+/// The element type a buffer of `dtype` stores: bf16 elements are stored as their i16
+/// bits and converted with integer ops ([`Gen::widened`], [`Gen::narrowed`]): LLVM's x86
 /// backend otherwise calls compiler-rt's `__truncsfbf2` even for a bf16 load + store,
 /// which the JIT's process does not have.
-fn memref(t: &TensorType) -> String {
-    let storage = if t.dtype == DType::BF16 {
-        "i16"
-    } else {
-        t.dtype.mlir_name()
-    };
-    format!("memref<{}x{storage}>", t.numel().max(1))
+fn storage_type(b: &Builder, dtype: DType) -> MlirType {
+    match dtype {
+        DType::F32 => b.f32_type(),
+        DType::F16 => unsafe { mlir_sys::mlirF16TypeGet(b.context()) },
+        DType::BF16 => b.int_type(16),
+        DType::I64 => b.int_type(64),
+        DType::I1 => b.int_type(1),
+    }
+}
+
+/// The flat memref holding a tensor of `t`.
+fn memref(b: &Builder, t: &TensorType) -> MlirType {
+    b.flat_memref(t.numel().max(1), storage_type(b, t.dtype))
 }
 
 /// Every loop extent of `node`: ranges, then reduction ranges (empty when absent).
@@ -147,17 +163,11 @@ fn all_ranges(node: MlirOperation) -> Vec<i64> {
 /// `scf.for` loops carrying an accumulator (a reduction's rows).
 struct Accumulation {
     /// Induction variables, outermost first.
-    ivs: Vec<String>,
+    ivs: Vec<Value>,
     /// The accumulator inside the innermost loop.
-    carried: String,
-    /// Each loop's result.
-    results: Vec<String>,
-    /// Indentation outside the loops.
-    outer: String,
-    /// Indentation inside the innermost loop.
-    indent: String,
-    /// Accumulator type.
-    elem: &'static str,
+    carried: Value,
+    /// How many loops are open.
+    depth: usize,
 }
 
 /// Element operations below which a step runs on one thread.
@@ -168,28 +178,40 @@ const MAX_CHUNKS: i64 = 64;
 /// The loops of one step (see [`Gen::open_nest`]).
 struct Nest {
     /// Loop variables of the shared leading ranges.
-    ivs: Vec<String>,
-    /// Indentation inside.
-    indent: String,
-    /// Closing lines, innermost first.
-    closers: Vec<String>,
+    ivs: Vec<Value>,
+    /// The terminator of each open body, innermost first.
+    closers: Vec<&'static str>,
 }
 
-/// A flat buffer in the generated function.
+/// Where a buffer lives: a parameter of every generated function (an input or output of
+/// the `loop` function) or an intermediate `memref.global`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BufId {
+    /// The host function's (and every kernel function's) parameter #i.
+    Param(usize),
+    /// Intermediate buffer #i (global `@<function>_g<i>`).
+    Global(usize),
+}
+
+/// A flat buffer of the generated code.
 #[derive(Clone, Debug)]
 struct Buf {
-    ssa: String,
+    id: BufId,
     ty: TensorType,
 }
 
+/// The function being generated: its entry block and the `memref.get_global`s it has
+/// so far, by global index (kept in that order at the top of the entry block).
+struct Function {
+    entry: MlirBlock,
+    globals: BTreeMap<usize, (MlirOperation, Value)>,
+}
+
 struct Gen {
-    out: String,
-    fresh: usize,
+    b: Builder,
     bufs: HashMap<usize, Buf>,
     tuples: HashMap<usize, Vec<Buf>>,
     allocs: Vec<Buf>,
-    /// SSA name of each intermediate buffer -> its index in `allocs`.
-    alloc_of: HashMap<String, usize>,
     /// Kernel function symbols so far.
     symbols: std::collections::HashSet<String>,
     /// Result value -> output argument it is written to directly.
@@ -202,45 +224,24 @@ struct Gen {
     parallel: bool,
     /// The `loop` function's name: prefix of every symbol generated for it.
     prefix: String,
-    /// The host function's parameters (`%in0: memref<..>`), passed to every kernel.
-    params: Vec<String>,
-    /// Finished kernel functions: symbol and text.
-    kernels: Vec<(String, String)>,
-    /// The host function's calls.
-    host: String,
+    /// The memref type of each parameter (inputs, then outputs).
+    params: Vec<MlirType>,
+    /// Kernel functions generated so far for this `loop` function (the first one).
+    kernels: usize,
+    first_kernel: Option<MlirOperation>,
+    /// The host function and its entry block.
+    host: (MlirOperation, MlirBlock),
+    /// The function being generated.
+    func: Function,
 }
 
-/// The type of `fuselab_sgemm(m, n, k, a, rsa, csa, b, rsb, csb, beta, c, rsc, csc)`:
-/// `C = A B + beta C` with addresses as i64 and strides in elements.
-pub const SGEMM_TYPE: &str = "(i64, i64, i64, i64, i64, i64, i64, i64, i64, f32, i64, i64, i64) -> ()";
-
-/// `@name` as MLIR writes a symbol reference: bare when `name` is an identifier
-/// (`[A-Za-z_][A-Za-z0-9_$.]*`), else quoted with `"` and `\` escaped (`@"my model"`).
-fn sym(name: &str) -> String {
-    let bare = name
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.'));
-    if bare {
-        format!("@{name}")
-    } else {
-        let mut quoted = String::from("@\"");
-        for c in name.chars() {
-            match c {
-                '"' | '\\' => {
-                    quoted.push('\\');
-                    quoted.push(c);
-                }
-                c if c.is_control() => quoted.push_str(&format!("\\{:02X}", c as u32)),
-                c => quoted.push(c),
-            }
-        }
-        quoted.push('"');
-        quoted
-    }
+/// The parameter types of `fuselab_sgemm(m, n, k, a, rsa, csa, b, rsb, csb, beta, c, rsc,
+/// csc)`: `C = A B + beta C` with addresses as i64 and strides in elements (all i64
+/// but `beta`, an f32).
+fn sgemm_params(b: &Builder) -> Vec<MlirType> {
+    (0..13)
+        .map(|i| if i == 9 { b.f32_type() } else { b.int_type(64) })
+        .collect()
 }
 
 fn err(op: MlirOperation, m: impl Into<String>) -> CodegenError {
@@ -252,7 +253,7 @@ fn err(op: MlirOperation, m: impl Into<String>) -> CodegenError {
 
 /// The node result behind `v`: `v` itself when a node defines it, or the kernel member
 /// a `loop.output` forwards.
-fn produced_by_node(v: MlirValue) -> Option<MlirValue> {
+fn produced_by_node(v: mlir_sys::MlirValue) -> Option<mlir_sys::MlirValue> {
     let d = ir::defining_op(v)?;
     match ir::op_name(d).as_str() {
         names::POINTWISE | names::REDUCTION | names::EXTERN | names::VIEW => Some(v),
@@ -276,47 +277,75 @@ pub struct CpuOptions {
     pub parallel: bool,
 }
 
-/// The upstream-dialect code for one `loop` function.
+/// The signature of one generated host function.
 #[derive(Clone, Debug)]
-pub struct CpuFunction {
+pub struct HostSignature {
     /// The host function's symbol (the `loop` function's name).
     pub entry: String,
-    /// Module-level ops: globals, kernel functions and the host function.
-    pub body: String,
-    /// Whether `fuselab_sgemm` is called (its declaration is not in `body`).
-    pub uses_sgemm: bool,
-    /// Types of the host function's leading arguments (the `loop` function's inputs).
+    /// Types of its leading arguments (the `loop` function's inputs).
     pub inputs: Vec<TensorType>,
     /// Types of its trailing arguments (the results, written in place).
     pub outputs: Vec<TensorType>,
 }
 
-/// The declaration of the BLAS entry point.
-pub fn sgemm_declaration() -> String {
-    format!(
-        "  func.func private @fuselab_sgemm{}\n",
-        SGEMM_TYPE.replace(" -> ()", "")
-    )
+/// The upstream-dialect code of some `loop` functions, built in their context.
+pub struct CpuModule {
+    /// The module: per function its globals, kernel functions and host function (and
+    /// the BLAS declaration first, if called).
+    pub module: OwnedModule,
+    /// One host function per `loop` function, in order.
+    pub functions: Vec<HostSignature>,
 }
 
-/// A module holding `functions` (and the BLAS declaration if one needs it).
-pub fn module_text(functions: &[CpuFunction]) -> String {
-    let mut text = String::from("module {\n");
-    if functions.iter().any(|f| f.uses_sgemm) {
-        text.push_str(&sgemm_declaration());
+/// Generates the upstream-dialect code of the `loop` functions `funcs` (see the module
+/// documentation) into a new module of their context, verified.
+pub fn cpu_module(funcs: &[MlirOperation], options: CpuOptions) -> Result<CpuModule, CodegenError> {
+    let first = funcs.first().copied();
+    let loc = match first {
+        Some(f) => ir::location(f),
+        None => {
+            return Err(CodegenError {
+                op: None,
+                message: "no function to generate".into(),
+            })
+        }
+    };
+    let module = OwnedModule::new(loc);
+    let mut functions = Vec::new();
+    let mut uses_sgemm = false;
+    for &f in funcs {
+        let (signature, sgemm) = cpu_function(f, module.body(), options)?;
+        functions.push(signature);
+        uses_sgemm |= sgemm;
     }
-    for f in functions {
-        text.push_str(&f.body);
+    if uses_sgemm {
+        let mut b = Builder::new(loc);
+        let params = sgemm_params(&b);
+        let declaration = b.declaration("fuselab_sgemm", &params);
+        match ir::block_ops(module.body()).first() {
+            Some(&first) => ir::insert_before(first, declaration),
+            None => ir::append(module.body(), declaration),
+        }
     }
-    text.push_str("}\n");
-    text
+    if !ir::verify(module.operation()) {
+        return Err(CodegenError {
+            op: first,
+            message: "the generated CPU code does not verify (a fuselab bug)".into(),
+        });
+    }
+    Ok(CpuModule { module, functions })
 }
 
-/// Generates the upstream-dialect code of the `loop` function `func`: a host function
+/// Generates the code of the `loop` function `func` into `module`: a host function
 /// `@<name>(inputs..., outputs...)` (flat 1-D memrefs, results written in place, with
 /// `llvm.emit_c_interface`) calling one private function per kernel, node, extern or
-/// view in order, and a `memref.global` per intermediate buffer.
-pub fn cpu_function(func: MlirOperation, options: CpuOptions) -> Result<CpuFunction, CodegenError> {
+/// view in order, and a `memref.global` per intermediate buffer. Returns its signature
+/// and whether it calls `fuselab_sgemm`.
+fn cpu_function(
+    func: MlirOperation,
+    module: MlirBlock,
+    options: CpuOptions,
+) -> Result<(HostSignature, bool), CodegenError> {
     let missing = |m: String| CodegenError {
         op: Some(func),
         message: m,
@@ -327,98 +356,111 @@ pub fn cpu_function(func: MlirOperation, options: CpuOptions) -> Result<CpuFunct
     let block = ir::body(func).ok_or_else(|| missing("function without a body".to_string()))?;
     let ops = ir::block_ops(block);
     let ret = *ops.last().ok_or_else(|| missing("empty function".to_string()))?;
-    let mut g = Gen {
-        out: String::new(),
-        fresh: 0,
-        bufs: HashMap::new(),
-        tuples: HashMap::new(),
-        allocs: Vec::new(),
-        alloc_of: HashMap::new(),
-        symbols: Default::default(),
-        direct_out: HashMap::new(),
-        inline: HashMap::new(),
-        uses_sgemm: false,
-        parallel: options.parallel,
-        prefix: entry.clone(),
-        params: Vec::new(),
-        kernels: Vec::new(),
-        host: String::new(),
-    };
+    let mut b = Builder::new(ir::location(func));
     let mut inputs = Vec::new();
+    let mut bufs = HashMap::new();
+    let mut params = Vec::new();
     for (i, a) in ir::block_arguments(block).into_iter().enumerate() {
         let ty =
             ir::tensor_type(a).ok_or_else(|| missing(format!("argument #{i} is not a supported tensor")))?;
-        let ssa = format!("%in{i}");
-        g.params.push(format!("{ssa}: {}", memref(&ty)));
-        g.bufs.insert(a.ptr as usize, Buf { ssa, ty: ty.clone() });
+        params.push(memref(&b, &ty));
+        bufs.insert(
+            a.ptr as usize,
+            Buf {
+                id: BufId::Param(i),
+                ty: ty.clone(),
+            },
+        );
         inputs.push(ty);
     }
     let mut outputs = Vec::new();
+    let mut direct_out = HashMap::new();
     let mut copies = Vec::new();
     for (i, v) in ir::operands(ret).into_iter().enumerate() {
         let ty =
             ir::tensor_type(v).ok_or_else(|| missing(format!("result #{i} is not a supported tensor")))?;
-        let ssa = format!("%out{i}");
-        g.params.push(format!("{ssa}: {}", memref(&ty)));
-        let out = Buf { ssa, ty: ty.clone() };
+        params.push(memref(&b, &ty));
+        let out = Buf {
+            id: BufId::Param(inputs.len() + i),
+            ty: ty.clone(),
+        };
         // A node result returned once (directly or as a kernel's output) is written
         // straight into the output.
         let node = produced_by_node(v);
-        if let Some(node) = node.filter(|n| !g.direct_out.contains_key(&(n.ptr as usize))) {
-            g.direct_out.insert(node.ptr as usize, out);
+        if let Some(node) = node.filter(|n| !direct_out.contains_key(&(n.ptr as usize))) {
+            direct_out.insert(node.ptr as usize, out);
         } else {
             copies.push((v, out));
         }
         outputs.push(ty);
     }
+    let c_interface = b.unit_attr();
+    let host = b.function(&entry, &params, true, &[("llvm.emit_c_interface", c_interface)]);
+    ir::append(module, host.0);
+    let mut g = Gen {
+        b,
+        bufs,
+        tuples: HashMap::new(),
+        allocs: Vec::new(),
+        symbols: Default::default(),
+        direct_out,
+        inline: HashMap::new(),
+        uses_sgemm: false,
+        parallel: options.parallel,
+        prefix: entry.clone(),
+        params,
+        kernels: 0,
+        first_kernel: None,
+        host,
+        func: Function {
+            entry: host.1,
+            globals: BTreeMap::new(),
+        },
+    };
     g.ops(&ops)?;
-    let mut host_copies = String::new();
+    // The host function: its calls are in; the copies of results that are not written
+    // in place close it.
+    g.func = Function {
+        entry: g.host.1,
+        globals: BTreeMap::new(),
+    };
+    g.b.at(ir::location(ret));
+    g.b.push(g.host.1);
     for (v, out) in copies {
         let src = g.buffer(ret, v)?;
-        let _ = writeln!(
-            host_copies,
-            "    memref.copy {}, {} : {} to {}",
-            src.ssa,
-            out.ssa,
-            memref(&src.ty),
-            memref(&out.ty)
+        let (s, d) = (g.val(&src), g.val(&out));
+        g.b.op("memref.copy", &[s, d], &[], &[]);
+    }
+    g.b.close("func.return", &[]);
+    // The globals, before the first function that uses them.
+    let anchor = g.first_kernel.unwrap_or(g.host.0);
+    for (i, buf) in g.allocs.iter().enumerate() {
+        let name = format!("{entry}_g{i}");
+        let attributes = [
+            ("sym_name", g.b.string_attr(&name)),
+            ("sym_visibility", g.b.string_attr("private")),
+            ("type", g.b.type_attr(memref(&g.b, &buf.ty))),
+            ("initial_value", g.b.unit_attr()),
+            ("alignment", g.b.int_attr(g.b.int_type(64), 64)),
+        ];
+        let global = ir::create(
+            "memref.global",
+            ir::location(func),
+            &[],
+            &[],
+            &attributes,
+            Vec::new(),
         );
+        ir::insert_before(anchor, global);
     }
-    let mut body: String = g
-        .allocs
-        .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            format!(
-                "  memref.global \"private\" {} : {} = uninitialized {{alignment = 64 : i64}}\n",
-                sym(&format!("{entry}_g{i}")),
-                memref(&b.ty)
-            )
-        })
-        .collect();
-    for (_, text) in &g.kernels {
-        body.push_str(text);
-    }
-    let _ = write!(
-        body,
-        "  func.func {}({}) attributes {{llvm.emit_c_interface}} {{\n{}{}{}    return\n  }}\n",
-        sym(&entry),
-        g.params.join(", "),
-        if host_copies.is_empty() {
-            String::new()
-        } else {
-            g.globals_prologue(&host_copies)
+    Ok((
+        HostSignature {
+            entry,
+            inputs,
+            outputs,
         },
-        g.host,
-        host_copies
-    );
-    Ok(CpuFunction {
-        entry,
-        body,
-        uses_sgemm: g.uses_sgemm,
-        inputs,
-        outputs,
-    })
+        g.uses_sgemm,
+    ))
 }
 
 /// The upstream passes that lower the CPU module to the LLVM dialect (the CPU target's

@@ -1,37 +1,40 @@
-//! Nodes as loop nests: a node's body copied op by op, kernel-local members recomputed
+//! Nodes as loop nests: a node's body rebuilt op by op, kernel-local members recomputed
 //! where they are read, members sharing one row nest when every read stays in its row.
 
 use super::*;
 
 impl Gen {
-    /// Emits the body of `node` with its block arguments bound to `ivs`; returns the
-    /// SSA name of the yielded value.
-    pub(super) fn body(
-        &mut self,
-        node: MlirOperation,
-        ivs: &[String],
-        indent: &str,
-    ) -> Result<String, CodegenError> {
+    /// Builds the body of `node` with its block arguments bound to `ivs`; returns the
+    /// yielded value. Each op is built at its own location.
+    pub(super) fn body(&mut self, node: MlirOperation, ivs: &[Value]) -> Result<Value, CodegenError> {
+        let outer = self.b.location();
+        let value = self.body_ops(node, ivs);
+        self.b.at(outer);
+        value
+    }
+
+    fn body_ops(&mut self, node: MlirOperation, ivs: &[Value]) -> Result<Value, CodegenError> {
         let block = ir::first_block(ir::region(node, 0)).ok_or_else(|| err(node, "node without a body"))?;
-        let mut names: HashMap<usize, String> = HashMap::new();
-        for (a, iv) in ir::block_arguments(block).iter().zip(ivs) {
-            names.insert(a.ptr as usize, iv.clone());
+        let mut values: HashMap<usize, Value> = HashMap::new();
+        for (a, &iv) in ir::block_arguments(block).iter().zip(ivs) {
+            values.insert(a.ptr as usize, iv);
         }
         for op in ir::block_ops(block) {
+            self.b.at(ir::location(op));
             let name = ir::op_name(op);
-            let operands: Vec<MlirValue> = ir::operands(op);
-            let get = |v: &MlirValue| -> Result<String, CodegenError> {
-                names
+            let operands: Vec<mlir_sys::MlirValue> = ir::operands(op);
+            let get = |v: &mlir_sys::MlirValue| -> Result<Value, CodegenError> {
+                values
                     .get(&(v.ptr as usize))
-                    .cloned()
+                    .copied()
                     .ok_or_else(|| err(op, "operand defined outside the body"))
             };
             if name == "gpu.yield" {
                 return get(&operands[0]);
             }
-            let res = self.name("v");
+            let result = ir::result(op, 0).ptr as usize;
             if name == names::LOAD {
-                let syms: Vec<String> = operands[1..].iter().map(get).collect::<Result<_, _>>()?;
+                let syms: Vec<Value> = operands[1..].iter().map(get).collect::<Result<_, _>>()?;
                 if let Some(&producer) = self.inline.get(&(operands[0].ptr as usize)) {
                     // A kernel-local pointwise producer: recompute it at the loaded
                     // position instead of loading.
@@ -51,106 +54,79 @@ impl Gen {
                     let pdims = if same_space {
                         ivs[..ranges.len()].to_vec()
                     } else {
-                        let idx = self.load_index(op, ivs, &syms, indent)?;
-                        self.unravel_index(&idx, &ranges, indent)
+                        let idx = self.load_index(op, ivs, &syms)?;
+                        self.unravel_index(idx, &ranges)
                     };
-                    let v = self.body(producer, &pdims, indent)?;
-                    names.insert(ir::result(op, 0).ptr as usize, v);
+                    let v = self.body(producer, &pdims)?;
+                    values.insert(result, v);
                     continue;
                 }
                 let buf = self.buffer(op, operands[0])?;
-                let idx = self.load_index(op, ivs, &syms, indent)?;
-                let _ = writeln!(
-                    self.out,
-                    "{indent}{res} = memref.load {}[{idx}] : {}",
-                    buf.ssa,
-                    memref(&buf.ty)
-                );
+                let idx = self.load_index(op, ivs, &syms)?;
+                let m = self.val(&buf);
+                let mut v = self.b.load(m, idx);
                 if buf.ty.dtype.is_half() {
-                    let wide = self.widened(&res, buf.ty.dtype, indent);
-                    names.insert(ir::result(op, 0).ptr as usize, wide);
-                    continue;
+                    v = self.widened(v, buf.ty.dtype);
                 }
-            } else {
-                let ops: Vec<String> = operands.iter().map(get).collect::<Result<_, _>>()?;
-                // f16 / bf16 values are computed in f32 (and rounded after each op, below).
-                let types: Vec<String> = operands
-                    .iter()
-                    .map(|v| widen(&ir::type_string(ir::value_type(*v))))
-                    .collect();
-                let declared = ir::value_type(ir::result(op, 0));
-                let result_ty = widen(&ir::type_string(declared));
-                // A value declared f16 / bf16 is rounded to it (and widened back) after
-                // its op, as eager PyTorch stores every op's result: without this a
-                // fused chain is more precise than the unfused program, and differs
-                // from it by more than half-precision tolerances where later ops amplify
-                // (a 3-element layer_norm after sin/erf in bf16). Inductor's
-                // `emulate_precision_casts` does the same.
-                // SAFETY: a type of a live value.
-                let half =
-                    DType::from_mlir(unsafe { melior::ir::Type::from_raw(declared) }).filter(|d| d.is_half());
-                if (name == "arith.extf" || name == "arith.truncf") && types.first() == Some(&result_ty) {
-                    // A cast between f32 and a half type: a rounding in f32.
-                    let v = self.round_to(&ops[0], half, indent);
-                    names.insert(ir::result(op, 0).ptr as usize, v);
-                    continue;
-                }
-                if result_ty == "f32" && ops.len() == 1 {
-                    let mut lines = crate::cpu::math::Lines {
-                        out: &mut self.out,
-                        fresh: &mut self.fresh,
-                        indent,
-                    };
-                    if let Some(v) = crate::cpu::math::expand(&mut lines, &name, &ops[0]) {
-                        let v = self.round_to(&v, half, indent);
-                        names.insert(ir::result(op, 0).ptr as usize, v);
-                        continue;
-                    }
-                }
-                let mut attrs = Vec::new();
-                unsafe {
-                    for i in 0..mlir_sys::mlirOperationGetNumAttributes(op) {
-                        let na = mlir_sys::mlirOperationGetAttribute(op, i);
-                        let key = melior::StringRef::from_raw(mlir_sys::mlirIdentifierStr(na.name));
-                        attrs.push(format!(
-                            "{} = {}",
-                            key.as_str().unwrap_or_default(),
-                            widen(&ir::attr_string(na.attribute))
-                        ));
-                    }
-                }
-                let attrs = if attrs.is_empty() {
-                    String::new()
-                } else {
-                    format!(" {{{}}}", attrs.join(", "))
-                };
-                let _ = writeln!(
-                    self.out,
-                    "{indent}{res} = \"{name}\"({}){attrs} : ({}) -> {result_ty}",
-                    ops.join(", "),
-                    types.join(", ")
-                );
-                let v = self.round_to(&res, half, indent);
-                names.insert(ir::result(op, 0).ptr as usize, v);
+                values.insert(result, v);
                 continue;
             }
-            names.insert(ir::result(op, 0).ptr as usize, res);
+            let args: Vec<Value> = operands.iter().map(get).collect::<Result<_, _>>()?;
+            // f16 / bf16 values are computed in f32 (and rounded after each op, below).
+            let types: Vec<MlirType> = operands.iter().map(|v| widen(ir::value_type(*v))).collect();
+            let declared = ir::value_type(ir::result(op, 0));
+            let result_ty = widen(declared);
+            // A value declared f16 / bf16 is rounded to it (and widened back) after its
+            // op, as eager PyTorch stores every op's result: without this a fused chain
+            // is more precise than the unfused program, and differs from it by more than
+            // half-precision tolerances where later ops amplify (a 3-element layer_norm
+            // after sin/erf in bf16). Inductor's `emulate_precision_casts` does the same.
+            // SAFETY: a type of a live value.
+            let half =
+                DType::from_mlir(unsafe { melior::ir::Type::from_raw(declared) }).filter(|d| d.is_half());
+            let same = |a: MlirType, b: MlirType| unsafe { mlir_sys::mlirTypeEqual(a, b) };
+            if (name == "arith.extf" || name == "arith.truncf")
+                && types.first().is_some_and(|&t| same(t, result_ty))
+            {
+                // A cast between f32 and a half type: a rounding in f32.
+                let v = self.round_to(args[0], half);
+                values.insert(result, v);
+                continue;
+            }
+            if same(result_ty, self.b.f32_type()) && args.len() == 1 {
+                if let Some(v) = crate::cpu::math::expand(&mut self.b, &name, args[0]) {
+                    let v = self.round_to(v, half);
+                    values.insert(result, v);
+                    continue;
+                }
+            }
+            let mut attributes = Vec::new();
+            unsafe {
+                for i in 0..mlir_sys::mlirOperationGetNumAttributes(op) {
+                    let na = mlir_sys::mlirOperationGetAttribute(op, i);
+                    let key = melior::StringRef::from_raw(mlir_sys::mlirIdentifierStr(na.name));
+                    attributes.push((key.as_str().unwrap_or_default(), widen_attr(na.attribute)));
+                }
+            }
+            let v = self.b.value(&name, &args, result_ty, &attributes);
+            let v = self.round_to(v, half);
+            values.insert(result, v);
         }
         Err(err(node, "body without gpu.yield"))
     }
 
-    /// Emits `op` (a pointwise or reduction node writing `out`) inside a nest whose
+    /// Builds `op` (a pointwise or reduction node writing `out`) inside a nest whose
     /// loop variables `prefix` cover its leading ranges.
     pub(super) fn node_in(
         &mut self,
         op: MlirOperation,
         out: Buf,
-        prefix: &[String],
-        indent: &str,
+        prefix: &[Value],
     ) -> Result<(), CodegenError> {
+        self.b.at(ir::location(op));
         let ranges = i64s(op, "ranges");
         let rranges = i64s(op, "reduction_ranges");
-        let (inner, ind) = self.open_loops(&ranges[prefix.len()..], indent);
+        let inner = self.open_loops(&ranges[prefix.len()..]);
         let mut ivs = prefix.to_vec();
         ivs.extend(inner);
         let value = if ir::op_name(op) == names::REDUCTION {
@@ -158,15 +134,20 @@ impl Gen {
                 .and_then(fuselab_dialects::attrs::string_raw)
                 .unwrap_or_default();
             let float = out.ty.dtype.is_float();
-            let e = out.ty.dtype.mlir_name();
+            // f16 / bf16 rows accumulate in f32 (as Inductor's CPU code does).
+            let acc_ty = if float {
+                self.b.f32_type()
+            } else {
+                storage_type(&self.b, out.ty.dtype)
+            };
             let (init, combine) = match (kind.as_str(), float) {
-                ("sum", true) => ("0.0".to_string(), "arith.addf"),
-                ("sum", false) => ("0".to_string(), "arith.addi"),
-                ("max", true) => ("0xFF800000".to_string(), "arith.maximumf"),
-                ("min", true) => ("0x7F800000".to_string(), "arith.minimumf"),
-                ("max", false) if out.ty.dtype == DType::I1 => ("0".to_string(), "arith.ori"),
-                ("max", false) => (i64::MIN.to_string(), "arith.maxsi"),
-                ("min", false) => (i64::MAX.to_string(), "arith.minsi"),
+                ("sum", true) => (self.b.float_attr(acc_ty, 0.0), "arith.addf"),
+                ("sum", false) => (self.b.int_attr(acc_ty, 0), "arith.addi"),
+                ("max", true) => (self.b.float_attr(acc_ty, f64::NEG_INFINITY), "arith.maximumf"),
+                ("min", true) => (self.b.float_attr(acc_ty, f64::INFINITY), "arith.minimumf"),
+                ("max", false) if out.ty.dtype == DType::I1 => (self.b.int_attr(acc_ty, 0), "arith.ori"),
+                ("max", false) => (self.b.int_attr(acc_ty, i64::MIN), "arith.maxsi"),
+                ("min", false) => (self.b.int_attr(acc_ty, i64::MAX), "arith.minsi"),
                 _ => {
                     return Err(err(
                         op,
@@ -174,40 +155,33 @@ impl Gen {
                     ))
                 }
             };
-            // f16 / bf16 rows accumulate in f32 (as Inductor's CPU code does).
-            let acc_e = if float { "f32" } else { e };
-            let acc0 = self.name("a");
-            let _ = writeln!(self.out, "{ind}{acc0} = arith.constant {init} : {acc_e}");
-            let acc = self.open_accumulation(&rranges, &acc0, acc_e, &ind);
+            let acc0 = self.b.constant(init, acc_ty);
+            let acc = self.open_accumulation(&rranges, acc0);
             let mut all = ivs.clone();
-            all.extend(acc.ivs.iter().cloned());
-            let v = self.body(op, &all, &acc.indent)?;
-            let next = self.name("n");
+            all.extend(acc.ivs.iter().copied());
+            let v = self.body(op, &all)?;
             // Float accumulations may be reassociated (as every parallel or vectorized
             // reduction is), so LLVM vectorizes the row loop with partial sums.
-            let flags = if float { " fastmath<reassoc>" } else { "" };
-            let _ = writeln!(
-                self.out,
-                "{}{next} = {combine} {}, {v}{flags} : {acc_e}",
-                acc.indent, acc.carried
-            );
+            let mut attributes = Vec::new();
+            if float {
+                let reassoc = ir::parse_attr(self.b.context(), "#arith.fastmath<reassoc>")
+                    .ok_or_else(|| err(op, "the arith dialect is not loaded"))?;
+                attributes.push(("fastmath", reassoc));
+            }
+            let next = self.b.value(combine, &[acc.carried, v], acc_ty, &attributes);
             self.close_accumulation(acc, next)
         } else {
-            self.body(op, &ivs, &ind)?
+            self.body(op, &ivs)?
         };
         let value = if out.ty.dtype.is_half() {
-            self.narrowed(&value, out.ty.dtype, &ind)
+            self.narrowed(value, out.ty.dtype)
         } else {
             value
         };
-        let flat = self.flat_index(&ivs, &ranges, &ind);
-        let _ = writeln!(
-            self.out,
-            "{ind}memref.store {value}, {}[{flat}] : {}",
-            out.ssa,
-            memref(&out.ty)
-        );
-        self.close_loops(ranges.len() - prefix.len(), indent);
+        let flat = self.flat_index(&ivs, &ranges);
+        let m = self.val(&out);
+        self.b.store(value, m, flat);
+        self.close_loops(ranges.len() - prefix.len());
         self.bufs.insert(ir::result(op, 0).ptr as usize, out);
         Ok(())
     }
@@ -218,10 +192,8 @@ impl Gen {
     /// into chunks run by `scf.parallel` (lowered by `async-parallel-for` onto the MLIR
     /// async runtime's thread pool); the rest are `scf.for`.
     pub(super) fn open_nest(&mut self, prefix: &[i64], work: i64) -> Nest {
-        let base = "    ";
         let mut nest = Nest {
             ivs: Vec::new(),
-            indent: base.to_string(),
             closers: Vec::new(),
         };
         let chunks = if self.parallel {
@@ -237,51 +209,50 @@ impl Gen {
         if chunks >= 2 {
             let size = (rows + chunks - 1) / chunks;
             let chunks = (rows + size - 1) / size;
-            let c0 = self.index_const(0, base);
-            let c1 = self.index_const(1, base);
-            let cn = self.index_const(chunks, base);
-            let (t, lo, hi, f) = (self.name("t"), self.name("lo"), self.name("hi"), self.name("f"));
-            let _ = writeln!(
-                self.out,
-                "{base}scf.parallel ({t}) = ({c0}) to ({cn}) step ({c1}) {{"
+            let c0 = self.b.index(0);
+            let c1 = self.b.index(1);
+            let cn = self.b.index(chunks);
+            let segments = self.b.i32_array_attr(&[1, 1, 1, 0]);
+            let index = self.b.index_type();
+            let t = self
+                .b
+                .open(
+                    "scf.parallel",
+                    &[c0, cn, c1],
+                    &[],
+                    &[("operandSegmentSizes", segments)],
+                    &[index],
+                )
+                .args[0];
+            let ctx = self.b.context();
+            let d0 = Affine::dim(ctx, 0);
+            let lo = self.b.apply_expr(d0 * size, &[t], &[]);
+            let bounds = fuselab_dialects::build::affine_map(
+                ctx,
+                1,
+                0,
+                &[(d0 * size).add_const(size), Affine::constant(ctx, rows)],
             );
-            let ind = format!("{base}  ");
-            let _ = writeln!(
-                self.out,
-                "{ind}{lo} = affine.apply affine_map<(d0) -> (d0 * {size})>({t})"
-            );
-            let _ = writeln!(
-                self.out,
-                "{ind}{hi} = affine.min affine_map<(d0) -> (d0 * {size} + {size}, {rows})>({t})"
-            );
-            let _ = writeln!(self.out, "{ind}scf.for {f} = {lo} to {hi} step {c1} {{");
-            nest.closers.push(format!("{ind}}}"));
-            nest.closers.push(format!("{ind}scf.reduce\n{base}}}"));
-            nest.indent = format!("{ind}  ");
+            let hi = self.b.value("affine.min", &[t], index, &[("map", bounds)]);
+            let f = self.b.open_for(lo, hi, c1, &[]).args[0];
+            nest.closers.push("scf.yield");
+            nest.closers.push("scf.reduce");
             // The collapsed dims' indices.
-            let indent = nest.indent.clone();
-            nest.ivs = self.unravel_index(&f, &prefix[..j], &indent);
+            nest.ivs = self.unravel_index(f, &prefix[..j]);
         } else {
-            let (ivs, ind) = self.open_loops(&prefix[..j], base);
-            for k in 0..j {
-                nest.closers.insert(0, format!("{base}{}}}", "  ".repeat(k)));
-            }
-            nest.ivs = ivs;
-            nest.indent = ind;
+            nest.ivs = self.open_loops(&prefix[..j]);
+            nest.closers.extend(std::iter::repeat_n("scf.yield", j));
         }
-        let ind = nest.indent.clone();
-        let (ivs, inner) = self.open_loops(&prefix[j..], &ind);
-        for k in 0..prefix.len() - j {
-            nest.closers.insert(0, format!("{ind}{}}}", "  ".repeat(k)));
-        }
+        let ivs = self.open_loops(&prefix[j..]);
+        nest.closers
+            .splice(0..0, std::iter::repeat_n("scf.yield", prefix.len() - j));
         nest.ivs.extend(ivs);
-        nest.indent = inner;
         nest
     }
 
     pub(super) fn close_nest(&mut self, nest: Nest) {
-        for line in nest.closers {
-            let _ = writeln!(self.out, "{line}");
+        for terminator in nest.closers {
+            self.b.close(terminator, &[]);
         }
     }
 
@@ -307,10 +278,10 @@ impl Gen {
             .iter()
             .map(|&m| self.result_buffer(m))
             .collect::<Result<Vec<_>, _>>()?;
+        self.b.at(ir::location(members[0]));
         let nest = self.open_nest(&prefix, work);
-        let ind = nest.indent.clone();
         for (&m, out) in members.iter().zip(outs) {
-            self.node_in(m, out, &nest.ivs, &ind)?;
+            self.node_in(m, out, &nest.ivs)?;
         }
         self.close_nest(nest);
         Ok(())
