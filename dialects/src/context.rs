@@ -1,5 +1,5 @@
 //! The MLIR context every fuselab tool works in: all upstream dialects plus the
-//! IRDL-defined `aten` and `loop` dialects embedded in the binary.
+//! IRDL-defined `aten`, `loop` and `tile` dialects embedded in the binary.
 
 use crate::DialectError;
 use melior::{
@@ -15,8 +15,11 @@ pub const ATEN_IRDL: &str = include_str!("../aten.irdl.mlir");
 /// The `loop` dialect definition (IRDL), as shipped in `dialects/loop.irdl.mlir`.
 pub const LOOP_IRDL: &str = include_str!("../loop.irdl.mlir");
 
+/// The `tile` dialect definition (IRDL), as shipped in `dialects/tile.irdl.mlir`.
+pub const TILE_IRDL: &str = include_str!("../tile.irdl.mlir");
+
 /// The IRDL files that define fuselab's dialects, with their dialect names.
-pub const IRDL_DIALECTS: &[(&str, &str)] = &[("aten", ATEN_IRDL), ("loop", LOOP_IRDL)];
+pub const IRDL_DIALECTS: &[(&str, &str)] = &[("aten", ATEN_IRDL), ("loop", LOOP_IRDL), ("tile", TILE_IRDL)];
 
 /// An MLIR context with upstream and fuselab dialects loaded.
 ///

@@ -4,6 +4,7 @@
 
 pub mod memory_deps;
 pub mod print_memory_deps;
+pub mod rows;
 pub mod verify_shapes;
 
 /// A seeded xorshift generator for tests: `next(m)` is in `0..m`.

@@ -1,6 +1,7 @@
 //! One function per kernel (and per op left outside kernels), with the globals it uses.
 
 use super::*;
+use fuselab_passes::analysis::rows::kernel_members;
 
 impl Gen {
     /// The ops of a kernel function that are not kernels themselves.
@@ -25,24 +26,13 @@ impl Gen {
     /// kernel are fused into their readers (computed in registers, never stored); the
     /// rest share one row nest when they can ([`Gen::step`]).
     pub(super) fn kernel(&mut self, op: MlirOperation) -> Result<(), CodegenError> {
+        let split = kernel_members(op).ok_or_else(|| err(op, "empty kernel"))?;
+        self.inline.extend(split.inline);
+        let rest = split.materialized;
         let block = ir::body(op).ok_or_else(|| err(op, "kernel without a body"))?;
-        let inner = ir::block_ops(block);
-        let (last, members) = inner.split_last().ok_or_else(|| err(op, "empty kernel"))?;
-        let yielded: Vec<usize> = ir::operands(*last).iter().map(|v| v.ptr as usize).collect();
-        let mut rest = Vec::new();
-        for &m in members {
-            let r = ir::result(m, 0).ptr as usize;
-            // Only values every user reads through `loop.load` in a body can be
-            // recomputed there; an extern or a view needs the buffer.
-            let loaded_only = ir::users(ir::result(m, 0))
-                .iter()
-                .all(|&u| ir::op_name(u) == names::LOAD);
-            if ir::op_name(m) == names::POINTWISE && !yielded.contains(&r) && loaded_only {
-                self.inline.insert(r, m);
-            } else {
-                rest.push(m);
-            }
-        }
+        let last = *ir::block_ops(block)
+            .last()
+            .ok_or_else(|| err(op, "empty kernel"))?;
         let nodes = rest
             .iter()
             .all(|&m| matches!(ir::op_name(m).as_str(), names::POINTWISE | names::REDUCTION));
@@ -51,7 +41,7 @@ impl Gen {
         } else {
             self.members(&rest)?;
         }
-        let outs = ir::operands(*last)
+        let outs = ir::operands(last)
             .iter()
             .map(|&v| self.buffer(op, v))
             .collect::<Result<Vec<_>, _>>()?;

@@ -26,10 +26,7 @@
 use fuselab_dialects::{
     build::{Affine, Builder, OwnedModule, Value},
     ir::{self, i64s},
-    loops::{
-        index::{contiguous_index, unravel, IndexExpr},
-        names, node_ranges,
-    },
+    loops::{index::contiguous_index, names, node_ranges},
     types::{contiguous_strides, DType, TensorType},
 };
 use fuselab_passes::registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption};

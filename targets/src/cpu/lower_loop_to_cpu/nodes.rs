@@ -2,6 +2,7 @@
 //! where they are read, members sharing one row nest when every read stays in its row.
 
 use super::*;
+use fuselab_passes::analysis::rows::shared_row_prefix;
 
 impl Gen {
     /// Builds the body of `node` with its block arguments bound to `ivs`; returns the
@@ -258,11 +259,11 @@ impl Gen {
 
     /// One step: `members` (pointwise / reduction nodes, in order) share the nest over
     /// their common leading ranges when every read of another member's buffer stays in
-    /// the same row of it ([`Gen::row_prefix`]): the row is computed once per member,
+    /// the same row of it ([`shared_row_prefix`]): the row is computed once per member,
     /// in order, while it is in cache, and rows run in parallel. Otherwise each member
     /// is a step of its own.
     pub(super) fn step(&mut self, members: &[MlirOperation]) -> Result<(), CodegenError> {
-        let k = self.row_prefix(members);
+        let k = shared_row_prefix(members, &self.inline);
         if k == 0 && members.len() > 1 {
             for &m in members {
                 self.step(&[m])?;
@@ -285,79 +286,5 @@ impl Gen {
         }
         self.close_nest(nest);
         Ok(())
-    }
-
-    /// How many leading ranges `members` can share (see [`Gen::step`]): the longest
-    /// common prefix of their ranges such that every read of a member's buffer by a
-    /// later member (directly or through kernel-local values recomputed at the read)
-    /// is at an index whose row, the index `floordiv` the row size, is the reader's
-    /// own row. 0 when none does, or for a single node: all its ranges.
-    pub(super) fn row_prefix(&self, members: &[MlirOperation]) -> usize {
-        let ranges: Vec<Vec<i64>> = members.iter().map(|&m| i64s(m, "ranges")).collect();
-        if members.len() == 1 {
-            return ranges[0].len();
-        }
-        let mut k = ranges.iter().map(Vec::len).min().unwrap_or(0);
-        while k > 0 && ranges.iter().any(|r| r[..k] != ranges[0][..k]) {
-            k -= 1;
-        }
-        let outputs: HashMap<usize, MlirOperation> = members
-            .iter()
-            .map(|&m| (ir::result(m, 0).ptr as usize, m))
-            .collect();
-        while k > 0 {
-            let local = members.iter().all(|&m| {
-                let full = all_ranges(m);
-                let dims: Vec<IndexExpr> = (0..full.len()).map(IndexExpr::dim).collect();
-                self.reads_in_row(m, &dims, &full, k, &outputs)
-            });
-            if local {
-                return k;
-            }
-            k -= 1;
-        }
-        0
-    }
-
-    /// Whether every load in `node`'s body (its loop variables being `dims`, over the
-    /// reader's variables with extents `full`) of a buffer in `outputs` reads the
-    /// reader's row for a shared prefix of `k` ranges.
-    pub(super) fn reads_in_row(
-        &self,
-        node: MlirOperation,
-        dims: &[IndexExpr],
-        full: &[i64],
-        k: usize,
-        outputs: &HashMap<usize, MlirOperation>,
-    ) -> bool {
-        let Some(block) = ir::first_block(ir::region(node, 0)) else {
-            return false;
-        };
-        for op in ir::block_ops(block) {
-            if ir::op_name(op) != names::LOAD {
-                continue;
-            }
-            let source = ir::operand(op, 0).ptr as usize;
-            let Some((index, _, nsyms)) =
-                ir::attr(op, "index").and_then(fuselab_dialects::loops::index::from_affine_map_attr)
-            else {
-                return false;
-            };
-            let syms: Vec<IndexExpr> = (0..nsyms).map(IndexExpr::sym).collect();
-            let at = index.substitute(dims, &syms, full);
-            if let Some(&producer) = self.inline.get(&source) {
-                let pdims = unravel(&at, &i64s(producer, "ranges"), full);
-                if !self.reads_in_row(producer, &pdims, full, k, outputs) {
-                    return false;
-                }
-            } else if let Some(&writer) = outputs.get(&source) {
-                let row: i64 = i64s(writer, "ranges")[k..].iter().product();
-                let want = contiguous_index(&full[..k]).drop_unit_dims(full);
-                if at.has_symbols() || at.floordiv(row.max(1), full).drop_unit_dims(full) != want {
-                    return false;
-                }
-            }
-        }
-        true
     }
 }

@@ -1,0 +1,124 @@
+//! Which members of a fused kernel can be computed row by row in one loop nest (CPU) or
+//! one program (GPU): a kernel's pointwise members that never leave it are recomputed
+//! where they are read (Inductor inlines them into their consumers); the others share
+//! their common leading ranges — the *rows* — when every read of another member's buffer
+//! stays in the reader's own row. Then a row is produced and consumed by the same loop
+//! iteration (the same GPU program), with no synchronisation beyond it.
+
+use fuselab_dialects::{
+    ir::{self, i64s},
+    loops::{
+        index::{contiguous_index, unravel, IndexExpr},
+        names, node_ranges,
+    },
+};
+use mlir_sys::MlirOperation;
+use std::collections::HashMap;
+
+/// A kernel's members split by how they are generated.
+#[derive(Clone, Debug, Default)]
+pub struct KernelMembers {
+    /// Pointwise members recomputed where they are read (never stored), by result value.
+    pub inline: HashMap<usize, MlirOperation>,
+    /// The members that write a buffer, in order.
+    pub materialized: Vec<MlirOperation>,
+}
+
+/// Splits the members of `loop.kernel` `kernel`: a pointwise member whose value is not
+/// yielded and is read only by `loop.load`s is inlined; the rest are materialized.
+/// `None` for a kernel without a body.
+pub fn kernel_members(kernel: MlirOperation) -> Option<KernelMembers> {
+    let block = ir::body(kernel)?;
+    let inner = ir::block_ops(block);
+    let (last, members) = inner.split_last()?;
+    let yielded: Vec<usize> = ir::operands(*last).iter().map(|v| v.ptr as usize).collect();
+    let mut split = KernelMembers::default();
+    for &m in members {
+        let r = ir::result(m, 0).ptr as usize;
+        // Only values every user reads through `loop.load` in a body can be recomputed
+        // there; an extern or a view needs the buffer.
+        let loaded_only = ir::users(ir::result(m, 0))
+            .iter()
+            .all(|&u| ir::op_name(u) == names::LOAD);
+        if ir::op_name(m) == names::POINTWISE && !yielded.contains(&r) && loaded_only {
+            split.inline.insert(r, m);
+        } else {
+            split.materialized.push(m);
+        }
+    }
+    Some(split)
+}
+
+/// How many leading ranges `members` (pointwise / reduction nodes, in order) can share:
+/// the longest common prefix of their ranges such that every read of a member's buffer
+/// by a member (directly or through the `inline` values recomputed at the read) is at
+/// an index whose row — the index `floordiv` the row size — is the reader's own row.
+/// 0 when none does; for a single node, all its ranges.
+pub fn shared_row_prefix(members: &[MlirOperation], inline: &HashMap<usize, MlirOperation>) -> usize {
+    let ranges: Vec<Vec<i64>> = members.iter().map(|&m| i64s(m, "ranges")).collect();
+    if members.len() == 1 {
+        return ranges[0].len();
+    }
+    let mut k = ranges.iter().map(Vec::len).min().unwrap_or(0);
+    while k > 0 && ranges.iter().any(|r| r[..k] != ranges[0][..k]) {
+        k -= 1;
+    }
+    let outputs: HashMap<usize, MlirOperation> = members
+        .iter()
+        .map(|&m| (ir::result(m, 0).ptr as usize, m))
+        .collect();
+    while k > 0 {
+        let local = members.iter().all(|&m| {
+            let full = node_ranges(m).unwrap_or_default();
+            let dims: Vec<IndexExpr> = (0..full.len()).map(IndexExpr::dim).collect();
+            reads_in_row(m, &dims, &full, k, &outputs, inline)
+        });
+        if local {
+            return k;
+        }
+        k -= 1;
+    }
+    0
+}
+
+/// Whether every load in `node`'s body (its loop variables being `dims`, over the
+/// reader's variables with extents `full`) of a buffer in `outputs` reads the reader's
+/// row for a shared prefix of `k` ranges.
+fn reads_in_row(
+    node: MlirOperation,
+    dims: &[IndexExpr],
+    full: &[i64],
+    k: usize,
+    outputs: &HashMap<usize, MlirOperation>,
+    inline: &HashMap<usize, MlirOperation>,
+) -> bool {
+    let Some(block) = ir::first_block(ir::region(node, 0)) else {
+        return false;
+    };
+    for op in ir::block_ops(block) {
+        if ir::op_name(op) != names::LOAD {
+            continue;
+        }
+        let source = ir::operand(op, 0).ptr as usize;
+        let Some((index, _, nsyms)) =
+            ir::attr(op, "index").and_then(fuselab_dialects::loops::index::from_affine_map_attr)
+        else {
+            return false;
+        };
+        let syms: Vec<IndexExpr> = (0..nsyms).map(IndexExpr::sym).collect();
+        let at = index.substitute(dims, &syms, full);
+        if let Some(&producer) = inline.get(&source) {
+            let pdims = unravel(&at, &i64s(producer, "ranges"), full);
+            if !reads_in_row(producer, &pdims, full, k, outputs, inline) {
+                return false;
+            }
+        } else if let Some(&writer) = outputs.get(&source) {
+            let row: i64 = i64s(writer, "ranges")[k..].iter().product();
+            let want = contiguous_index(&full[..k]).drop_unit_dims(full);
+            if at.has_symbols() || at.floordiv(row.max(1), full).drop_unit_dims(full) != want {
+                return false;
+            }
+        }
+    }
+    true
+}
