@@ -101,22 +101,23 @@ irdl.dialect @tile {
   irdl.operation @barrier {
   }
 
-  // Host side: launch kernel `kernel` on `buffers` (its arguments, in order).
+  // Host side: launch kernel `kernel` on the buffers its body yields (its arguments,
+  // in order: `gpu.yield %a, %b, ...`; IRDL binds a constraint variable to one type, so
+  // a variadic operand list would force every buffer to have the same memref type).
   irdl.operation @launch {
     %k = irdl.base "#builtin.symbol_ref"
     irdl.attributes { "kernel" = %k }
-    %b = irdl.base "!builtin.memref"
-    irdl.operands(buffers: variadic %b)
+    %body = irdl.region with size 1
+    irdl.regions(buffers: %body)
   }
 
   // Host side: a library kernel (mm, bmm, convolution: cuBLAS/cuDNN, as Inductor's
-  // extern kernels) writing its last operand; `views` give each input's strided view
-  // ([offset, sizes..., strides...], empty for contiguous) and the loop op's attributes
-  // (stride, padding, ...) ride along.
+  // extern kernels) on the buffers its body yields, writing the last; the loop op's
+  // attributes (kind, views: each input's strided view, stride, padding, ...) ride along.
   irdl.operation @extern {
     %kind = irdl.base "#builtin.string"
     irdl.attributes { "kind" = %kind }
-    %b = irdl.base "!builtin.memref"
-    irdl.operands(buffers: variadic %b)
+    %body = irdl.region with size 1
+    irdl.regions(buffers: %body)
   }
 }

@@ -270,6 +270,18 @@ impl Builder {
         unsafe { mlirMemRefTypeContiguousGet(element, 1, &n, mlirAttributeGetNull()) }
     }
 
+    /// `tensor<shape x element>`.
+    pub fn tensor_type(&self, shape: &[i64], element: MlirType) -> MlirType {
+        unsafe {
+            mlirRankedTensorTypeGet(
+                shape.len() as isize,
+                shape.as_ptr(),
+                element,
+                mlirAttributeGetNull(),
+            )
+        }
+    }
+
     /// `(inputs) -> (results)`.
     pub fn function_type(&self, inputs: &[MlirType], results: &[MlirType]) -> MlirType {
         unsafe {

@@ -8,6 +8,8 @@
 //! its passes in [`PASSES`] (docs/architecture.md, "Adding a target").
 
 pub mod cpu;
+pub mod gpu;
+pub mod math;
 
 use fuselab_exec::{ExecError, Tensor};
 use fuselab_passes::{target::Target, PassInfo};
@@ -55,13 +57,19 @@ impl std::fmt::Debug for TargetEntry {
 }
 
 /// Every target, in `--help` order; the first is the default of `--target`.
-pub static TARGETS: &[TargetEntry] = &[TargetEntry {
-    target: &cpu::CPU,
-    runner: Some(&cpu::CPU),
-}];
+pub static TARGETS: &[TargetEntry] = &[
+    TargetEntry {
+        target: &cpu::CPU,
+        runner: Some(&cpu::CPU),
+    },
+    TargetEntry {
+        target: &gpu::GPU,
+        runner: None,
+    },
+];
 
 /// The targets' passes, added to the core's by `fuse-opt`.
-pub static PASSES: &[PassInfo] = &[cpu::lower_loop_to_cpu::INFO];
+pub static PASSES: &[PassInfo] = &[cpu::lower_loop_to_cpu::INFO, gpu::lower_loop_to_tile::INFO];
 
 /// The target named `name`.
 pub fn target(name: &str) -> Option<&'static TargetEntry> {

@@ -8,9 +8,11 @@ use fuselab_dialects::{
     types::{DType, TensorType},
     FuseContext,
 };
-use fuselab_targets::cpu::{
-    jit::{HostBuffer, Jit},
-    lower_loop_to_cpu::HostSignature,
+use fuselab_targets::{
+    cpu::{
+        jit::{HostBuffer, Jit},
+        lower_loop_to_cpu::HostSignature,
+    },
     math::expand,
 };
 

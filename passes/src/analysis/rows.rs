@@ -122,3 +122,23 @@ fn reads_in_row(
     }
     true
 }
+
+/// The node result behind `v`: `v` itself when a node (pointwise, reduction, extern,
+/// view) defines it, or the kernel member a `loop.output` forwards; `None` otherwise
+/// (a function argument). A code generator writes such a result straight into the
+/// function's output buffer when it is returned.
+pub fn produced_by_node(v: mlir_sys::MlirValue) -> Option<mlir_sys::MlirValue> {
+    let d = ir::defining_op(v)?;
+    match ir::op_name(d).as_str() {
+        names::POINTWISE | names::REDUCTION | names::EXTERN | names::VIEW => Some(v),
+        names::OUTPUT => {
+            let kernel = ir::defining_op(ir::operand(d, 0))?;
+            let index = ir::attr(d, "index")
+                .and_then(|a| fuselab_dialects::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) }))
+                .unwrap_or(0) as usize;
+            let yielded = *ir::operands(*ir::block_ops(ir::body(kernel)?).last()?).get(index)?;
+            produced_by_node(yielded)
+        }
+        _ => None,
+    }
+}

@@ -1,5 +1,5 @@
 //! The CPU target: fused `loop` IR lowered to upstream `scf`/`memref`/`arith`/`math`
-//! ([`lower_loop_to_cpu`], with the vectorizable [`math`] expansions), then by upstream
+//! ([`lower_loop_to_cpu`], with the vectorizable [`crate::math`] expansions), then by upstream
 //! passes to the LLVM dialect and compiled by MLIR's ExecutionEngine ([`jit`]).
 //!
 //! Fusion legality: the code generator runs a kernel's members in row nests, so it
@@ -9,7 +9,6 @@
 
 pub mod jit;
 pub mod lower_loop_to_cpu;
-pub mod math;
 
 use crate::{CompileOptions, Executable, Runner};
 use fuselab_exec::{ExecError, Tensor};

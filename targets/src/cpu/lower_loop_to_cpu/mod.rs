@@ -17,18 +17,20 @@
 //!   consumed while it is in cache (Inductor's persistent-reduction kernel shape), and
 //!   with `parallel=true` chunks of rows are an `scf.parallel` (`async-parallel-for`);
 //! - `exp`, `log`, `tanh`, `erf`, `sin`, `cos` on f32 are written as vectorizable
-//!   polynomials ([`crate::cpu::math`]) instead of one libm call per element;
+//!   polynomials ([`crate::math`]) instead of one libm call per element;
 //! - `mm`/`bmm` call `fuselab_sgemm` (a BLAS the JIT provides) with the operands' view
 //!   strides; convolution is im2col + `fuselab_sgemm`; views are loop nests;
 //! - f16 / bf16 are computed in f32, rounded to the declared type after every op (eager
 //!   semantics), bf16 stored as i16 bits.
 
+use crate::math::{widen, widen_attr};
 use fuselab_dialects::{
     build::{Affine, Builder, OwnedModule, Value},
     ir::{self, i64s},
     loops::{index::contiguous_index, names, node_ranges},
     types::{contiguous_strides, DType, TensorType},
 };
+use fuselab_passes::analysis::rows::produced_by_node;
 use fuselab_passes::registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption};
 use melior::ir::OperationRef;
 use mlir_sys::{MlirBlock, MlirOperation, MlirType};
@@ -104,33 +106,6 @@ fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed>
         ir::append(block, op);
     }
     Ok(())
-}
-
-/// The compute type of `ty`: f16 / bf16 are computed in f32.
-fn widen(ty: MlirType) -> MlirType {
-    unsafe {
-        if mlir_sys::mlirTypeIsAF16(ty) || mlir_sys::mlirTypeIsABF16(ty) {
-            mlir_sys::mlirF32TypeGet(mlir_sys::mlirTypeGetContext(ty))
-        } else {
-            ty
-        }
-    }
-}
-
-/// `attr` with a half-precision float value turned into the same f32 value (a constant
-/// of a body computed in f32); other attributes unchanged.
-fn widen_attr(attr: mlir_sys::MlirAttribute) -> mlir_sys::MlirAttribute {
-    unsafe {
-        if mlir_sys::mlirAttributeIsAFloat(attr) {
-            let ty = mlir_sys::mlirAttributeGetType(attr);
-            let wide = widen(ty);
-            if !mlir_sys::mlirTypeEqual(ty, wide) {
-                let v = mlir_sys::mlirFloatAttrGetValueDouble(attr);
-                return mlir_sys::mlirFloatAttrDoubleGet(mlir_sys::mlirTypeGetContext(ty), wide, v);
-            }
-        }
-        attr
-    }
 }
 
 /// The element type a buffer of `dtype` stores: bf16 elements are stored as their i16
@@ -245,24 +220,6 @@ fn err(op: MlirOperation, m: impl Into<String>) -> CodegenError {
     CodegenError {
         op: Some(op),
         message: m.into(),
-    }
-}
-
-/// The node result behind `v`: `v` itself when a node defines it, or the kernel member
-/// a `loop.output` forwards.
-fn produced_by_node(v: mlir_sys::MlirValue) -> Option<mlir_sys::MlirValue> {
-    let d = ir::defining_op(v)?;
-    match ir::op_name(d).as_str() {
-        names::POINTWISE | names::REDUCTION | names::EXTERN | names::VIEW => Some(v),
-        names::OUTPUT => {
-            let kernel = ir::defining_op(ir::operand(d, 0))?;
-            let index = ir::attr(d, "index")
-                .and_then(|a| fuselab_dialects::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) }))
-                .unwrap_or(0) as usize;
-            let yielded = *ir::operands(*ir::block_ops(ir::body(kernel)?).last()?).get(index)?;
-            produced_by_node(yielded)
-        }
-        _ => None,
     }
 }
 

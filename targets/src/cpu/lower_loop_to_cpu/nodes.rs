@@ -95,7 +95,7 @@ impl Gen {
                 continue;
             }
             if same(result_ty, self.b.f32_type()) && args.len() == 1 {
-                if let Some(v) = crate::cpu::math::expand(&mut self.b, &name, args[0]) {
+                if let Some(v) = crate::math::expand(&mut self.b, &name, args[0]) {
                     let v = self.round_to(v, half);
                     values.insert(result, v);
                     continue;

@@ -1,4 +1,6 @@
-//! Vectorizable f32 `math` functions for the CPU code generator.
+//! f32 `math` functions written as `arith` for the code generators: vectorizable on the
+//! CPU, and on the GPU free of libdevice (which the NVPTX path does not link). Also the
+//! f32 compute type of half-precision values ([`widen`], [`widen_attr`]).
 //!
 //! `convert-math-to-llvm` / `convert-math-to-libm` turn `math.exp`, `math.sin`, ... into
 //! one scalar libm call per element, which stops LLVM's loop vectorizer and makes
@@ -12,7 +14,11 @@
 //! negative `log` arguments) are selected explicitly. Functions not listed keep their
 //! `math` op.
 
-use fuselab_dialects::build::{Builder, CmpF, CmpI, Value};
+use fuselab_dialects::{
+    build::{Builder, CmpF, CmpI, Value},
+    ir,
+};
+use mlir_sys::{MlirAttribute, MlirOperation, MlirType};
 
 /// ln 2 split for Cody-Waite range reduction: `LN2_HI` has few significant bits, so
 /// `n * LN2_HI` is exact for the exponents used, and `LN2_HI + LN2_LO` is ln 2 to f32
@@ -350,4 +356,63 @@ pub fn expand(b: &mut Builder, name: &str, x: Value) -> Option<Value> {
         "math.cos" => lines.sin_cos(x, true),
         _ => return None,
     })
+}
+
+/// Replaces every f32 `math.exp`/`log`/`tanh`/`erf`/`sin`/`cos` nested in `root` by its
+/// expansion ([`expand`]), built before it at its location.
+pub fn expand_math_ops(root: MlirOperation) {
+    let ops = ir::collect_ops(root, |n| {
+        matches!(
+            n,
+            "math.exp" | "math.log" | "math.tanh" | "math.erf" | "math.sin" | "math.cos"
+        )
+    });
+    for op in ops {
+        let x = ir::operand(op, 0);
+        let is_f32 = unsafe { mlir_sys::mlirTypeIsAF32(ir::value_type(x)) };
+        if !is_f32 {
+            continue;
+        }
+        // Build the expansion in a scratch block, then move it before `op`.
+        let scratch = ir::new_block(&[], ir::location(op));
+        let mut b = Builder::new(ir::location(op));
+        b.push(scratch);
+        let name = ir::op_name(op);
+        if let Some(v) = expand(&mut b, &name, x) {
+            for new in ir::block_ops(scratch) {
+                ir::detach(new);
+                ir::insert_before(op, new);
+            }
+            ir::replace_uses(ir::result(op, 0), v);
+            ir::erase(op);
+        }
+        unsafe { mlir_sys::mlirBlockDestroy(scratch) };
+    }
+}
+
+/// The compute type of `ty`: f16 / bf16 are computed in f32.
+pub fn widen(ty: MlirType) -> MlirType {
+    unsafe {
+        if mlir_sys::mlirTypeIsAF16(ty) || mlir_sys::mlirTypeIsABF16(ty) {
+            mlir_sys::mlirF32TypeGet(mlir_sys::mlirTypeGetContext(ty))
+        } else {
+            ty
+        }
+    }
+}
+
+/// `attr` with a half-precision float value turned into the same f32 value (a constant
+/// of a body computed in f32); other attributes unchanged.
+pub fn widen_attr(attr: MlirAttribute) -> MlirAttribute {
+    unsafe {
+        if mlir_sys::mlirAttributeIsAFloat(attr) {
+            let ty = mlir_sys::mlirAttributeGetType(attr);
+            let wide = widen(ty);
+            if !mlir_sys::mlirTypeEqual(ty, wide) {
+                let v = mlir_sys::mlirFloatAttrGetValueDouble(attr);
+                return mlir_sys::mlirFloatAttrDoubleGet(mlir_sys::mlirTypeGetContext(ty), wide, v);
+            }
+        }
+        attr
+    }
 }

@@ -1,0 +1,718 @@
+//! One `tile.kernel`: a run of nodes sharing rows, computed block by block — index
+//! blocks from `arange`, loads through the nodes' index maps, bodies on blocks (f16 /
+//! bf16 in f32, rounded after every op as eager PyTorch does), reductions with a
+//! register accumulator over RBLOCK chunks, masked stores.
+
+use super::*;
+use crate::math::widen;
+use fuselab_dialects::{
+    build::{CmpI, Open},
+    loops::index::contiguous_index,
+};
+use mlir_sys::MlirAffineExpr;
+
+/// A value in a kernel body: a scalar or a block of `shape` ([XBLOCK or 1, RBLOCK or 1]).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum V {
+    S(Value),
+    B(Value, [i64; 2]),
+}
+
+/// The state of the kernel being built.
+struct Kernel {
+    /// Host memref -> the kernel's argument.
+    args: HashMap<usize, Value>,
+    /// Reduction results of this kernel's members, by loop value: `[XBLOCK, 1]` blocks.
+    regs: HashMap<usize, Value>,
+    /// The rows of this program (`[XBLOCK, 1]`) and which exist.
+    x: Value,
+    xmask: Value,
+    /// `arange(RBLOCK)` along the inner axis (`[1, RBLOCK]`), when RBLOCK > 1.
+    rs: Option<Value>,
+    xb: i64,
+    rb: i64,
+    /// The mask of what is being computed now.
+    mask: V,
+}
+
+/// Triton-like launch parameters for `xnumel` rows of at most `rnumel` inner elements
+/// (see the module documentation): `(XBLOCK, RBLOCK, num_warps)`.
+pub fn launch_config(xnumel: i64, rnumel: i64) -> (i64, i64, i64) {
+    let np2 = |v: i64| (v.max(1) as u64).next_power_of_two() as i64;
+    if rnumel <= 1 {
+        let xb = np2(xnumel).min(1024);
+        return (xb, 1, (xb / 32).clamp(1, 4));
+    }
+    let rb = np2(rnumel).min(1024);
+    let xb = (1024 / rb).min(np2(xnumel)).max(1);
+    let warps = (xb * rb / 128).clamp(1, 8);
+    (xb, rb, warps)
+}
+
+impl Lowering {
+    fn elem(v: Value) -> MlirType {
+        let ty = ir::value_type(v);
+        unsafe {
+            if mlir_sys::mlirTypeIsARankedTensor(ty) {
+                mlir_sys::mlirShapedTypeGetElementType(ty)
+            } else {
+                ty
+            }
+        }
+    }
+
+    fn value_of(v: V) -> Value {
+        match v {
+            V::S(v) | V::B(v, _) => v,
+        }
+    }
+
+    /// `v` as a block of `shape` (splat or broadcast).
+    fn block(&mut self, v: V, shape: [i64; 2]) -> Value {
+        match v {
+            V::B(x, s) if s == shape => x,
+            _ => {
+                let value = Self::value_of(v);
+                let ty = self.b.tensor_type(&shape, Self::elem(value));
+                let name = if matches!(v, V::S(_)) {
+                    "tile.splat"
+                } else {
+                    "tile.broadcast"
+                };
+                self.b.value(name, &[value], ty, &[])
+            }
+        }
+    }
+
+    /// `name` on `operands` (scalars and blocks, broadcast to their common shape),
+    /// producing `element` values.
+    fn op_on(
+        &mut self,
+        name: &str,
+        operands: &[V],
+        element: MlirType,
+        attributes: &[(&str, mlir_sys::MlirAttribute)],
+    ) -> V {
+        let mut shape: Option<[i64; 2]> = None;
+        for v in operands {
+            if let V::B(_, s) = v {
+                shape = Some(match shape {
+                    None => *s,
+                    Some(t) => [t[0].max(s[0]), t[1].max(s[1])],
+                });
+            }
+        }
+        match shape {
+            None => {
+                let args: Vec<Value> = operands.iter().map(|&v| Self::value_of(v)).collect();
+                V::S(self.b.value(name, &args, element, attributes))
+            }
+            Some(shape) => {
+                let args: Vec<Value> = operands.iter().map(|&v| self.block(v, shape)).collect();
+                let ty = self.b.tensor_type(&shape, element);
+                V::B(self.b.value(name, &args, ty, attributes), shape)
+            }
+        }
+    }
+
+    fn index(&mut self, c: i64) -> V {
+        V::S(self.b.index(c))
+    }
+
+    fn iop(&mut self, name: &str, a: V, b: V) -> V {
+        let index = self.b.index_type();
+        self.op_on(name, &[a, b], index, &[])
+    }
+
+    fn cmp(&mut self, pred: CmpI, a: V, b: V) -> V {
+        let (i1, i64t) = (self.b.int_type(1), self.b.int_type(64));
+        let p = self.b.int_attr(i64t, pred as i64);
+        self.op_on("arith.cmpi", &[a, b], i1, &[("predicate", p)])
+    }
+
+    /// `a floordiv c` and `a mod c` (non-negative) for a constant `c > 0`.
+    fn floordiv(&mut self, a: V, c: i64) -> V {
+        if c == 1 {
+            return a;
+        }
+        let k = self.index(c);
+        self.iop("arith.floordivsi", a, k)
+    }
+
+    fn modulo(&mut self, a: V, c: i64) -> V {
+        let q = self.floordiv(a, c);
+        let k = self.index(c);
+        let m = self.iop("arith.muli", q, k);
+        self.iop("arith.subi", a, m)
+    }
+
+    /// The indices over row-major `extents` of `flat` (below their product).
+    fn unravel(&mut self, flat: V, extents: &[i64]) -> Vec<V> {
+        let mut stride: i64 = extents.iter().product();
+        let mut coords = Vec::new();
+        for (d, &extent) in extents.iter().enumerate() {
+            stride /= extent.max(1);
+            coords.push(if extent == 1 {
+                self.index(0)
+            } else if d == 0 {
+                self.floordiv(flat, stride.max(1))
+            } else {
+                let q = self.floordiv(flat, stride.max(1));
+                self.modulo(q, extent)
+            });
+        }
+        coords
+    }
+
+    /// The affine expression `e` of `dims` and `syms` on index values.
+    fn affine(&mut self, e: MlirAffineExpr, dims: &[V], syms: &[V]) -> V {
+        use mlir_sys::*;
+        unsafe {
+            if mlirAffineExprIsADim(e) {
+                return dims[mlirAffineDimExprGetPosition(e) as usize];
+            }
+            if mlirAffineExprIsASymbol(e) {
+                return syms[mlirAffineSymbolExprGetPosition(e) as usize];
+            }
+            if mlirAffineExprIsAConstant(e) {
+                return self.index(mlirAffineConstantExprGetValue(e));
+            }
+            let (l, r) = (mlirAffineBinaryOpExprGetLHS(e), mlirAffineBinaryOpExprGetRHS(e));
+            let constant = mlirAffineExprIsAConstant(r).then(|| mlirAffineConstantExprGetValue(r));
+            let a = self.affine(l, dims, syms);
+            if mlirAffineExprIsAFloorDiv(e) {
+                if let Some(c) = constant.filter(|&c| c > 0) {
+                    return self.floordiv(a, c);
+                }
+            }
+            if mlirAffineExprIsAMod(e) {
+                if let Some(c) = constant.filter(|&c| c > 0) {
+                    return self.modulo(a, c);
+                }
+            }
+            let b = self.affine(r, dims, syms);
+            let name = if mlirAffineExprIsAAdd(e) {
+                "arith.addi"
+            } else if mlirAffineExprIsAMul(e) {
+                "arith.muli"
+            } else if mlirAffineExprIsAFloorDiv(e) {
+                "arith.floordivsi"
+            } else if mlirAffineExprIsACeilDiv(e) {
+                "arith.ceildivsi"
+            } else {
+                "arith.remsi"
+            };
+            self.iop(name, a, b)
+        }
+    }
+
+    /// The flat offset of `op`'s `index` map (a `loop.load`) at `dims` / `syms`.
+    fn load_offset(&mut self, op: MlirOperation, dims: &[V], syms: &[V]) -> Result<V, TileError> {
+        let map = ir::attr(op, "index").ok_or_else(|| err(op, "load without index"))?;
+        let map = unsafe { mlir_sys::mlirAffineMapAttrGetValue(map) };
+        let e = unsafe { mlir_sys::mlirAffineMapGetResult(map, 0) };
+        Ok(self.affine(e, dims, syms))
+    }
+
+    /// A masked block load of `buf` at `offset` (0 where masked), widened to f32 for a
+    /// half buffer.
+    fn load(&mut self, k: &Kernel, buf: &Buf, offset: V) -> V {
+        let shape = match (offset, k.mask) {
+            (V::B(_, s), V::B(_, m)) => [s[0].max(m[0]), s[1].max(m[1])],
+            (V::B(_, s), _) | (_, V::B(_, s)) => s,
+            _ => [1, 1],
+        };
+        let off = self.block(offset, shape);
+        let mask = self.block(k.mask, shape);
+        let element = element_type(&self.b, buf.ty.dtype);
+        let zero = if buf.ty.dtype.is_float() {
+            self.b.constant(self.b.float_attr(element, 0.0), element)
+        } else {
+            self.b.constant(self.b.int_attr(element, 0), element)
+        };
+        let ty = self.b.tensor_type(&shape, element);
+        let arg = k.args[&(buf.v.ptr as usize)];
+        let v = self.b.value("tile.load", &[arg, off, mask, zero], ty, &[]);
+        if buf.ty.dtype.is_half() {
+            let f32t = self.b.f32_type();
+            let wide = self.b.tensor_type(&shape, f32t);
+            return V::B(self.b.cast("arith.extf", v, wide), shape);
+        }
+        V::B(v, shape)
+    }
+
+    /// `v` rounded to `half` and widened back (eager semantics of a half op).
+    fn round(&mut self, v: V, half: Option<DType>) -> V {
+        let Some(dtype) = half else { return v };
+        let narrow = element_type(&self.b, dtype);
+        let f32t = self.b.f32_type();
+        let n = self.op_on("arith.truncf", &[v], narrow, &[]);
+        self.op_on("arith.extf", &[n], f32t, &[])
+    }
+
+    /// Builds `node`'s body at `coords`; returns the yielded value.
+    fn eval(&mut self, k: &mut Kernel, node: MlirOperation, coords: &[V]) -> Result<V, TileError> {
+        let outer = self.b.location();
+        let v = self.eval_ops(k, node, coords);
+        self.b.at(outer);
+        v
+    }
+
+    fn eval_ops(&mut self, k: &mut Kernel, node: MlirOperation, coords: &[V]) -> Result<V, TileError> {
+        let block = ir::first_block(ir::region(node, 0)).ok_or_else(|| err(node, "node without a body"))?;
+        let mut values: HashMap<usize, V> = HashMap::new();
+        for (a, &c) in ir::block_arguments(block).iter().zip(coords) {
+            values.insert(a.ptr as usize, c);
+        }
+        for op in ir::block_ops(block) {
+            self.b.at(ir::location(op));
+            let name = ir::op_name(op);
+            let operands = ir::operands(op);
+            let get = |v: &mlir_sys::MlirValue| {
+                values
+                    .get(&(v.ptr as usize))
+                    .copied()
+                    .ok_or_else(|| err(op, "operand defined outside the body"))
+            };
+            if name == names::YIELD {
+                return get(&operands[0]);
+            }
+            let result = ir::result(op, 0).ptr as usize;
+            if name == names::LOAD {
+                let syms: Vec<V> = operands[1..].iter().map(get).collect::<Result<_, _>>()?;
+                let source = operands[0].ptr as usize;
+                if let Some(&held) = k.regs.get(&source) {
+                    // A reduction of this program, read at its own row: in registers.
+                    values.insert(result, V::B(held, [k.xb, 1]));
+                    continue;
+                }
+                if let Some(&producer) = self.inline.get(&source) {
+                    let ranges = i64s(producer, "ranges");
+                    let contiguous = contiguous_index(&ranges);
+                    let same_space = syms.is_empty()
+                        && coords.len() >= ranges.len()
+                        && ir::attr(op, "index")
+                            .and_then(fuselab_dialects::loops::index::from_affine_map_attr)
+                            .is_some_and(|(e, _, _)| {
+                                e == contiguous.drop_unit_dims(&ranges) || e == contiguous
+                            })
+                        && fuselab_dialects::loops::node_ranges(node)
+                            .unwrap_or_default()
+                            .starts_with(&ranges);
+                    let pdims = if same_space {
+                        coords[..ranges.len()].to_vec()
+                    } else {
+                        let flat = self.load_offset(op, coords, &syms)?;
+                        self.unravel(flat, &ranges)
+                    };
+                    let v = self.eval(k, producer, &pdims)?;
+                    values.insert(result, v);
+                    continue;
+                }
+                let buf = self.buffer(op, operands[0])?;
+                let offset = self.load_offset(op, coords, &syms)?;
+                let v = self.load(k, &buf, offset);
+                values.insert(result, v);
+                continue;
+            }
+            let args: Vec<V> = operands.iter().map(get).collect::<Result<_, _>>()?;
+            let declared = ir::value_type(ir::result(op, 0));
+            let half =
+                DType::from_mlir(unsafe { melior::ir::Type::from_raw(declared) }).filter(|d| d.is_half());
+            let result_ty = widen(declared);
+            let same = |a: MlirType, b: MlirType| unsafe { mlir_sys::mlirTypeEqual(a, b) };
+            if (name == "arith.extf" || name == "arith.truncf")
+                && operands
+                    .first()
+                    .is_some_and(|&o| same(widen(ir::value_type(o)), result_ty))
+            {
+                let v = self.round(args[0], half);
+                values.insert(result, v);
+                continue;
+            }
+            let mut attributes = Vec::new();
+            unsafe {
+                for i in 0..mlir_sys::mlirOperationGetNumAttributes(op) {
+                    let na = mlir_sys::mlirOperationGetAttribute(op, i);
+                    let key = melior::StringRef::from_raw(mlir_sys::mlirIdentifierStr(na.name));
+                    attributes.push((key.as_str().unwrap_or_default(), widen_attr(na.attribute)));
+                }
+            }
+            let v = self.op_on(&name, &args, result_ty, &attributes);
+            let v = self.round(v, half);
+            values.insert(result, v);
+        }
+        Err(err(node, "body without gpu.yield"))
+    }
+
+    /// The buffers `node` reads (through recomputed producers too), in order.
+    fn reads(&self, node: MlirOperation, out: &mut Vec<usize>) {
+        let Some(block) = ir::first_block(ir::region(node, 0)) else {
+            return;
+        };
+        for op in ir::block_ops(block) {
+            if ir::op_name(op) != names::LOAD {
+                continue;
+            }
+            let source = ir::operand(op, 0).ptr as usize;
+            match self.inline.get(&source) {
+                Some(&producer) => self.reads(producer, out),
+                None => {
+                    if !out.contains(&source) {
+                        out.push(source);
+                    }
+                }
+            }
+        }
+    }
+
+    /// One kernel for `run` (nodes sharing their first `k` ranges as rows).
+    pub(super) fn tile_kernel(
+        &mut self,
+        label: &str,
+        run: &[MlirOperation],
+        k: usize,
+    ) -> Result<(), TileError> {
+        let loc = ir::location(run[0]);
+        self.b.at(loc);
+        let prefix: Vec<i64> = i64s(run[0], "ranges")[..k].to_vec();
+        let xnumel: i64 = prefix.iter().product();
+        let inner = |m: MlirOperation| -> i64 {
+            if ir::op_name(m) == names::REDUCTION {
+                i64s(m, "reduction_ranges").iter().product()
+            } else {
+                i64s(m, "ranges")[k..].iter().product()
+            }
+        };
+        let rnumel = run.iter().map(|&m| inner(m)).max().unwrap_or(1);
+        let (xb, rb, warps) = launch_config(xnumel, rnumel);
+        let grid = (xnumel + xb - 1) / xb;
+        // Buffers: what the members write, then what they read.
+        let mut outs = Vec::new();
+        for &m in run {
+            let out = self.result_buffer(m)?;
+            self.bufs.insert(ir::result(m, 0).ptr as usize, out.clone());
+            outs.push(out);
+        }
+        let mut host_args: Vec<Value> = Vec::new();
+        let push = |v: Value, list: &mut Vec<Value>| {
+            if !list.iter().any(|w| w.ptr == v.ptr) {
+                list.push(v);
+            }
+        };
+        for out in &outs {
+            push(out.v, &mut host_args);
+        }
+        for &m in run {
+            let mut sources = Vec::new();
+            self.reads(m, &mut sources);
+            for s in sources {
+                let v = mlir_sys::MlirValue { ptr: s as *mut _ };
+                push(self.buffer(m, v)?.v, &mut host_args);
+            }
+        }
+        let symbol = self.symbol(label);
+        let types: Vec<MlirType> = host_args.iter().map(|&v| ir::value_type(v)).collect();
+        let i64t = self.b.int_type(64);
+        let attributes = [
+            ("sym_name", self.b.string_attr(&symbol)),
+            ("grid", ir::i64_array_attr(self.b.context(), &[grid])),
+            ("block", ir::i64_array_attr(self.b.context(), &[xb, rb])),
+            ("num_warps", self.b.int_attr(i64t, warps)),
+        ];
+        let host_block = self.b.pop();
+        // No insertion block: the kernel is built detached (it lives at module level).
+        let Open { op: kernel, args } = self.b.open("tile.kernel", &[], &[], &attributes, &types);
+        let mut kstate = self.preamble(&host_args, &args, xnumel, xb, rb);
+        let result = self.members_in(&mut kstate, run, &prefix, &inner);
+        self.b.close(names::YIELD, &[]);
+        if let Some(block) = host_block {
+            self.b.push(block);
+        }
+        if let Err(e) = result {
+            ir::erase(kernel);
+            return Err(e);
+        }
+        self.b.at(loc);
+        self.launch(kernel, &symbol, &host_args);
+        Ok(())
+    }
+
+    /// The program's rows and masks.
+    fn preamble(&mut self, host_args: &[Value], args: &[Value], xnumel: i64, xb: i64, rb: i64) -> Kernel {
+        let index = self.b.index_type();
+        let i64t = self.b.int_type(64);
+        let axis0 = self.b.int_attr(i64t, 0);
+        let pid = self.b.value("tile.program_id", &[], index, &[("axis", axis0)]);
+        let col = self.b.tensor_type(&[xb, 1], index);
+        let xs = self.b.value("tile.arange", &[], col, &[("axis", axis0)]);
+        let step = self.b.index(xb);
+        let start = self.b.binary("arith.muli", pid, step);
+        let x = self.iop("arith.addi", V::S(start), V::B(xs, [xb, 1]));
+        let limit = self.index(xnumel);
+        let xmask = self.cmp(CmpI::Slt, x, limit);
+        let rs = (rb > 1).then(|| {
+            let row = self.b.tensor_type(&[1, rb], index);
+            let axis1 = self.b.int_attr(i64t, 1);
+            self.b.value("tile.arange", &[], row, &[("axis", axis1)])
+        });
+        Kernel {
+            args: host_args
+                .iter()
+                .zip(args)
+                .map(|(h, a)| (h.ptr as usize, *a))
+                .collect(),
+            regs: HashMap::new(),
+            x: Self::value_of(x),
+            xmask: Self::value_of(xmask),
+            rs,
+            xb,
+            rb,
+            mask: xmask,
+        }
+    }
+
+    /// The members of one kernel, in order.
+    fn members_in(
+        &mut self,
+        k: &mut Kernel,
+        run: &[MlirOperation],
+        prefix: &[i64],
+        inner: &dyn Fn(MlirOperation) -> i64,
+    ) -> Result<(), TileError> {
+        let x = V::B(k.x, [k.xb, 1]);
+        let row_coords = self.unravel(x, prefix);
+        let mut stored: Vec<usize> = Vec::new();
+        for &m in run {
+            self.b.at(ir::location(m));
+            let mut sources = Vec::new();
+            self.reads(m, &mut sources);
+            if sources.iter().any(|s| stored.contains(s)) {
+                self.b.op("tile.barrier", &[], &[], &[]);
+                stored.clear();
+            }
+            let out = self.buffer(m, ir::result(m, 0))?;
+            let extent = inner(m);
+            if ir::op_name(m) == names::REDUCTION {
+                let red = self.reduction(k, m, &row_coords, extent)?;
+                let xm = V::B(k.xmask, [k.xb, 1]);
+                self.store(k, &out, x, red, xm);
+                k.regs.insert(ir::result(m, 0).ptr as usize, Self::value_of(red));
+            } else {
+                self.pointwise(k, m, &row_coords, extent, &out)?;
+                stored.push(ir::result(m, 0).ptr as usize);
+            }
+        }
+        Ok(())
+    }
+
+    /// A masked store of `value` (narrowed to the buffer's type) at `offset`.
+    fn store(&mut self, k: &Kernel, buf: &Buf, offset: V, value: V, mask: V) {
+        let shape = [value, offset, mask].iter().fold([1, 1], |s, v| match v {
+            V::B(_, t) => [s[0].max(t[0]), s[1].max(t[1])],
+            V::S(_) => s,
+        });
+        let element = element_type(&self.b, buf.ty.dtype);
+        let value = if buf.ty.dtype.is_half() {
+            self.op_on("arith.truncf", &[value], element, &[])
+        } else {
+            value
+        };
+        let (o, v, m) = (
+            self.block(offset, shape),
+            self.block(value, shape),
+            self.block(mask, shape),
+        );
+        let arg = k.args[&(buf.v.ptr as usize)];
+        self.b.op("tile.store", &[arg, o, v, m], &[], &[]);
+    }
+
+    /// The inner positions `r0 + arange(RBLOCK)` (masked below `extent`) and the coords
+    /// over `extents`.
+    fn inner_coords(&mut self, k: &Kernel, r0: Value, extent: i64, extents: &[i64]) -> (V, V, Vec<V>) {
+        let r = match k.rs {
+            Some(rs) => self.iop("arith.addi", V::S(r0), V::B(rs, [1, k.rb])),
+            None => V::S(r0),
+        };
+        let limit = self.index(extent);
+        let rmask = self.cmp(CmpI::Slt, r, limit);
+        let xm = V::B(k.xmask, [k.xb, 1]);
+        let i1 = self.b.int_type(1);
+        let mask = self.op_on("arith.andi", &[xm, rmask], i1, &[]);
+        let coords = self.unravel(r, extents);
+        (r, mask, coords)
+    }
+
+    /// Opens the loop over RBLOCK chunks of `extent` carrying `carried`, or nothing when
+    /// one chunk covers it; returns the chunk start and the carried values inside.
+    fn open_chunks(&mut self, k: &Kernel, extent: i64, carried: &[Value]) -> (Value, Vec<Value>, bool) {
+        if extent <= k.rb {
+            return (self.b.index(0), carried.to_vec(), false);
+        }
+        let (lo, hi, step) = (self.b.index(0), self.b.index(extent), self.b.index(k.rb));
+        let open = self.b.open_for(lo, hi, step, carried);
+        (open.args[0], open.args[1..].to_vec(), true)
+    }
+
+    /// A pointwise member: its row positions in RBLOCK chunks, stored at `x * R + r`.
+    fn pointwise(
+        &mut self,
+        k: &mut Kernel,
+        m: MlirOperation,
+        rows: &[V],
+        extent: i64,
+        out: &Buf,
+    ) -> Result<(), TileError> {
+        let ranges = i64s(m, "ranges");
+        let inner_ranges = &ranges[rows.len()..];
+        let x = V::B(k.x, [k.xb, 1]);
+        if extent == 1 && inner_ranges.iter().all(|&r| r == 1) {
+            k.mask = V::B(k.xmask, [k.xb, 1]);
+            let mut coords = rows.to_vec();
+            for _ in inner_ranges {
+                coords.push(self.index(0));
+            }
+            let v = self.eval(k, m, &coords)?;
+            self.store(k, out, x, v, k.mask);
+            return Ok(());
+        }
+        let (r0, _, looped) = self.open_chunks(k, extent, &[]);
+        let (r, mask, inner) = self.inner_coords(k, r0, extent, inner_ranges);
+        k.mask = mask;
+        let mut coords = rows.to_vec();
+        coords.extend(inner);
+        let result = self.eval(k, m, &coords);
+        let stored = result.map(|v| {
+            let re = self.index(extent);
+            let base = self.iop("arith.muli", x, re);
+            let offset = self.iop("arith.addi", base, r);
+            self.store(k, out, offset, v, mask);
+        });
+        if looped {
+            self.b.close("scf.yield", &[]);
+        }
+        stored
+    }
+
+    /// A reduction member (one value per row): an accumulator block over RBLOCK chunks,
+    /// then `tile.reduce` along the inner axis; `[XBLOCK, 1]`.
+    fn reduction(
+        &mut self,
+        k: &mut Kernel,
+        m: MlirOperation,
+        rows: &[V],
+        extent: i64,
+    ) -> Result<V, TileError> {
+        let kind = ir::attr(m, "kind")
+            .and_then(fuselab_dialects::attrs::string_raw)
+            .unwrap_or_default();
+        let out_ty =
+            ir::tensor_type(ir::result(m, 0)).ok_or_else(|| err(m, "result is not a supported tensor"))?;
+        let float = out_ty.dtype.is_float();
+        let acc_ty = if float {
+            self.b.f32_type()
+        } else {
+            element_type(&self.b, out_ty.dtype)
+        };
+        let (identity, combine) = match (kind.as_str(), float) {
+            ("sum", true) => (self.b.float_attr(acc_ty, 0.0), "arith.addf"),
+            ("prod", true) => (self.b.float_attr(acc_ty, 1.0), "arith.mulf"),
+            ("max", true) => (self.b.float_attr(acc_ty, f64::NEG_INFINITY), "arith.maximumf"),
+            ("min", true) => (self.b.float_attr(acc_ty, f64::INFINITY), "arith.minimumf"),
+            ("sum", false) => (self.b.int_attr(acc_ty, 0), "arith.addi"),
+            ("prod", false) => (self.b.int_attr(acc_ty, 1), "arith.muli"),
+            ("max", false) if out_ty.dtype == DType::I1 => (self.b.int_attr(acc_ty, 0), "arith.ori"),
+            ("max", false) => (self.b.int_attr(acc_ty, i64::MIN), "arith.maxsi"),
+            ("min", false) => (self.b.int_attr(acc_ty, i64::MAX), "arith.minsi"),
+            _ => {
+                return Err(err(
+                    m,
+                    format!("reduction kind '{kind}' is not supported by the GPU code generator"),
+                ))
+            }
+        };
+        let rranges = i64s(m, "reduction_ranges");
+        let shape = [k.xb, k.rb];
+        let id = self.b.constant(identity, acc_ty);
+        let acc0 = self.block(V::S(id), shape);
+        let (r0, carried, looped) = self.open_chunks(k, extent, &[acc0]);
+        let (_, mask, inner) = self.inner_coords(k, r0, extent, &rranges);
+        k.mask = mask;
+        let mut coords = rows.to_vec();
+        coords.extend(inner);
+        let body = self.eval(k, m, &coords);
+        let next = body.map(|v| {
+            let v = self.block(v, shape);
+            let id = self.b.constant(identity, acc_ty);
+            let masked = self.op_on("arith.select", &[mask, V::B(v, shape), V::S(id)], acc_ty, &[]);
+            let acc = V::B(carried[0], shape);
+            Self::value_of(self.op_on(combine, &[acc, masked], acc_ty, &[]))
+        });
+        let acc = if looped {
+            let yielded = match next {
+                Ok(v) => v,
+                Err(e) => {
+                    self.b.close("scf.yield", &[carried[0]]);
+                    return Err(e);
+                }
+            };
+            self.b.close("scf.yield", &[yielded])[0]
+        } else {
+            next?
+        };
+        let i64t = self.b.int_type(64);
+        let reduced = self.b.tensor_type(&[k.xb, 1], acc_ty);
+        let attributes = [
+            ("kind", self.b.string_attr(&kind)),
+            ("axis", self.b.int_attr(i64t, 1)),
+        ];
+        Ok(V::B(
+            self.b.value("tile.reduce", &[acc], reduced, &attributes),
+            [k.xb, 1],
+        ))
+    }
+
+    /// A strided view copied into its own buffer by a kernel of its own.
+    pub(super) fn view(&mut self, label: &str, op: MlirOperation) -> Result<(), TileError> {
+        let out = self.result_buffer(op)?;
+        let base = self.buffer(op, ir::operand(op, 0))?;
+        let layout = i64s(op, "layout");
+        let rank = (layout.len().max(1) - 1) / 2;
+        let (offset, sizes, strides) = (layout[0], &layout[1..=rank], &layout[rank + 1..]);
+        let numel: i64 = sizes.iter().product();
+        let (xb, rb, warps) = launch_config(numel, 1);
+        let symbol = self.symbol(label);
+        let host_args = vec![out.v, base.v];
+        let types: Vec<MlirType> = host_args.iter().map(|&v| ir::value_type(v)).collect();
+        let i64t = self.b.int_type(64);
+        let attributes = [
+            ("sym_name", self.b.string_attr(&symbol)),
+            (
+                "grid",
+                ir::i64_array_attr(self.b.context(), &[(numel + xb - 1) / xb]),
+            ),
+            ("block", ir::i64_array_attr(self.b.context(), &[xb, rb])),
+            ("num_warps", self.b.int_attr(i64t, warps)),
+        ];
+        let host_block = self.b.pop();
+        let Open { op: kernel, args } = self.b.open("tile.kernel", &[], &[], &attributes, &types);
+        let k = self.preamble(&host_args, &args, numel, xb, rb);
+        let x = V::B(k.x, [xb, 1]);
+        let coords = self.unravel(x, sizes);
+        let mut at = self.index(offset);
+        for (c, &s) in coords.into_iter().zip(strides) {
+            let st = self.index(s);
+            let term = self.iop("arith.muli", c, st);
+            at = self.iop("arith.addi", at, term);
+        }
+        let v = self.load(&k, &base, at);
+        self.store(&k, &out, x, v, k.mask);
+        self.b.close(names::YIELD, &[]);
+        if let Some(block) = host_block {
+            self.b.push(block);
+        }
+        self.launch(kernel, &symbol, &host_args);
+        self.bufs.insert(ir::result(op, 0).ptr as usize, out);
+        Ok(())
+    }
+}

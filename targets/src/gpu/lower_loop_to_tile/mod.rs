@@ -1,0 +1,388 @@
+//! `--lower-loop-to-tile`: fused `loop` IR to `tile` kernels (the GPU target's first
+//! stage), as Inductor's Triton back end schedules them.
+//!
+//! Per `loop` function: a host function of the same name over flat memrefs (inputs, then
+//! outputs written in place; temporaries `memref.alloc`) that runs, in order, one
+//! `tile.launch` per generated kernel, one `tile.extern` per library kernel (mm, bmm,
+//! convolution: cuBLAS/cuDNN on the device, as Inductor's extern kernels) and a
+//! `memref.copy` per result that is not written in place.
+//!
+//! Kernels (rules from Inductor's `SIMDKernel`/Triton heuristics, simplified):
+//! - a `loop.kernel`'s pointwise members that never leave it are recomputed where they
+//!   are read (kept in registers, never stored); the others share one kernel when every
+//!   read of another member's buffer stays in the reader's row
+//!   ([`shared_row_prefix`]) — a program then owns `XBLOCK` rows; otherwise, and across
+//!   externs and views, each gets a kernel of its own (a launch boundary is the only
+//!   grid-wide synchronisation);
+//! - rows are the shared leading ranges (x), the rest of a member is its inner extent
+//!   (r): a reduction over r, or a pointwise member's positions in the row;
+//! - pointwise-only kernels: `XBLOCK = min(1024, next_pow2(xnumel))`, `RBLOCK = 1`, 4
+//!   warps (Inductor's 1-D pointwise config for large numel);
+//! - kernels with inner work: `RBLOCK = next_pow2(rnumel)` up to 1024 — the whole row in
+//!   registers (a persistent reduction, Inductor's threshold for inner reductions) —,
+//!   else an `scf.for` over 1024-wide chunks carrying the accumulator (a looped
+//!   reduction); `XBLOCK = 1024 / RBLOCK` rows; one warp per 128 elements of the block,
+//!   1 to 8 warps;
+//! - a reduction's result is kept in registers for the members after it in the same
+//!   program (and stored once per row); a member reading another member's stored buffer
+//!   waits at a `tile.barrier`; sizes that do not divide are masked.
+//!
+//! Not done here (Inductor does them): autotuning of block sizes, split reductions,
+//! online softmax, vector widths (the GPU lowering's business).
+
+use crate::math::widen_attr;
+use fuselab_dialects::{
+    build::{Builder, OwnedModule, Value},
+    ir::{self, i64s},
+    loops::names,
+    types::{DType, TensorType},
+};
+use fuselab_passes::{
+    analysis::rows::{kernel_members, produced_by_node, shared_row_prefix},
+    registry::{PassContext, PassFailed, PassId, PassInfo},
+};
+use melior::ir::{operation::OperationLike as _, OperationRef};
+use mlir_sys::{MlirBlock, MlirOperation, MlirType};
+use std::collections::{HashMap, HashSet};
+
+mod kernel;
+
+static ID: PassId = PassId::new();
+
+/// The registry entry.
+pub const INFO: PassInfo = PassInfo {
+    argument: "lower-loop-to-tile",
+    summary:
+        "Lower loop IR to tile kernels (Triton-like blocks) and a host function of launches and library calls",
+    anchor: "builtin.module",
+    options: &[],
+    run,
+    id: &ID,
+};
+
+/// An op the tile lowering cannot handle, with a reason.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct TileError {
+    /// Where.
+    pub op: MlirOperation,
+    /// What.
+    pub message: String,
+}
+
+pub(super) fn err(op: MlirOperation, m: impl Into<String>) -> TileError {
+    TileError {
+        op,
+        message: m.into(),
+    }
+}
+
+fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed> {
+    let raw = module.to_raw();
+    let block = ir::body(raw).ok_or(PassFailed)?;
+    let old = ir::block_ops(block);
+    let functions: Vec<MlirOperation> = old
+        .iter()
+        .copied()
+        .filter(|&op| ir::op_name(op) == "func.func")
+        .collect();
+    let built = OwnedModule::new(ir::location(raw));
+    for &f in &functions {
+        if let Err(e) = tile_function(f, built.body()) {
+            cx.sink.error(
+                unsafe { melior::ir::Location::from_raw(ir::location(e.op)) },
+                format!("cannot lower to tile kernels: {}", e.message),
+            );
+            return Err(PassFailed);
+        }
+    }
+    if !ir::verify(built.operation()) {
+        cx.sink.error(
+            module.location(),
+            "the generated tile IR does not verify (a fuselab bug)",
+        );
+        return Err(PassFailed);
+    }
+    for op in old {
+        ir::erase(op);
+    }
+    for op in ir::block_ops(built.body()) {
+        ir::detach(op);
+        ir::append(block, op);
+    }
+    Ok(())
+}
+
+/// A buffer of the host function.
+#[derive(Clone, Debug)]
+pub(super) struct Buf {
+    /// Its memref in the host function.
+    pub v: Value,
+    pub ty: TensorType,
+}
+
+/// The memref type of a buffer of `t` (flat, its own element type).
+pub(super) fn memref(b: &Builder, t: &TensorType) -> MlirType {
+    b.flat_memref(t.numel().max(1), element_type(b, t.dtype))
+}
+
+/// The MLIR element type of `dtype`.
+pub(super) fn element_type(b: &Builder, dtype: DType) -> MlirType {
+    match dtype {
+        DType::F32 => b.f32_type(),
+        DType::F16 => unsafe { mlir_sys::mlirF16TypeGet(b.context()) },
+        DType::BF16 => unsafe { mlir_sys::mlirBF16TypeGet(b.context()) },
+        DType::I64 => b.int_type(64),
+        DType::I1 => b.int_type(1),
+    }
+}
+
+/// The state of one `loop` function's lowering.
+pub(super) struct Lowering {
+    pub b: Builder,
+    /// The host function and its entry block.
+    host: (MlirOperation, MlirBlock),
+    pub bufs: HashMap<usize, Buf>,
+    tuples: HashMap<usize, Vec<Buf>>,
+    direct_out: HashMap<usize, Buf>,
+    /// Kernel-local pointwise nodes: recomputed where read.
+    pub inline: HashMap<usize, MlirOperation>,
+    prefix: String,
+    symbols: HashSet<String>,
+}
+
+fn tile_function(func: MlirOperation, module: MlirBlock) -> Result<(), TileError> {
+    let name = ir::attr(func, "sym_name")
+        .and_then(fuselab_dialects::attrs::string_raw)
+        .ok_or_else(|| err(func, "function without a name"))?;
+    let block = ir::body(func).ok_or_else(|| err(func, "function without a body"))?;
+    let ops = ir::block_ops(block);
+    let ret = *ops.last().ok_or_else(|| err(func, "empty function"))?;
+    let b = Builder::new(ir::location(func));
+    let mut params = Vec::new();
+    let mut tensors = Vec::new();
+    for (i, a) in ir::block_arguments(block).into_iter().enumerate() {
+        let ty = ir::tensor_type(a)
+            .ok_or_else(|| err(func, format!("argument #{i} is not a supported tensor")))?;
+        params.push(memref(&b, &ty));
+        tensors.push((a, ty));
+    }
+    let results = ir::operands(ret);
+    let mut outs = Vec::new();
+    for (i, &v) in results.iter().enumerate() {
+        let ty =
+            ir::tensor_type(v).ok_or_else(|| err(func, format!("result #{i} is not a supported tensor")))?;
+        params.push(memref(&b, &ty));
+        outs.push(ty);
+    }
+    let mut g = Lowering {
+        b,
+        host: (func, block),
+        bufs: HashMap::new(),
+        tuples: HashMap::new(),
+        direct_out: HashMap::new(),
+        inline: HashMap::new(),
+        prefix: name.clone(),
+        symbols: HashSet::new(),
+    };
+    let host = g.b.function(&name, &params, true, &[]);
+    ir::append(module, host.0);
+    g.host = host;
+    let args = ir::block_arguments(host.1);
+    for (i, (a, ty)) in tensors.into_iter().enumerate() {
+        g.bufs.insert(a.ptr as usize, Buf { v: args[i], ty });
+    }
+    let mut copies = Vec::new();
+    for (i, (&v, ty)) in results.iter().zip(outs).enumerate() {
+        let out = Buf {
+            v: args[params.len() - ir::operands(ret).len() + i],
+            ty,
+        };
+        match produced_by_node(v).filter(|n| !g.direct_out.contains_key(&(n.ptr as usize))) {
+            Some(node) => {
+                g.direct_out.insert(node.ptr as usize, out);
+            }
+            None => copies.push((v, out)),
+        }
+    }
+    g.b.push(host.1);
+    g.ops(&ops)?;
+    g.b.at(ir::location(ret));
+    for (v, out) in copies {
+        let src = g.buffer(ret, v)?;
+        g.b.op("memref.copy", &[src.v, out.v], &[], &[]);
+    }
+    g.b.close("func.return", &[]);
+    Ok(())
+}
+
+impl Lowering {
+    pub(super) fn buffer(&self, op: MlirOperation, v: mlir_sys::MlirValue) -> Result<Buf, TileError> {
+        self.bufs
+            .get(&(v.ptr as usize))
+            .cloned()
+            .ok_or_else(|| err(op, "reads a value the tile lowering has no buffer for"))
+    }
+
+    /// The buffer `op` writes: the output it is returned as, or a new temporary
+    /// (`memref.alloc` in the host function).
+    pub(super) fn result_buffer(&mut self, op: MlirOperation) -> Result<Buf, TileError> {
+        let result = ir::result(op, 0);
+        if let Some(b) = self.direct_out.get(&(result.ptr as usize)) {
+            return Ok(b.clone());
+        }
+        let ty = ir::tensor_type(result).ok_or_else(|| err(op, "result is not a supported tensor"))?;
+        let mt = memref(&self.b, &ty);
+        let v = self.b.value(
+            "memref.alloc",
+            &[],
+            mt,
+            &[("operandSegmentSizes", self.b.i32_array_attr(&[0, 0]))],
+        );
+        Ok(Buf { v, ty })
+    }
+
+    /// The function's ops, in order.
+    fn ops(&mut self, ops: &[MlirOperation]) -> Result<(), TileError> {
+        for &op in ops {
+            self.b.at(ir::location(op));
+            match ir::op_name(op).as_str() {
+                names::KERNEL => self.kernel(op)?,
+                names::POINTWISE | names::REDUCTION | names::EXTERN | names::VIEW => {
+                    self.members(op, &[op])?
+                }
+                names::OUTPUT => {
+                    let index = ir::attr(op, "index")
+                        .and_then(|a| {
+                            fuselab_dialects::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) })
+                        })
+                        .unwrap_or(0) as usize;
+                    let buf = self
+                        .tuples
+                        .get(&(ir::operand(op, 0).ptr as usize))
+                        .and_then(|t| t.get(index))
+                        .cloned()
+                        .ok_or_else(|| err(op, "loop.output of an unknown kernel"))?;
+                    self.bufs.insert(ir::result(op, 0).ptr as usize, buf);
+                }
+                "func.return" => {}
+                other => return Err(err(op, format!("the tile lowering cannot handle '{other}'"))),
+            }
+        }
+        Ok(())
+    }
+
+    /// A `loop.kernel`: its materialized members in runs of nodes between externs and
+    /// views; each run one kernel when its members share rows, else one per member.
+    fn kernel(&mut self, op: MlirOperation) -> Result<(), TileError> {
+        let split = kernel_members(op).ok_or_else(|| err(op, "empty kernel"))?;
+        self.inline.extend(split.inline);
+        self.members(op, &split.materialized)?;
+        let block = ir::body(op).ok_or_else(|| err(op, "kernel without a body"))?;
+        let last = *ir::block_ops(block)
+            .last()
+            .ok_or_else(|| err(op, "empty kernel"))?;
+        let outs = ir::operands(last)
+            .iter()
+            .map(|&v| self.buffer(op, v))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.tuples.insert(ir::result(op, 0).ptr as usize, outs);
+        Ok(())
+    }
+
+    /// `members` of `owner` (a kernel, or a node alone), in order.
+    fn members(&mut self, owner: MlirOperation, members: &[MlirOperation]) -> Result<(), TileError> {
+        let label = ir::attr(owner, "name")
+            .and_then(fuselab_dialects::attrs::string_raw)
+            .unwrap_or_else(|| "node".to_string());
+        let mut run: Vec<MlirOperation> = Vec::new();
+        for &m in members {
+            match ir::op_name(m).as_str() {
+                names::POINTWISE | names::REDUCTION => run.push(m),
+                names::EXTERN => {
+                    self.nodes(&label, &std::mem::take(&mut run))?;
+                    self.external(m)?;
+                }
+                names::VIEW => {
+                    self.nodes(&label, &std::mem::take(&mut run))?;
+                    self.view(&label, m)?;
+                }
+                other => return Err(err(m, format!("the tile lowering cannot handle '{other}' here"))),
+            }
+        }
+        self.nodes(&label, &run)
+    }
+
+    /// A run of pointwise / reduction nodes: one kernel if they share rows (and every
+    /// reduction produces one value per row), else one kernel each.
+    fn nodes(&mut self, label: &str, run: &[MlirOperation]) -> Result<(), TileError> {
+        if run.is_empty() {
+            return Ok(());
+        }
+        let k = shared_row_prefix(run, &self.inline);
+        let per_row = run
+            .iter()
+            .all(|&m| ir::op_name(m) != names::REDUCTION || i64s(m, "ranges").len() == k);
+        if run.len() > 1 && (k == 0 || !per_row) {
+            for &m in run {
+                self.nodes(label, &[m])?;
+            }
+            return Ok(());
+        }
+        self.tile_kernel(label, run, k)
+    }
+
+    /// A fresh kernel symbol `<function>_<label>`.
+    pub(super) fn symbol(&mut self, label: &str) -> String {
+        let clean: String = label
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let mut symbol = format!("{}_{clean}", self.prefix);
+        let mut n = 0;
+        while self.symbols.contains(&symbol) {
+            n += 1;
+            symbol = format!("{}_{clean}_{n}", self.prefix);
+        }
+        self.symbols.insert(symbol.clone());
+        symbol
+    }
+
+    /// Places a built `tile.kernel` before the host function and launches it there on
+    /// `args` (host memrefs).
+    pub(super) fn launch(&mut self, kernel: MlirOperation, symbol: &str, args: &[Value]) {
+        ir::insert_before(self.host.0, kernel);
+        let callee = self.b.symbol_ref(symbol);
+        self.b.open("tile.launch", &[], &[], &[("kernel", callee)], &[]);
+        self.b.close(names::YIELD, args);
+    }
+
+    /// A library kernel: `tile.extern` over its operands' buffers and its result's,
+    /// with the loop op's attributes (kind, views, stride, padding, ...).
+    fn external(&mut self, op: MlirOperation) -> Result<(), TileError> {
+        let out = self.result_buffer(op)?;
+        let mut args = Vec::new();
+        for v in ir::operands(op) {
+            args.push(self.buffer(op, v)?.v);
+        }
+        args.push(out.v);
+        let mut attributes = Vec::new();
+        unsafe {
+            for i in 0..mlir_sys::mlirOperationGetNumAttributes(op) {
+                let na = mlir_sys::mlirOperationGetAttribute(op, i);
+                let key = melior::StringRef::from_raw(mlir_sys::mlirIdentifierStr(na.name));
+                attributes.push((key.as_str().unwrap_or_default(), widen_attr(na.attribute)));
+            }
+        }
+        self.b.open("tile.extern", &[], &[], &attributes, &[]);
+        self.b.close(names::YIELD, &args);
+        self.bufs.insert(ir::result(op, 0).ptr as usize, out);
+        Ok(())
+    }
+}

@@ -1,0 +1,54 @@
+//! The GPU target (an NVIDIA H200, sm_90a): fused `loop` IR to `tile` kernels
+//! ([`lower_loop_to_tile`]), then to upstream `gpu`/`arith`/`memref`/`scf`
+//! ([`lower_tile_to_gpu`]), then through MLIR's NVVM lowering and LLVM's NVPTX back end
+//! (inkwell) to PTX ([`ptx`]); [`bundle`] writes the PTX with a launch manifest that
+//! `tools/gpu/run.py` runs on the device. No runner here: this machine has no GPU.
+//!
+//! Fusion legality: Triton's iteration-space rule (`simd_can_fuse`, the default of
+//! [`Target::can_fuse`]). Costs: the H200's measured copy bandwidth and a launch.
+
+pub mod lower_loop_to_tile;
+
+use fuselab_passes::target::{Costs, Stage, Target};
+
+/// The GPU target.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Gpu;
+
+/// The table entry.
+pub static GPU: Gpu = Gpu;
+
+/// The stages: loop to tile kernels, tile to upstream gpu, then PTX.
+static STAGES: &[Stage] = &[
+    Stage {
+        name: "tile",
+        pipeline: "lower-loop-to-tile",
+    },
+    Stage {
+        name: "gpu",
+        pipeline: "lower-tile-to-gpu",
+    },
+];
+
+impl Target for Gpu {
+    fn name(&self) -> &'static str {
+        "gpu"
+    }
+
+    fn summary(&self) -> &'static str {
+        "NVIDIA H200 (sm_90a): loop IR -> tile kernels -> gpu/nvvm -> LLVM NVPTX -> PTX (run by tools/gpu/run.py)"
+    }
+
+    /// HBM copy bandwidth measured on the H200 (4.25 TB/s, ../shared/anchors.md) and a
+    /// kernel launch without CUDA graphs (about 4 µs host-side, same source).
+    fn costs(&self) -> Costs {
+        Costs {
+            bytes_per_second: 4.25e12,
+            launch_seconds: 4e-6,
+        }
+    }
+
+    fn stages(&self) -> &'static [Stage] {
+        STAGES
+    }
+}
