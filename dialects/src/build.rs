@@ -440,6 +440,19 @@ impl Builder {
         self.open("scf.for", &operands, &carried, &[], &args)
     }
 
+    /// Opens `scf.if cond` with no results and no else branch; close with
+    /// `close("scf.yield", &[])`.
+    pub fn open_if(&mut self, cond: Value) {
+        let block = ir::new_block(&[], self.loc);
+        let then = ir::new_region(block);
+        let otherwise = unsafe { mlirRegionCreate() };
+        let op = ir::create("scf.if", self.loc, &[cond], &[], &[], vec![then, otherwise]);
+        if let Some(&parent) = self.blocks.last() {
+            ir::append(parent, op);
+        }
+        self.blocks.push(block);
+    }
+
     /// `func.call @callee(args)` with no results.
     pub fn call(&mut self, callee: &str, args: &[Value]) {
         let callee = self.symbol_ref(callee);

@@ -51,7 +51,7 @@ impl Rng {
 
 /// The bound for integer argument `arg`: the smallest gathered-dimension size among
 /// the gathers whose index it feeds (through movement ops), else 8.
-fn int_bound(arg: MlirValue) -> i64 {
+pub fn int_bound(arg: MlirValue) -> i64 {
     let mut bound = i64::MAX;
     let mut frontier = vec![arg];
     let mut seen = Vec::new();

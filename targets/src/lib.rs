@@ -69,7 +69,11 @@ pub static TARGETS: &[TargetEntry] = &[
 ];
 
 /// The targets' passes, added to the core's by `fuse-opt`.
-pub static PASSES: &[PassInfo] = &[cpu::lower_loop_to_cpu::INFO, gpu::lower_loop_to_tile::INFO];
+pub static PASSES: &[PassInfo] = &[
+    cpu::lower_loop_to_cpu::INFO,
+    gpu::lower_loop_to_tile::INFO,
+    gpu::lower_tile_to_gpu::INFO,
+];
 
 /// The target named `name`.
 pub fn target(name: &str) -> Option<&'static TargetEntry> {

@@ -3,6 +3,7 @@
 
 pub mod bench;
 pub mod fuzz;
+pub mod gpu;
 pub mod import;
 pub mod opt;
 pub mod passes;

@@ -36,7 +36,7 @@ pub fn strategy_names() -> Vec<&'static str> {
 }
 
 /// The pass pipeline of a strategy name (empty for an unknown one).
-fn pipeline_of(strategy: &str) -> String {
+pub(crate) fn pipeline_of(strategy: &str) -> String {
     execution_pipelines()
         .into_iter()
         .find(|p| p.name == strategy)
@@ -144,7 +144,7 @@ fn diagnostics_text(sink: &DiagnosticSink) -> String {
 
 /// Parses `text` (named `buffer` in diagnostics) in `fuse`'s context and runs `pipeline`
 /// (a pass list) on it; the diagnostics text on failure.
-fn pipeline_module<'c>(
+pub(crate) fn pipeline_module<'c>(
     fuse: &'c FuseContext,
     text: &str,
     buffer: &str,
@@ -191,7 +191,7 @@ pub fn exercise_pipelines(text: &str) -> usize {
         .count()
 }
 
-fn functions(module: &melior::ir::Module) -> Vec<(String, mlir_sys::MlirOperation)> {
+pub(crate) fn functions(module: &melior::ir::Module) -> Vec<(String, mlir_sys::MlirOperation)> {
     ir::collect_ops(module.as_operation().to_raw(), |n| n == "func.func")
         .into_iter()
         .map(|f| {

@@ -7,7 +7,10 @@
 //! Fusion legality: Triton's iteration-space rule (`simd_can_fuse`, the default of
 //! [`Target::can_fuse`]). Costs: the H200's measured copy bandwidth and a launch.
 
+pub mod bundle;
 pub mod lower_loop_to_tile;
+pub mod lower_tile_to_gpu;
+pub mod ptx;
 
 use fuselab_passes::target::{Costs, Stage, Target};
 

@@ -185,7 +185,22 @@ fn tile_function(func: MlirOperation, module: MlirBlock) -> Result<(), TileError
         prefix: name.clone(),
         symbols: HashSet::new(),
     };
-    let host = g.b.function(&name, &params, true, &[]);
+    let n_inputs =
+        g.b.int_attr(g.b.int_type(64), (params.len() - ir::operands(ret).len()) as i64);
+    // The buffers are flat; their logical shapes ride along for the launch plan.
+    let shapes: Vec<mlir_sys::MlirAttribute> = tensors
+        .iter()
+        .map(|(_, t)| &t.shape)
+        .chain(outs.iter().map(|t| &t.shape))
+        .map(|s| ir::i64_array_attr(g.b.context(), s))
+        .collect();
+    let shapes = ir::array_attr(g.b.context(), &shapes);
+    let host = g.b.function(
+        &name,
+        &params,
+        true,
+        &[("fuselab.num_inputs", n_inputs), ("fuselab.arg_shapes", shapes)],
+    );
     ir::append(module, host.0);
     g.host = host;
     let args = ir::block_arguments(host.1);

@@ -1,0 +1,228 @@
+//! The launch plan of a lowered GPU module, as plain data: the host function's buffers
+//! (inputs, outputs, temporaries) and its steps in order (kernel launches, library
+//! kernels, copies). `fuse-gpu` writes it as `manifest.json` next to the PTX; the device
+//! runner (`tools/gpu/run.py`) executes it. Format: docs/gpu.md.
+
+use super::lower_tile_to_gpu::KERNEL_MODULE;
+use fuselab_dialects::{ir, loops::names, types::TensorType};
+use mlir_sys::MlirOperation;
+use std::collections::HashMap;
+
+/// What a buffer is to the function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Argument #i of the function.
+    Input(usize),
+    /// Result #i (written in place).
+    Output(usize),
+    /// An intermediate, allocated by the runner.
+    Temp,
+}
+
+/// One buffer of the plan.
+#[derive(Clone, Debug)]
+pub struct Buffer {
+    /// What it is.
+    pub role: Role,
+    /// Its logical type (shape and dtype; stored flat and contiguous).
+    pub ty: TensorType,
+}
+
+/// One step of the plan.
+#[derive(Clone, Debug)]
+pub enum Step {
+    /// Launch `kernel` (a `.entry` of the PTX) on `grid` programs of `threads` threads
+    /// with the buffers `args` (bare pointers, in order).
+    Launch {
+        kernel: String,
+        grid: i64,
+        threads: i64,
+        args: Vec<usize>,
+    },
+    /// A library kernel writing `args.last()`: `kind` is mm, bmm or convolution; `views`
+    /// each input's strided view (`[offset, sizes..., strides...]`, empty: contiguous);
+    /// `ints` its other integer-list attributes (stride, padding, dilation, groups).
+    Extern {
+        kind: String,
+        args: Vec<usize>,
+        views: Vec<Vec<i64>>,
+        ints: Vec<(String, Vec<i64>)>,
+    },
+    /// `dst = src` (a result that is not written in place).
+    Copy { src: usize, dst: usize },
+}
+
+/// The launch plan of one host function.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The function's name.
+    pub function: String,
+    /// Every buffer, by id.
+    pub buffers: Vec<Buffer>,
+    /// The steps, in order.
+    pub steps: Vec<Step>,
+}
+
+/// The plan of each host function of a module lowered by `--lower-tile-to-gpu`.
+pub fn plans(module: MlirOperation) -> Result<Vec<Plan>, String> {
+    let mut out = Vec::new();
+    let Some(body) = ir::body(module) else {
+        return Ok(out);
+    };
+    for func in ir::block_ops(body) {
+        if ir::op_name(func) != "func.func" {
+            continue;
+        }
+        out.push(plan(func)?);
+    }
+    Ok(out)
+}
+
+fn integer(op: MlirOperation, name: &str) -> Option<i64> {
+    ir::attr(op, name)
+        .and_then(|a| fuselab_dialects::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) }))
+}
+
+fn memref_type(v: mlir_sys::MlirValue) -> Option<TensorType> {
+    // A flat memref<N x T>: its logical shape is not kept, only N.
+    let ty = ir::value_type(v);
+    unsafe {
+        if !mlir_sys::mlirTypeIsAMemRef(ty) {
+            return None;
+        }
+        let element = mlir_sys::mlirShapedTypeGetElementType(ty);
+        let dtype = fuselab_dialects::types::DType::from_mlir(melior::ir::Type::from_raw(element))?;
+        let n = mlir_sys::mlirShapedTypeGetDimSize(ty, 0);
+        Some(TensorType {
+            shape: vec![n],
+            dtype,
+        })
+    }
+}
+
+fn plan(func: MlirOperation) -> Result<Plan, String> {
+    let function = ir::attr(func, "sym_name")
+        .and_then(fuselab_dialects::attrs::string_raw)
+        .unwrap_or_default();
+    let inputs = integer(func, "fuselab.num_inputs")
+        .ok_or_else(|| format!("@{function}: not a tile host function"))? as usize;
+    let block = ir::body(func).ok_or_else(|| format!("@{function}: no body"))?;
+    let mut ids: HashMap<usize, usize> = HashMap::new();
+    let mut buffers = Vec::new();
+    let shapes: Vec<Vec<i64>> = ir::attr(func, "fuselab.arg_shapes")
+        .map(|a| unsafe {
+            (0..mlir_sys::mlirArrayAttrGetNumElements(a))
+                .map(|i| {
+                    fuselab_dialects::attrs::i64_array(melior::ir::Attribute::from_raw(
+                        mlir_sys::mlirArrayAttrGetElement(a, i),
+                    ))
+                    .unwrap_or_default()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    for (i, a) in ir::block_arguments(block).into_iter().enumerate() {
+        let mut ty =
+            memref_type(a).ok_or_else(|| format!("@{function}: argument #{i} is not a flat memref"))?;
+        if let Some(shape) = shapes.get(i) {
+            ty.shape = shape.clone();
+        }
+        let role = if i < inputs {
+            Role::Input(i)
+        } else {
+            Role::Output(i - inputs)
+        };
+        ids.insert(a.ptr as usize, buffers.len());
+        buffers.push(Buffer { role, ty });
+    }
+    let id_of = |ids: &HashMap<usize, usize>, v: mlir_sys::MlirValue| {
+        ids.get(&(v.ptr as usize))
+            .copied()
+            .ok_or_else(|| format!("@{function}: an unknown buffer"))
+    };
+    let mut steps = Vec::new();
+    for op in ir::block_ops(block) {
+        match ir::op_name(op).as_str() {
+            "memref.alloc" => {
+                let v = ir::result(op, 0);
+                let mut ty =
+                    memref_type(v).ok_or_else(|| format!("@{function}: a temporary is not a flat memref"))?;
+                if let Some(shape) = ir::attr(op, "fuselab.shape").and_then(|a| {
+                    fuselab_dialects::attrs::i64_array(unsafe { melior::ir::Attribute::from_raw(a) })
+                }) {
+                    ty.shape = shape;
+                }
+                ids.insert(v.ptr as usize, buffers.len());
+                buffers.push(Buffer { role: Role::Temp, ty });
+            }
+            "tile.launch" | "tile.extern" => {
+                let yielded = ir::body(op)
+                    .and_then(|b| ir::block_ops(b).last().copied())
+                    .filter(|&y| ir::op_name(y) == names::YIELD)
+                    .ok_or_else(|| format!("@{function}: a launch without its buffers"))?;
+                let args = ir::operands(yielded)
+                    .into_iter()
+                    .map(|v| id_of(&ids, v))
+                    .collect::<Result<Vec<_>, _>>()?;
+                if ir::op_name(op) == "tile.launch" {
+                    let callee = ir::attr(op, "kernel").map(ir::attr_string).unwrap_or_default();
+                    let kernel = callee
+                        .rsplit("::")
+                        .next()
+                        .unwrap_or_default()
+                        .trim_start_matches('@')
+                        .trim_matches('"')
+                        .to_string();
+                    if !callee.contains(KERNEL_MODULE) {
+                        return Err(format!(
+                            "@{function}: launch of {callee} before --lower-tile-to-gpu"
+                        ));
+                    }
+                    let grid = ir::i64s(op, "grid").first().copied().unwrap_or(1);
+                    let threads = integer(op, "threads").unwrap_or(128);
+                    steps.push(Step::Launch {
+                        kernel,
+                        grid,
+                        threads,
+                        args,
+                    });
+                } else {
+                    let kind = ir::attr(op, "kind")
+                        .and_then(fuselab_dialects::attrs::string_raw)
+                        .unwrap_or_default();
+                    let views = fuselab_dialects::loops::operand_views(op);
+                    let mut ints = Vec::new();
+                    for name in ["stride", "padding", "dilation"] {
+                        let v = ir::i64s(op, name);
+                        if !v.is_empty() {
+                            ints.push((name.to_string(), v));
+                        }
+                    }
+                    if let Some(g) = integer(op, "groups") {
+                        ints.push(("groups".to_string(), vec![g]));
+                    }
+                    steps.push(Step::Extern {
+                        kind,
+                        args,
+                        views,
+                        ints,
+                    });
+                }
+            }
+            "memref.copy" => {
+                let o = ir::operands(op);
+                steps.push(Step::Copy {
+                    src: id_of(&ids, o[0])?,
+                    dst: id_of(&ids, o[1])?,
+                });
+            }
+            "func.return" => {}
+            other => return Err(format!("@{function}: the plan cannot hold '{other}'")),
+        }
+    }
+    Ok(Plan {
+        function,
+        buffers,
+        steps,
+    })
+}

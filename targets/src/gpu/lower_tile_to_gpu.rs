@@ -1,0 +1,750 @@
+//! `--lower-tile-to-gpu`: `tile` kernels to upstream `gpu` kernels (`gpu.func` in a
+//! `gpu.module @fuselab_kernels`) over scalar `arith`/`math`/`memref`/`scf`.
+//!
+//! Each block is distributed over the program's `T = 32 * num_warps` threads as
+//! Triton's blocked layout with one element per thread per *slot*: element `e = s * T +
+//! tid` of the row-major `[XBLOCK, RBLOCK]` block is held by thread `tid` in slot `s`
+//! (`S = XBLOCK * RBLOCK / T` slots). A `[XBLOCK, 1]` or `[1, RBLOCK]` block is held in
+//! the same layout, replicated along its size-1 axis (Triton's slice layout), so
+//! broadcasts are free and every elementwise op becomes `S` scalar ops. Consecutive
+//! threads hold consecutive elements: loads and stores of contiguous blocks coalesce.
+//!
+//! `tile.reduce` along the inner axis combines, per row, the thread's own slots, then
+//! the lanes of a warp by `gpu.shuffle xor` butterflies, then the warps of a row through
+//! workgroup (shared) memory between `gpu.barrier`s — Triton's reduction lowering; every
+//! thread ends with its rows' results. A store of a `[XBLOCK, 1]` block is done by the
+//! threads of inner position 0 only. Masked loads read index 0 instead (no
+//! out-of-bounds address) and select `other`.
+//!
+//! The host function keeps its `tile.launch`es, now naming `@fuselab_kernels::@<kernel>`
+//! and carrying `grid` and `threads`.
+
+use fuselab_dialects::{
+    build::{Builder, CmpI, OwnedModule, Value},
+    ir,
+    loops::names,
+};
+use fuselab_passes::registry::{PassContext, PassFailed, PassId, PassInfo};
+use melior::ir::{operation::OperationLike as _, OperationRef};
+use mlir_sys::{MlirAttribute, MlirBlock, MlirOperation, MlirType};
+use std::collections::HashMap;
+
+static ID: PassId = PassId::new();
+
+/// The registry entry.
+pub const INFO: PassInfo = PassInfo {
+    argument: "lower-tile-to-gpu",
+    summary: "Lower tile kernels to gpu.func kernels over scalar arith/memref/scf (blocked layout, shuffle + shared-memory reductions)",
+    anchor: "builtin.module",
+    options: &[],
+    run,
+    id: &ID,
+};
+
+/// The `gpu.module` holding the kernels.
+pub const KERNEL_MODULE: &str = "fuselab_kernels";
+
+struct Failure {
+    op: MlirOperation,
+    message: String,
+}
+
+fn fail(op: MlirOperation, m: impl Into<String>) -> Failure {
+    Failure {
+        op,
+        message: m.into(),
+    }
+}
+
+fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed> {
+    let raw = module.to_raw();
+    let block = ir::body(raw).ok_or(PassFailed)?;
+    let kernels: Vec<MlirOperation> = ir::block_ops(block)
+        .into_iter()
+        .filter(|&op| ir::op_name(op) == "tile.kernel")
+        .collect();
+    if kernels.is_empty() {
+        return Ok(());
+    }
+    let scratch = OwnedModule::new(ir::location(raw));
+    let mut b = Builder::new(ir::location(raw));
+    let name = b.string_attr(KERNEL_MODULE);
+    let gpu_module = ir::create(
+        "gpu.module",
+        ir::location(raw),
+        &[],
+        &[],
+        &[("sym_name", name)],
+        vec![ir::new_region(ir::new_block(&[], ir::location(raw)))],
+    );
+    ir::append(scratch.body(), gpu_module);
+    let gpu_block = ir::body(gpu_module).ok_or(PassFailed)?;
+    let mut launch_info = HashMap::new();
+    for &k in &kernels {
+        match lower_kernel(&mut b, k, gpu_block) {
+            Ok(info) => {
+                let sym = ir::attr(k, "sym_name")
+                    .and_then(fuselab_dialects::attrs::string_raw)
+                    .unwrap_or_default();
+                launch_info.insert(sym, info);
+            }
+            Err(e) => {
+                cx.sink.error(
+                    unsafe { melior::ir::Location::from_raw(ir::location(e.op)) },
+                    format!("cannot lower to GPU code: {}", e.message),
+                );
+                return Err(PassFailed);
+            }
+        }
+    }
+    // The launches name the gpu.func and carry their launch shape.
+    let ctx = b.context();
+    let i64t = b.int_type(64);
+    for launch in ir::collect_ops(raw, |n| n == "tile.launch") {
+        let Some(callee) = ir::attr(launch, "kernel") else {
+            continue;
+        };
+        let leaf = ir::attr_string(callee)
+            .trim_start_matches('@')
+            .trim_matches('"')
+            .to_string();
+        let Some(&(grid, threads)) = launch_info.get(&leaf) else {
+            continue;
+        };
+        let nested = b.symbol_ref(&leaf);
+        let full = unsafe {
+            let root = mlir_sys::MlirStringRef {
+                data: KERNEL_MODULE.as_ptr() as *const _,
+                length: KERNEL_MODULE.len(),
+            };
+            mlir_sys::mlirSymbolRefAttrGet(ctx, root, 1, &nested)
+        };
+        ir::set_attr(launch, "kernel", full);
+        ir::set_attr(launch, "grid", ir::i64_array_attr(ctx, &[grid]));
+        ir::set_attr(launch, "threads", b.int_attr(i64t, threads));
+    }
+    for k in kernels {
+        ir::erase(k);
+    }
+    ir::detach(gpu_module);
+    match ir::block_ops(block).first() {
+        Some(&first) => ir::insert_before(first, gpu_module),
+        None => ir::append(block, gpu_module),
+    }
+    let unit = b.unit_attr();
+    ir::set_attr(raw, "gpu.container_module", unit);
+    if !ir::verify(raw) {
+        cx.sink.error(
+            module.location(),
+            "the generated GPU code does not verify (a fuselab bug)",
+        );
+        return Err(PassFailed);
+    }
+    Ok(())
+}
+
+/// A tile value lowered: a scalar, or one scalar per slot.
+#[derive(Clone, Debug)]
+enum L {
+    S(Value),
+    P(Vec<Value>),
+}
+
+struct Kernel<'a> {
+    b: &'a mut Builder,
+    threads: i64,
+    xb: i64,
+    rb: i64,
+    slots: usize,
+    tid: Value,
+    /// Per slot: row and inner position in the block.
+    xi: Vec<Value>,
+    ri: Vec<Value>,
+    /// Per slot: whether its element exists (`e < XBLOCK * RBLOCK`); `None` if all do.
+    active: Vec<Option<Value>>,
+    vals: HashMap<usize, L>,
+    /// The kernel's entry block (workgroup buffers are added to it) and their count.
+    entry: MlirBlock,
+    workgroup: usize,
+}
+
+/// Lowers `kernel` into a `gpu.func` appended to `gpu_block`; returns its grid size and
+/// threads per program.
+fn lower_kernel(b: &mut Builder, kernel: MlirOperation, gpu_block: MlirBlock) -> Result<(i64, i64), Failure> {
+    let name = ir::attr(kernel, "sym_name")
+        .and_then(fuselab_dialects::attrs::string_raw)
+        .ok_or_else(|| fail(kernel, "kernel without a name"))?;
+    let block = ir::i64s(kernel, "block");
+    let grid = ir::i64s(kernel, "grid");
+    let warps = ir::attr(kernel, "num_warps")
+        .and_then(|a| fuselab_dialects::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) }))
+        .unwrap_or(4);
+    let (&[xb, rb], &[grid]) = (block.as_slice(), grid.as_slice()) else {
+        return Err(fail(kernel, "kernel without a 2-d block and a 1-d grid"));
+    };
+    let pow2 = |v: i64| v > 0 && (v & (v - 1)) == 0;
+    if !pow2(xb) || !pow2(rb) || !(1..=32).contains(&warps) {
+        return Err(fail(
+            kernel,
+            "block sizes must be powers of two and num_warps in 1..=32",
+        ));
+    }
+    let threads = 32 * warps;
+    let body = ir::body(kernel).ok_or_else(|| fail(kernel, "kernel without a body"))?;
+    let arg_types: Vec<MlirType> = ir::block_arguments(body)
+        .iter()
+        .map(|&a| ir::value_type(a))
+        .collect();
+    b.at(ir::location(kernel));
+    let unit = b.unit_attr();
+    let i32s = b.i32_array_attr(&[threads as i32, 1, 1]);
+    let (func, entry) = b.function(
+        &name,
+        &arg_types,
+        true,
+        &[("gpu.kernel", unit), ("known_block_size", i32s)],
+    );
+    // gpu.func, not func.func: same attributes, its own op name.
+    let gpu_func = ir::create(
+        "gpu.func",
+        ir::location(kernel),
+        &[],
+        &[],
+        &op_attributes(
+            func,
+            &["sym_name", "function_type", "gpu.kernel", "known_block_size"],
+        ),
+        vec![take_region(func)],
+    );
+    ir::erase(func);
+    ir::append(gpu_block, gpu_func);
+    b.push(entry);
+    let index = b.index_type();
+    let x = dim_x(b);
+    let tid = b.value("gpu.thread_id", &[], index, &[("dimension", x)]);
+    let slots = ((xb * rb + threads - 1) / threads).max(1) as usize;
+    let mut k = Kernel {
+        b,
+        threads,
+        xb,
+        rb,
+        slots,
+        tid,
+        xi: Vec::new(),
+        ri: Vec::new(),
+        active: Vec::new(),
+        vals: HashMap::new(),
+        entry,
+        workgroup: 0,
+    };
+    k.layout();
+    for (a, v) in ir::block_arguments(body)
+        .into_iter()
+        .zip(ir::block_arguments(entry))
+    {
+        k.vals.insert(a.ptr as usize, L::S(v));
+    }
+    let result = k.ops(body);
+    if k.workgroup > 0 {
+        let count = k.b.int_attr(k.b.int_type(64), k.workgroup as i64);
+        ir::set_attr(gpu_func, "workgroup_attributions", count);
+    }
+    k.b.pop();
+    result?;
+    Ok((grid, threads))
+}
+
+/// The attributes of `op` named in `names`.
+fn op_attributes(op: MlirOperation, names: &[&'static str]) -> Vec<(&'static str, MlirAttribute)> {
+    names
+        .iter()
+        .filter_map(|&n| ir::attr(op, n).map(|a| (n, a)))
+        .collect()
+}
+
+/// Moves `op`'s first region out (its body) into a new region.
+fn take_region(op: MlirOperation) -> mlir_sys::MlirRegion {
+    unsafe {
+        let region = mlir_sys::mlirRegionCreate();
+        mlir_sys::mlirRegionTakeBody(region, ir::region(op, 0));
+        region
+    }
+}
+
+/// `#gpu<dim x>`.
+fn dim_x(b: &Builder) -> MlirAttribute {
+    ir::parse_attr(b.context(), "#gpu<dim x>").unwrap_or_else(|| b.unit_attr())
+}
+
+impl Kernel<'_> {
+    /// Each slot's row, inner position and whether it exists.
+    fn layout(&mut self) {
+        let ctx = self.b.context();
+        let d0 = fuselab_dialects::build::Affine::dim(ctx, 0);
+        for s in 0..self.slots {
+            let e = d0.add_const(s as i64 * self.threads);
+            let xi = self.b.apply_expr(e.floordiv(self.rb), &[self.tid], &[]);
+            let ri = if self.rb == 1 {
+                self.b.index(0)
+            } else {
+                self.b.apply_expr(e.modulo(self.rb), &[self.tid], &[])
+            };
+            let limit = (s as i64 + 1) * self.threads;
+            let active = (limit > self.xb * self.rb).then(|| {
+                let ev = self.b.apply_expr(e, &[self.tid], &[]);
+                let n = self.b.index(self.xb * self.rb);
+                self.b.cmpi(CmpI::Slt, ev, n)
+            });
+            self.xi.push(xi);
+            self.ri.push(ri);
+            self.active.push(active);
+        }
+    }
+
+    fn get(&self, op: MlirOperation, v: mlir_sys::MlirValue) -> Result<L, Failure> {
+        self.vals
+            .get(&(v.ptr as usize))
+            .cloned()
+            .ok_or_else(|| fail(op, "operand defined outside the kernel"))
+    }
+
+    /// Per-slot values of `v` (a scalar repeated).
+    fn slots_of(&self, l: &L) -> Vec<Value> {
+        match l {
+            L::S(v) => vec![*v; self.slots],
+            L::P(vs) => vs.clone(),
+        }
+    }
+
+    fn ops(&mut self, block: MlirBlock) -> Result<(), Failure> {
+        for op in ir::block_ops(block) {
+            self.b.at(ir::location(op));
+            self.op(op)?;
+        }
+        Ok(())
+    }
+
+    fn op(&mut self, op: MlirOperation) -> Result<(), Failure> {
+        let name = ir::op_name(op);
+        let index = self.b.index_type();
+        let set = |k: &mut Self, l: L| {
+            k.vals.insert(ir::result(op, 0).ptr as usize, l);
+        };
+        match name.as_str() {
+            "tile.program_id" => {
+                let x = dim_x(self.b);
+                let v = self.b.value("gpu.block_id", &[], index, &[("dimension", x)]);
+                set(self, L::S(v));
+            }
+            "tile.arange" => {
+                let axis = ir::attr(op, "axis")
+                    .and_then(|a| {
+                        fuselab_dialects::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) })
+                    })
+                    .unwrap_or(0);
+                let l = if axis == 0 {
+                    self.xi.clone()
+                } else {
+                    self.ri.clone()
+                };
+                set(self, L::P(l));
+            }
+            "tile.splat" | "tile.broadcast" => {
+                let v = self.get(op, ir::operand(op, 0))?;
+                let l = L::P(self.slots_of(&v));
+                set(self, l);
+            }
+            "tile.load" => {
+                let o = ir::operands(op);
+                let buf = match self.get(op, o[0])? {
+                    L::S(v) => v,
+                    L::P(_) => return Err(fail(op, "a block of buffers")),
+                };
+                let (off, mask) = (
+                    self.slots_of(&self.get(op, o[1])?),
+                    self.slots_of(&self.get(op, o[2])?),
+                );
+                let other = self.get(op, o[3])?;
+                let other = self.slots_of(&other);
+                let c0 = self.b.index(0);
+                let mut out = Vec::new();
+                for s in 0..self.slots {
+                    let at = self.b.select(mask[s], off[s], c0);
+                    let v = self.b.load(buf, at);
+                    out.push(self.b.select(mask[s], v, other[s]));
+                }
+                set(self, L::P(out));
+            }
+            "tile.store" => {
+                let o = ir::operands(op);
+                let L::S(buf) = self.get(op, o[0])? else {
+                    return Err(fail(op, "a block of buffers"));
+                };
+                let off = self.slots_of(&self.get(op, o[1])?);
+                let val = self.slots_of(&self.get(op, o[2])?);
+                let mask = self.slots_of(&self.get(op, o[3])?);
+                // A per-row block is stored by the threads at inner position 0 only.
+                let per_row = self.rb > 1 && shape(ir::value_type(o[2])).get(1) == Some(&1);
+                for s in 0..self.slots {
+                    let mut cond = mask[s];
+                    if per_row {
+                        let c0 = self.b.index(0);
+                        let first = self.b.cmpi(CmpI::Eq, self.ri[s], c0);
+                        cond = self.b.binary("arith.andi", cond, first);
+                    }
+                    if let Some(a) = self.active[s] {
+                        cond = self.b.binary("arith.andi", cond, a);
+                    }
+                    self.b.open_if(cond);
+                    self.b.store(val[s], buf, off[s]);
+                    self.b.close("scf.yield", &[]);
+                }
+            }
+            "tile.reduce" => {
+                let v = self.slots_of(&self.get(op, ir::operand(op, 0))?);
+                let kind = ir::attr(op, "kind")
+                    .and_then(fuselab_dialects::attrs::string_raw)
+                    .unwrap_or_default();
+                let l = self.reduce(op, &kind, v)?;
+                set(self, L::P(l));
+            }
+            "tile.barrier" => {
+                self.b.op("gpu.barrier", &[], &[], &[]);
+            }
+            "scf.for" => self.for_loop(op)?,
+            names::YIELD => {
+                self.b.op("gpu.return", &[], &[], &[]);
+            }
+            _ => self.elementwise(op)?,
+        }
+        Ok(())
+    }
+
+    /// An `arith` / `math` op: per slot on blocks, as is on scalars.
+    fn elementwise(&mut self, op: MlirOperation) -> Result<(), Failure> {
+        let name = ir::op_name(op);
+        if !(name.starts_with("arith.") || name.starts_with("math.")) || ir::result_count(op) != 1 {
+            return Err(fail(
+                op,
+                format!("the GPU lowering cannot handle '{name}' in a tile kernel"),
+            ));
+        }
+        let operands: Vec<L> = ir::operands(op)
+            .into_iter()
+            .map(|v| self.get(op, v))
+            .collect::<Result<_, _>>()?;
+        let mut attributes = Vec::new();
+        unsafe {
+            for i in 0..mlir_sys::mlirOperationGetNumAttributes(op) {
+                let na = mlir_sys::mlirOperationGetAttribute(op, i);
+                let key = melior::StringRef::from_raw(mlir_sys::mlirIdentifierStr(na.name));
+                attributes.push((key.as_str().unwrap_or_default(), na.attribute));
+            }
+        }
+        let ty = ir::value_type(ir::result(op, 0));
+        let element = element(ty);
+        let l = if operands.iter().all(|l| matches!(l, L::S(_))) && !is_tensor(ty) {
+            let args: Vec<Value> = operands.iter().map(|l| self.slots_of(l)[0]).collect();
+            L::S(self.b.value(&name, &args, element, &attributes))
+        } else {
+            let per: Vec<Vec<Value>> = operands.iter().map(|l| self.slots_of(l)).collect();
+            L::P(
+                (0..self.slots)
+                    .map(|s| {
+                        let args: Vec<Value> = per.iter().map(|p| p[s]).collect();
+                        self.b.value(&name, &args, element, &attributes)
+                    })
+                    .collect(),
+            )
+        };
+        self.vals.insert(ir::result(op, 0).ptr as usize, l);
+        Ok(())
+    }
+
+    /// `scf.for` carrying blocks: one carried scalar per slot.
+    fn for_loop(&mut self, op: MlirOperation) -> Result<(), Failure> {
+        let o = ir::operands(op);
+        let bounds: Vec<Value> = o[..3]
+            .iter()
+            .map(|&v| match self.get(op, v) {
+                Ok(L::S(s)) => Ok(s),
+                _ => Err(fail(op, "loop bounds must be scalars")),
+            })
+            .collect::<Result<_, _>>()?;
+        let mut inits = Vec::new();
+        let mut widths = Vec::new();
+        for &v in &o[3..] {
+            let l = self.get(op, v)?;
+            match &l {
+                L::S(s) => {
+                    inits.push(*s);
+                    widths.push(None);
+                }
+                L::P(p) => {
+                    inits.extend(p.iter().copied());
+                    widths.push(Some(p.len()));
+                }
+            }
+        }
+        let open = self.b.open_for(bounds[0], bounds[1], bounds[2], &inits);
+        let body = ir::body(op).ok_or_else(|| fail(op, "loop without a body"))?;
+        let args = ir::block_arguments(body);
+        self.vals.insert(args[0].ptr as usize, L::S(open.args[0]));
+        let mut at = 1;
+        for (a, w) in args[1..].iter().zip(&widths) {
+            let l = match w {
+                None => L::S(open.args[at]),
+                Some(n) => L::P(open.args[at..at + n].to_vec()),
+            };
+            at += w.unwrap_or(1);
+            self.vals.insert(a.ptr as usize, l);
+        }
+        let ops = ir::block_ops(body);
+        let (last, rest) = ops
+            .split_last()
+            .ok_or_else(|| fail(op, "loop without a terminator"))?;
+        for &inner in rest {
+            self.b.at(ir::location(inner));
+            self.op(inner)?;
+        }
+        let mut yielded = Vec::new();
+        for v in ir::operands(*last) {
+            match self.get(*last, v)? {
+                L::S(s) => yielded.push(s),
+                L::P(p) => yielded.extend(p),
+            }
+        }
+        let results = self.b.close("scf.yield", &yielded);
+        let mut at = 0;
+        for (i, w) in widths.iter().enumerate() {
+            let l = match w {
+                None => L::S(results[at]),
+                Some(n) => L::P(results[at..at + n].to_vec()),
+            };
+            at += w.unwrap_or(1);
+            self.vals.insert(ir::result(op, i).ptr as usize, l);
+        }
+        Ok(())
+    }
+
+    fn combine(&mut self, kind: &str, a: Value, b: Value) -> Value {
+        let ty = ir::value_type(a);
+        let float = unsafe { mlir_sys::mlirTypeIsAFloat(ty) };
+        let bool_ = unsafe { mlir_sys::mlirTypeIsAInteger(ty) && mlir_sys::mlirIntegerTypeGetWidth(ty) == 1 };
+        let name = match (kind, float) {
+            ("sum", true) => "arith.addf",
+            ("prod", true) => "arith.mulf",
+            ("max", true) => "arith.maximumf",
+            ("min", true) => "arith.minimumf",
+            ("max", false) if bool_ => "arith.ori",
+            ("min", false) if bool_ => "arith.andi",
+            ("sum", false) => "arith.addi",
+            ("prod", false) => "arith.muli",
+            ("max", false) => "arith.maxsi",
+            _ => "arith.minsi",
+        };
+        self.b.binary(name, a, b)
+    }
+
+    /// `v` from the lane `lane ^ offset` of this warp (any 1-, 32- or 64-bit scalar).
+    fn shuffle_xor(&mut self, v: Value, offset: i64) -> Value {
+        let ty = ir::value_type(v);
+        let i32t = self.b.int_type(32);
+        let (off, width) = (self.b.int(32, offset), self.b.int(32, 32));
+        let mode =
+            ir::parse_attr(self.b.context(), "#gpu<shuffle_mode xor>").unwrap_or_else(|| self.b.unit_attr());
+        let i1 = self.b.int_type(1);
+        let bits = unsafe {
+            if mlir_sys::mlirTypeIsAInteger(ty) {
+                mlir_sys::mlirIntegerTypeGetWidth(ty)
+            } else if mlir_sys::mlirTypeIsAF64(ty) {
+                64
+            } else {
+                32
+            }
+        };
+        let shuffle32 = |b: &mut Builder, x: Value| -> Value {
+            let op = b.op(
+                "gpu.shuffle",
+                &[x, off, width],
+                &[ir::value_type(x), i1],
+                &[("mode", mode)],
+            );
+            ir::result(op, 0)
+        };
+        match bits {
+            32 => shuffle32(self.b, v),
+            1 => {
+                let w = self.b.cast("arith.extui", v, i32t);
+                let s = shuffle32(self.b, w);
+                self.b.cast("arith.trunci", s, ty)
+            }
+            _ => {
+                let i64t = self.b.int_type(64);
+                let as_int = if unsafe { mlir_sys::mlirTypeIsAF64(ty) } {
+                    self.b.cast("arith.bitcast", v, i64t)
+                } else {
+                    v
+                };
+                let lo = self.b.cast("arith.trunci", as_int, i32t);
+                let k32 = self.b.int(64, 32);
+                let shifted = self.b.binary("arith.shrui", as_int, k32);
+                let hi = self.b.cast("arith.trunci", shifted, i32t);
+                let (lo, hi) = (shuffle32(self.b, lo), shuffle32(self.b, hi));
+                let lo = self.b.cast("arith.extui", lo, i64t);
+                let hi = self.b.cast("arith.extui", hi, i64t);
+                let hi = self.b.binary("arith.shli", hi, k32);
+                let joined = self.b.binary("arith.ori", hi, lo);
+                if unsafe { mlir_sys::mlirTypeIsAF64(ty) } {
+                    self.b.cast("arith.bitcast", joined, ty)
+                } else {
+                    joined
+                }
+            }
+        }
+    }
+
+    /// Combines `v` over lanes `lane ^ o` for `o` = `span/2 .. 1` (a butterfly: every
+    /// lane of each aligned group of `span` lanes ends with the group's result).
+    fn butterfly(&mut self, kind: &str, mut v: Value, span: i64) -> Value {
+        let mut o = span.min(32) / 2;
+        while o >= 1 {
+            let other = self.shuffle_xor(v, o);
+            v = self.combine(kind, v, other);
+            o /= 2;
+        }
+        v
+    }
+
+    /// A new workgroup (shared memory) buffer of `n` elements of `ty`.
+    fn workgroup_buffer(&mut self, n: i64, ty: MlirType) -> Value {
+        let space = ir::parse_attr(self.b.context(), "#gpu.address_space<workgroup>");
+        let mt = unsafe {
+            mlir_sys::mlirMemRefTypeGet(
+                ty,
+                1,
+                &n,
+                mlir_sys::mlirAttributeGetNull(),
+                space.unwrap_or(mlir_sys::mlirAttributeGetNull()),
+            )
+        };
+        self.workgroup += 1;
+        unsafe { mlir_sys::mlirBlockAddArgument(self.entry, mt, self.b.location()) }
+    }
+
+    /// Each warp's `partials[j]` (one per row group `j`) combined over the `per` warps of
+    /// its group through shared memory; every thread gets its group's result.
+    fn across_warps(&mut self, kind: &str, partials: &[Value], per: i64) -> Vec<Value> {
+        let warps = self.threads / 32;
+        let ty = ir::value_type(partials[0]);
+        let is_bool =
+            unsafe { mlir_sys::mlirTypeIsAInteger(ty) && mlir_sys::mlirIntegerTypeGetWidth(ty) == 1 };
+        let i32t = self.b.int_type(32);
+        let stored_ty = if is_bool { i32t } else { ty };
+        let smem = self.workgroup_buffer(partials.len() as i64 * warps, stored_ty);
+        let ctx = self.b.context();
+        let d0 = fuselab_dialects::build::Affine::dim(ctx, 0);
+        let warp = self.b.apply_expr(d0.floordiv(32), &[self.tid], &[]);
+        let lane = self.b.apply_expr(d0.modulo(32), &[self.tid], &[]);
+        let c0 = self.b.index(0);
+        let lane0 = self.b.cmpi(CmpI::Eq, lane, c0);
+        for (j, &p) in partials.iter().enumerate() {
+            let at = self.b.apply_expr(
+                d0 + fuselab_dialects::build::Affine::constant(ctx, j as i64 * warps),
+                &[warp],
+                &[],
+            );
+            let v = if is_bool {
+                self.b.cast("arith.extui", p, i32t)
+            } else {
+                p
+            };
+            self.b.open_if(lane0);
+            self.b.store(v, smem, at);
+            self.b.close("scf.yield", &[]);
+        }
+        self.b.op("gpu.barrier", &[], &[], &[]);
+        let first = self.b.apply_expr((d0.floordiv(per)) * per, &[warp], &[]);
+        let mut out = Vec::new();
+        for (j, &partial) in partials.iter().enumerate() {
+            let mut acc: Option<Value> = None;
+            for w in 0..per {
+                let at = self.b.apply_expr(
+                    d0 + fuselab_dialects::build::Affine::constant(ctx, j as i64 * warps + w),
+                    &[first],
+                    &[],
+                );
+                let mut v = self.b.load(smem, at);
+                if is_bool {
+                    v = self.b.cast("arith.trunci", v, ty);
+                }
+                acc = Some(match acc {
+                    None => v,
+                    Some(a) => self.combine(kind, a, v),
+                });
+            }
+            out.push(acc.unwrap_or(partial));
+        }
+        self.b.op("gpu.barrier", &[], &[], &[]);
+        out
+    }
+
+    /// `tile.reduce` along the inner axis (see the module documentation).
+    fn reduce(&mut self, op: MlirOperation, kind: &str, v: Vec<Value>) -> Result<Vec<Value>, Failure> {
+        let axis = ir::attr(op, "axis")
+            .and_then(|a| fuselab_dialects::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) }))
+            .unwrap_or(1);
+        if axis != 1 {
+            return Err(fail(op, "only reductions along the inner axis are lowered"));
+        }
+        if self.rb == 1 {
+            return Ok(v);
+        }
+        let t = self.threads;
+        if self.rb <= t {
+            // Each slot is one row, over RBLOCK consecutive lanes.
+            let reduced: Vec<Value> = v.into_iter().map(|x| self.butterfly(kind, x, self.rb)).collect();
+            if self.rb <= 32 {
+                return Ok(reduced);
+            }
+            return Ok(self.across_warps(kind, &reduced, self.rb / 32));
+        }
+        // A row spans RBLOCK / T slots of every thread.
+        let per_row = (self.rb / t) as usize;
+        let mut partials = Vec::new();
+        for row in v.chunks(per_row) {
+            let mut acc = row[0];
+            for &x in &row[1..] {
+                acc = self.combine(kind, acc, x);
+            }
+            partials.push(self.butterfly(kind, acc, 32));
+        }
+        let rows = self.across_warps(kind, &partials, t / 32);
+        Ok((0..self.slots).map(|s| rows[s / per_row]).collect())
+    }
+}
+
+fn is_tensor(ty: MlirType) -> bool {
+    unsafe { mlir_sys::mlirTypeIsARankedTensor(ty) }
+}
+
+/// The element type of a block type (the type itself for a scalar).
+fn element(ty: MlirType) -> MlirType {
+    if is_tensor(ty) {
+        unsafe { mlir_sys::mlirShapedTypeGetElementType(ty) }
+    } else {
+        ty
+    }
+}
+
+/// The shape of a block type.
+fn shape(ty: MlirType) -> Vec<i64> {
+    if !is_tensor(ty) {
+        return Vec::new();
+    }
+    unsafe {
+        (0..mlir_sys::mlirShapedTypeGetRank(ty) as isize)
+            .map(|d| mlir_sys::mlirShapedTypeGetDimSize(ty, d))
+            .collect()
+    }
+}

@@ -1,0 +1,198 @@
+//! The GPU target's last stage: the `gpu.module` of `--lower-tile-to-gpu` to PTX.
+//!
+//! 1. upstream MLIR on a copy of the module: `math-expand-ops{ops=powf}` (pow as exp and
+//!    log), fuselab's `arith` expansions of exp/log/tanh/erf/sin/cos ([`crate::math`];
+//!    NVVM would otherwise call libdevice, which is not linked), then `lower-affine`,
+//!    `convert-scf-to-cf`, `convert-math-to-llvm` (fabs, sqrt, floor, ... as LLVM
+//!    intrinsics, which NVPTX selects natively), `convert-gpu-to-nvvm` with bare-pointer
+//!    kernel arguments, `reconcile-unrealized-casts`;
+//! 2. the LLVM dialect translated to LLVM IR (`mlirTranslateModuleToLLVMIR`), handed to
+//!    inkwell;
+//! 3. LLVM's `default<O3>` pipeline and the NVPTX target machine (`sm_90a`, `+ptx80`)
+//!    emitting assembly: the PTX text.
+//!
+//! No fast-math flags: f32 division and sqrt stay IEEE (`div.rn`, `sqrt.rn`); Triton uses
+//! approximate `ex2`/`div.full` in places (see docs/gpu.md).
+
+use fuselab_dialects::{
+    build::{Builder, OwnedModule},
+    ir,
+};
+use inkwell::{
+    context::Context as LlvmContext,
+    module::Module as LlvmModule,
+    passes::PassBuilderOptions,
+    targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetTriple},
+    OptimizationLevel,
+};
+use melior::{
+    pass::PassManager,
+    utility::{parse_pass_pipeline, register_all_llvm_translations, register_all_passes},
+    ContextRef,
+};
+use mlir_sys::MlirOperation;
+
+/// Why PTX could not be made.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct PtxError(pub String);
+
+/// The chip and PTX version (the H200).
+pub const CHIP: &str = "sm_90a";
+/// PTX ISA features.
+pub const FEATURES: &str = "+ptx80";
+
+/// The upstream lowering of the kernels to the LLVM and NVVM dialects.
+pub const NVVM_PIPELINE: &str =
+    "builtin.module(gpu.module(lower-affine,convert-scf-to-cf,convert-math-to-llvm,\
+convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1}),reconcile-unrealized-casts)";
+
+fn run_pipeline(module: MlirOperation, pipeline: &str) -> Result<(), PtxError> {
+    // SAFETY: the module's context is alive for this call.
+    let context = unsafe { ContextRef::from_raw(mlir_sys::mlirOperationGetContext(module)) };
+    let context = unsafe { context.to_ref() };
+    register_all_passes();
+    let manager = PassManager::new(context);
+    parse_pass_pipeline(manager.as_operation_pass_manager(), pipeline)
+        .map_err(|e| PtxError(format!("bad pipeline {pipeline}: {e}")))?;
+    let status = unsafe { mlir_sys::mlirPassManagerRunOnOp(manager.to_raw(), module) };
+    if status.value == 0 {
+        return Err(PtxError(format!("the upstream lowering failed: {pipeline}")));
+    }
+    Ok(())
+}
+
+/// PTX for the `gpu.module` named `name` in `module` (left unchanged).
+pub fn emit_ptx(module: MlirOperation, name: &str) -> Result<String, PtxError> {
+    let kernels = ir::collect_ops(module, |n| n == "gpu.module")
+        .into_iter()
+        .find(|&m| {
+            ir::attr(m, "sym_name")
+                .and_then(fuselab_dialects::attrs::string_raw)
+                .as_deref()
+                == Some(name)
+        })
+        .ok_or_else(|| PtxError(format!("no gpu.module @{name}: run --lower-tile-to-gpu first")))?;
+    let scratch = OwnedModule::new(ir::location(kernels));
+    let copy = ir::clone(kernels);
+    ir::append(scratch.body(), copy);
+    run_pipeline(
+        scratch.operation(),
+        "builtin.module(gpu.module(math-expand-ops{ops=powf}))",
+    )?;
+    crate::math::expand_math_ops(scratch.operation());
+    native_intrinsics(scratch.operation());
+    run_pipeline(scratch.operation(), NVVM_PIPELINE)?;
+    // The kernels' LLVM-dialect functions, as a module of their own.
+    let llvm_module = OwnedModule::new(ir::location(kernels));
+    for op in ir::block_ops(ir::body(copy).ok_or_else(|| PtxError("empty gpu.module".into()))?) {
+        ir::detach(op);
+        ir::append(llvm_module.body(), op);
+    }
+    translate(&llvm_module)
+}
+
+/// Replaces the `math` ops that NVPTX implements natively (fabs, sqrt, floor, ceil,
+/// roundeven, copysign; rsqrt as 1 / sqrt) by calls of the LLVM intrinsics:
+/// `convert-gpu-to-nvvm` would call libdevice for them (and rejects the LLVM-dialect
+/// intrinsic ops), and libdevice is not linked here.
+fn native_intrinsics(root: MlirOperation) {
+    let ops = ir::collect_ops(root, |n| {
+        matches!(
+            n,
+            "math.absf"
+                | "math.sqrt"
+                | "math.floor"
+                | "math.ceil"
+                | "math.roundeven"
+                | "math.copysign"
+                | "math.rsqrt"
+        )
+    });
+    for op in ops {
+        let ty = ir::value_type(ir::result(op, 0));
+        let suffix = unsafe {
+            if mlir_sys::mlirTypeIsAF32(ty) {
+                "f32"
+            } else if mlir_sys::mlirTypeIsAF64(ty) {
+                "f64"
+            } else {
+                continue;
+            }
+        };
+        let name = ir::op_name(op);
+        let intrinsic = match name.as_str() {
+            "math.absf" => "fabs",
+            "math.sqrt" | "math.rsqrt" => "sqrt",
+            "math.floor" => "floor",
+            "math.ceil" => "ceil",
+            "math.roundeven" => "roundeven",
+            _ => "copysign",
+        };
+        let mut b = Builder::new(ir::location(op));
+        let scratch = ir::new_block(&[], ir::location(op));
+        b.push(scratch);
+        let operands = ir::operands(op);
+        let attributes = [
+            ("intrin", b.string_attr(&format!("llvm.{intrinsic}.{suffix}"))),
+            ("op_bundle_sizes", b.i32_array_attr(&[])),
+            (
+                "operandSegmentSizes",
+                b.i32_array_attr(&[operands.len() as i32, 0]),
+            ),
+        ];
+        let mut v = b.value("llvm.call_intrinsic", &operands, ty, &attributes);
+        if name == "math.rsqrt" {
+            let one = b.constant(b.float_attr(ty, 1.0), ty);
+            v = b.binary("arith.divf", one, v);
+        }
+        for new in ir::block_ops(scratch) {
+            ir::detach(new);
+            ir::insert_before(op, new);
+        }
+        ir::replace_uses(ir::result(op, 0), v);
+        ir::erase(op);
+        unsafe { mlir_sys::mlirBlockDestroy(scratch) };
+    }
+}
+
+fn translate(module: &OwnedModule) -> Result<String, PtxError> {
+    let context = unsafe { ContextRef::from_raw(mlir_sys::mlirOperationGetContext(module.operation())) };
+    register_all_llvm_translations(unsafe { context.to_ref() });
+    let llvm = LlvmContext::create();
+    // SAFETY: an LLVM context handle is the same pointer in both bindings.
+    let raw = unsafe {
+        mlir_sys::mlirTranslateModuleToLLVMIR(module.operation(), llvm.raw() as mlir_sys::LLVMContextRef)
+    };
+    if raw.is_null() {
+        return Err(PtxError("the kernels do not translate to LLVM IR".into()));
+    }
+    // SAFETY: a module just created in `llvm`, owned by the wrapper from here on.
+    let llvm_module: LlvmModule =
+        unsafe { LlvmModule::new(raw as inkwell::llvm_sys::prelude::LLVMModuleRef) };
+    Target::initialize_nvptx(&InitializationConfig::default());
+    let triple = TargetTriple::create("nvptx64-nvidia-cuda");
+    let target = Target::from_triple(&triple).map_err(|e| PtxError(format!("no NVPTX target: {e}")))?;
+    let machine = target
+        .create_target_machine(
+            &triple,
+            CHIP,
+            FEATURES,
+            OptimizationLevel::Aggressive,
+            RelocMode::Default,
+            CodeModel::Default,
+        )
+        .ok_or_else(|| PtxError("cannot create the NVPTX target machine".into()))?;
+    llvm_module.set_triple(&triple);
+    llvm_module.set_data_layout(&machine.get_target_data().get_data_layout());
+    llvm_module
+        .verify()
+        .map_err(|e| PtxError(format!("the kernels' LLVM IR does not verify: {e}")))?;
+    llvm_module
+        .run_passes("default<O3>", &machine, PassBuilderOptions::create())
+        .map_err(|e| PtxError(format!("LLVM's O3 pipeline failed: {e}")))?;
+    let buffer = machine
+        .write_to_memory_buffer(&llvm_module, FileType::Assembly)
+        .map_err(|e| PtxError(format!("the NVPTX back end failed: {e}")))?;
+    Ok(String::from_utf8_lossy(buffer.as_slice()).into_owned())
+}

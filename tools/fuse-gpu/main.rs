@@ -1,0 +1,6 @@
+//! `fuse-gpu`: see `fuselab_tools::gpu` and `fuse-gpu --help`.
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    std::process::exit(fuselab_tools::gpu::run(&args));
+}

@@ -1,0 +1,402 @@
+//! `fuse-gpu FILE.mlir [--strategy S] [--emit tile|gpu|ptx] [-o DIR] ...`: compiles a
+//! function for the GPU target — the strategy's fusion pipeline, `--lower-loop-to-tile`,
+//! `--lower-tile-to-gpu`, PTX through LLVM's NVPTX back end — and prints one stage, or
+//! writes a *bundle* for the device runner (`tools/gpu/run.py`): `kernels.ptx`,
+//! `manifest.json` (buffers, launch plan, input generator, oracle samples). The format is
+//! in docs/gpu.md.
+//!
+//! Inputs are not stored: the runner regenerates them from the seed with the portable
+//! generator below ([`portable_inputs`], mirrored in run.py), so bundles of
+//! 100-MB workloads stay small. The oracle (the aten interpreter on those inputs) is
+//! stored as `--samples` evenly spaced elements per output plus each output's largest
+//! magnitude (for the tolerance).
+
+use crate::run::{functions, pipeline_module, pipeline_of, strategy_names};
+use fuselab_dialects::{ir, source::parse_module, types::DType, DiagnosticSink, FuseContext};
+use fuselab_exec::{aten::run_aten, inputs::tolerance, Tensor};
+use fuselab_targets::gpu::{
+    bundle::{plans, Plan, Role, Step},
+    lower_tile_to_gpu::KERNEL_MODULE,
+    ptx::{emit_ptx, CHIP},
+};
+use serde_json::{json, Value as Json};
+use std::io::Write as _;
+
+const HELP: &str = "\
+fuse-gpu: compile a function for the GPU target (an NVIDIA H200, sm_90a)
+
+USAGE:
+  fuse-gpu FILE.mlir [options]
+
+OPTIONS:
+  --strategy <name>   Fusion pipeline before the GPU stages (default: inductor)
+  --function <name>   The function to compile (default: the only one)
+  --emit <stage>      Print one stage to stdout: tile (after --lower-loop-to-tile),
+                      gpu (after --lower-tile-to-gpu) or ptx
+  -o <dir>            Write a bundle for tools/gpu/run.py: kernels.ptx, manifest.json
+  --seed <n>          Seed of the bundle's inputs (default: 0)
+  --samples <n>       Oracle samples per output (default: 4096; 0: no oracle, for
+                      sizes the interpreter would take too long on)
+  -h, --help          Print this help
+
+A bundle's inputs are regenerated on the device from the seed; the oracle is the
+aten interpreter on those inputs (docs/gpu.md).
+";
+
+struct Options {
+    file: String,
+    strategy: String,
+    function: Option<String>,
+    emit: Option<String>,
+    out: Option<String>,
+    seed: u64,
+    samples: usize,
+}
+
+fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
+    let mut o = Options {
+        file: String::new(),
+        strategy: "inductor".into(),
+        function: None,
+        emit: None,
+        out: None,
+        seed: 0,
+        samples: 4096,
+    };
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        let (flag, inline) = match a.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+            _ => (a, None),
+        };
+        let mut value = |what: &str| -> Result<String, String> {
+            if let Some(v) = inline.clone() {
+                return Ok(v);
+            }
+            i += 1;
+            args.get(i)
+                .cloned()
+                .ok_or_else(|| format!("option '{flag}' requires {what}"))
+        };
+        match flag {
+            "-h" | "--help" => return Ok(None),
+            "--strategy" => o.strategy = value("a strategy name")?,
+            "--function" => o.function = Some(value("a function name")?),
+            "--emit" => o.emit = Some(value("a stage (tile, gpu or ptx)")?),
+            "-o" => o.out = Some(value("a directory")?),
+            "--seed" => {
+                let v = value("a number")?;
+                o.seed = v
+                    .parse()
+                    .map_err(|_| format!("--seed: '{v}' is not a non-negative integer"))?;
+            }
+            "--samples" => {
+                let v = value("a number")?;
+                o.samples = v
+                    .parse()
+                    .map_err(|_| format!("--samples: '{v}' is not a non-negative integer"))?;
+            }
+            f if f.starts_with('-') => return Err(format!("unknown option '{f}' (see --help)")),
+            _ => {
+                if !o.file.is_empty() {
+                    return Err(format!("one input file expected, got '{}' and '{a}'", o.file));
+                }
+                o.file = a.to_string();
+            }
+        }
+        i += 1;
+    }
+    if o.file.is_empty() {
+        return Err("no input file (see --help)".into());
+    }
+    if let Some(e) = &o.emit {
+        if !matches!(e.as_str(), "tile" | "gpu" | "ptx") {
+            return Err(format!("--emit: unknown stage '{e}' (expected tile, gpu or ptx)"));
+        }
+    }
+    if o.emit.is_none() && o.out.is_none() {
+        return Err("nothing to do: give --emit <stage> or -o <dir>".into());
+    }
+    if !strategy_names().contains(&o.strategy.as_str()) {
+        return Err(format!(
+            "unknown strategy '{}' (expected {})",
+            o.strategy,
+            strategy_names().join(", ")
+        ));
+    }
+    Ok(Some(o))
+}
+
+/// `fuse-gpu` with `args`; the exit status.
+pub fn run(args: &[String]) -> i32 {
+    let options = match parse_args(args) {
+        Ok(Some(o)) => o,
+        Ok(None) => {
+            print!("{HELP}");
+            return 0;
+        }
+        Err(e) => {
+            eprintln!("fuse-gpu: {e}");
+            return 1;
+        }
+    };
+    match compile(&options) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("{e}");
+            1
+        }
+    }
+}
+
+/// PTX of `module`'s kernels; MLIR's diagnostics join the error.
+fn ptx_of(fuse: &FuseContext, module: mlir_sys::MlirOperation, file: &str) -> Result<String, String> {
+    let sink = DiagnosticSink::new();
+    sink.capture(fuse.context());
+    emit_ptx(module, KERNEL_MODULE).map_err(|e| {
+        let notes: Vec<String> = sink.take().iter().map(|d| d.to_string()).collect();
+        format!(
+            "{file}: {e}{}{}",
+            if notes.is_empty() { "" } else { "\n" },
+            notes.join("\n")
+        )
+    })
+}
+
+fn compile(o: &Options) -> Result<(), String> {
+    let text =
+        std::fs::read_to_string(&o.file).map_err(|e| format!("fuse-gpu: cannot read {}: {e}", o.file))?;
+    let gpu = fuselab_targets::target("gpu").ok_or("fuse-gpu: no gpu target")?;
+    let stop = if o.emit.as_deref() == Some("tile") {
+        "lower-loop-to-tile"
+    } else {
+        "lower-loop-to-tile,lower-tile-to-gpu"
+    };
+    let pipeline = format!("{},{stop}", pipeline_of(&o.strategy));
+    let fuse = FuseContext::new().map_err(|e| e.to_string())?;
+    let module = pipeline_module(&fuse, &text, &o.file, &pipeline, gpu)?;
+    let raw = module.as_operation().to_raw();
+    let mut stdout = std::io::stdout();
+    match o.emit.as_deref() {
+        Some("tile" | "gpu") => {
+            writeln!(stdout, "{}", ir::op_string(raw)).map_err(|e| format!("fuse-gpu: {e}"))?;
+        }
+        Some(_) => {
+            let ptx = ptx_of(&fuse, raw, &o.file)?;
+            write!(stdout, "{ptx}").map_err(|e| format!("fuse-gpu: {e}"))?;
+        }
+        None => {}
+    }
+    let Some(dir) = &o.out else { return Ok(()) };
+    let mut all = plans(raw)?;
+    if let Some(f) = &o.function {
+        all.retain(|p| &p.function == f);
+    }
+    let plan = match all.len() {
+        1 => all.remove(0),
+        0 => return Err(format!("{}: no function to bundle", o.file)),
+        _ => {
+            return Err(format!(
+                "{}: several functions: choose one with --function",
+                o.file
+            ))
+        }
+    };
+    let ptx = ptx_of(&fuse, raw, &o.file)?;
+    let oracle = if o.samples > 0 {
+        Some(oracle(&text, &o.file, &plan, o)?)
+    } else {
+        None
+    };
+    let bounds = int_bounds(&text, &o.file, &plan.function)?;
+    let manifest = manifest(&plan, o, oracle, &bounds);
+    std::fs::create_dir_all(dir).map_err(|e| format!("fuse-gpu: cannot create {dir}: {e}"))?;
+    std::fs::write(format!("{dir}/kernels.ptx"), ptx).map_err(|e| format!("fuse-gpu: {e}"))?;
+    let pretty = serde_json::to_string_pretty(&manifest).map_err(|e| e.to_string())?;
+    std::fs::write(format!("{dir}/manifest.json"), pretty + "\n").map_err(|e| format!("fuse-gpu: {e}"))?;
+    Ok(())
+}
+
+/// The splitmix64 finalizer.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The portable input generator: element `k` of input `i` is `mix(base_i + (k + 1) *
+/// 0x9E3779B97F4A7C15)` with `base_i = mix(seed ^ ((i + 1) * 0xD1B54A32D192ED03))`,
+/// read as `(z >> 40) / 2^23 - 1` (in [-1, 1), exact in f32; rounded to nearest even for
+/// f16/bf16), `z % bound` for int64 (the bound of [`fuselab_exec::inputs::int_bound`])
+/// and `z & 1` for bools.
+pub fn portable_inputs(types: &[(DType, Vec<i64>, i64)], seed: u64) -> Vec<Tensor> {
+    types
+        .iter()
+        .enumerate()
+        .map(|(i, (dtype, shape, bound))| {
+            let base = mix(seed ^ ((i as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03)));
+            let n: i64 = shape.iter().product();
+            let data = (0..n.max(0) as u64)
+                .map(|k| {
+                    let z = mix(base.wrapping_add((k + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)));
+                    let u = (z >> 40) as f64 / f64::from(1u32 << 23) - 1.0;
+                    match dtype {
+                        DType::F32 => u,
+                        DType::F16 => half::f16::from_f64(u).to_f64(),
+                        DType::BF16 => half::bf16::from_f64(u).to_f64(),
+                        DType::I64 => (z % (*bound).max(1) as u64) as f64,
+                        DType::I1 => (z & 1) as f64,
+                    }
+                })
+                .collect();
+            Tensor::new(shape.clone(), *dtype, data)
+        })
+        .collect()
+}
+
+/// The int64 bound of each input of `function` (0 for other dtypes).
+fn int_bounds(text: &str, buffer: &str, function: &str) -> Result<Vec<i64>, String> {
+    let fuse = FuseContext::new().map_err(|e| e.to_string())?;
+    let sink = DiagnosticSink::new();
+    sink.capture(fuse.context());
+    let module = parse_module(fuse.context(), text, buffer, &sink)
+        .ok_or_else(|| format!("{buffer}: does not parse"))?;
+    let func = functions(&module)
+        .into_iter()
+        .find(|(n, _)| n == function)
+        .map(|(_, f)| f)
+        .ok_or_else(|| format!("{buffer}: no function @{function}"))?;
+    let block = ir::body(func).ok_or_else(|| format!("{buffer}: @{function} has no body"))?;
+    Ok(ir::block_arguments(block)
+        .into_iter()
+        .map(|a| match ir::tensor_type(a).map(|t| t.dtype) {
+            Some(DType::I64) => fuselab_exec::inputs::int_bound(a),
+            _ => 0,
+        })
+        .collect())
+}
+
+/// The oracle's samples of every output of `plan`'s function on the portable inputs.
+fn oracle(text: &str, buffer: &str, plan: &Plan, o: &Options) -> Result<Json, String> {
+    let fuse = FuseContext::new().map_err(|e| e.to_string())?;
+    let sink = DiagnosticSink::new();
+    sink.capture(fuse.context());
+    let module = parse_module(fuse.context(), text, buffer, &sink)
+        .ok_or_else(|| format!("{buffer}: does not parse"))?;
+    let func = functions(&module)
+        .into_iter()
+        .find(|(n, _)| n == &plan.function)
+        .map(|(_, f)| f)
+        .ok_or_else(|| format!("{buffer}: no function @{}", plan.function))?;
+    let bounds = int_bounds(text, buffer, &plan.function)?;
+    let types: Vec<(DType, Vec<i64>, i64)> = plan
+        .buffers
+        .iter()
+        .filter_map(|b| match b.role {
+            Role::Input(i) => Some((
+                b.ty.dtype,
+                b.ty.shape.clone(),
+                bounds.get(i).copied().unwrap_or(0),
+            )),
+            _ => None,
+        })
+        .collect();
+    let inputs = portable_inputs(&types, o.seed);
+    let outputs = run_aten(func, &inputs).map_err(|e| e.to_string())?;
+    let mut list = Vec::new();
+    for (i, t) in outputs.iter().enumerate() {
+        let n = t.data.len();
+        let count = o.samples.min(n);
+        let values: Vec<Json> = (0..count).map(|j| number(t.data[j * n / count.max(1)])).collect();
+        let max_abs = t
+            .data
+            .iter()
+            .filter(|v| v.is_finite())
+            .fold(0.0f64, |m, v| m.max(v.abs()));
+        let (atol, rtol) = tolerance(t.dtype);
+        let buffer_id = plan.buffers.iter().position(|b| b.role == Role::Output(i));
+        list.push(json!({
+            "buffer": buffer_id,
+            "count": count,
+            "values": values,
+            "max_abs": max_abs,
+            "atol": atol,
+            "rtol": rtol,
+        }));
+    }
+    Ok(json!({ "indices": "floor(j * numel / count)", "outputs": list }))
+}
+
+/// A JSON number, or "nan" / "inf" / "-inf".
+fn number(v: f64) -> Json {
+    if v.is_nan() {
+        json!("nan")
+    } else if v.is_infinite() {
+        json!(if v > 0.0 { "inf" } else { "-inf" })
+    } else {
+        json!(v)
+    }
+}
+
+fn manifest(plan: &Plan, o: &Options, oracle: Option<Json>, bounds: &[i64]) -> Json {
+    let buffers: Vec<Json> = plan
+        .buffers
+        .iter()
+        .enumerate()
+        .map(|(id, b)| {
+            let (role, index) = match b.role {
+                Role::Input(i) => ("input", Some(i)),
+                Role::Output(i) => ("output", Some(i)),
+                Role::Temp => ("temp", None),
+            };
+            let mut entry = json!({
+                "id": id,
+                "role": role,
+                "shape": b.ty.shape,
+                "dtype": b.ty.dtype.to_string(),
+            });
+            if let Some(i) = index {
+                entry["index"] = json!(i);
+            }
+            if let Role::Input(i) = b.role {
+                if b.ty.dtype == DType::I64 {
+                    entry["int_bound"] = json!(bounds.get(i).copied().unwrap_or(8));
+                }
+            }
+            entry
+        })
+        .collect();
+    let steps: Vec<Json> = plan
+        .steps
+        .iter()
+        .map(|s| match s {
+            Step::Launch {
+                kernel,
+                grid,
+                threads,
+                args,
+            } => json!({"op": "launch", "kernel": kernel, "grid": [grid, 1, 1], "block": [threads, 1, 1], "args": args}),
+            Step::Extern { kind, args, views, ints } => {
+                let mut e = json!({"op": "extern", "kind": kind, "args": args, "views": views});
+                for (name, v) in ints {
+                    e[name.as_str()] = json!(v);
+                }
+                e
+            }
+            Step::Copy { src, dst } => json!({"op": "copy", "src": src, "dst": dst}),
+        })
+        .collect();
+    json!({
+        "format": "fuselab-gpu-bundle/1",
+        "source": o.file,
+        "function": plan.function,
+        "strategy": o.strategy,
+        "chip": CHIP,
+        "ptx": "kernels.ptx",
+        "inputs": {"generator": "splitmix64", "seed": o.seed},
+        "buffers": buffers,
+        "steps": steps,
+        "oracle": oracle,
+    })
+}
