@@ -400,3 +400,41 @@ fn manifest(plan: &Plan, o: &Options, oracle: Option<Json>, bounds: &[i64]) -> J
         "oracle": oracle,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first elements of two inputs, as an independent implementation (Python
+    /// integers, the formula in the doc comment) computes them: run.py must regenerate
+    /// exactly the inputs the oracle saw.
+    #[test]
+    fn portable_inputs_match_the_documented_generator() {
+        let t = portable_inputs(
+            &[
+                (DType::F32, vec![4], 0),
+                (DType::F32, vec![1], 0),
+                (DType::I64, vec![4], 1000),
+            ],
+            7,
+        );
+        let want_f32 = [-0.8252720832824707, 0.3302370309829712, 0.7924003601074219, 0.19399607181549072];
+        let want_i64 = [565.0, 748.0, 607.0, 84.0];
+        assert_eq!(t[2].data, want_i64);
+        let t0 = portable_inputs(&[(DType::F32, vec![4], 0)], 0);
+        assert_eq!(
+            t0[0].data,
+            [-0.7659341096878052, 0.4613816738128662, -0.6929281949996948, -0.8794034719467163]
+        );
+        // Input #2 with seed 7 as floats: the same z, read as a float.
+        let as_float = portable_inputs(
+            &[
+                (DType::F32, vec![1], 0),
+                (DType::F32, vec![1], 0),
+                (DType::F32, vec![4], 0),
+            ],
+            7,
+        );
+        assert_eq!(as_float[2].data, want_f32);
+    }
+}

@@ -248,11 +248,13 @@ impl Lowering {
         }
         let ty = ir::tensor_type(result).ok_or_else(|| err(op, "result is not a supported tensor"))?;
         let mt = memref(&self.b, &ty);
+        let shape = ir::i64_array_attr(self.b.context(), &ty.shape);
+        let segments = self.b.i32_array_attr(&[0, 0]);
         let v = self.b.value(
             "memref.alloc",
             &[],
             mt,
-            &[("operandSegmentSizes", self.b.i32_array_attr(&[0, 0]))],
+            &[("operandSegmentSizes", segments), ("fuselab.shape", shape)],
         );
         Ok(Buf { v, ty })
     }

@@ -1,0 +1,282 @@
+#!/usr/bin/env python3
+"""Runs fuse-gpu bundles on an NVIDIA GPU (no MLIR here: PTX + manifest.json only).
+
+    python3 tools/gpu/run.py BUNDLE_DIR... [--runs 50] [--warmup 5] [--no-inductor]
+                              [--no-torch-check] [--json FILE]
+
+For each bundle (docs/gpu.md has the format): regenerates the inputs from the seed with
+the portable generator (the same as fuse-gpu's), loads kernels.ptx with cupy, runs the
+launch plan (kernels by cupy, library kernels -- mm, bmm, convolution -- by torch, i.e.
+cuBLAS/cuDNN as Inductor's extern kernels), then
+  * checks every output against the CPU oracle's samples in the manifest (fuselab's
+    tolerance: |got - want| <= atol * max(1, max|want|) + rtol * |want|, NaNs alike),
+  * checks every output in full against PyTorch eager on the same inputs, when the
+    function is one of tools/gpu/workloads.py's (same argument order),
+  * times the plan with CUDA events (median of --runs after --warmup), and in the same
+    process TorchInductor (torch.compile of the workload) on the same inputs, and prints
+    the ratio fuselab / Inductor.
+Exit 1 if any check fails.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+M64 = (1 << 64) - 1
+DTYPES = {
+    "f32": torch.float32,
+    "f16": torch.float16,
+    "bf16": torch.bfloat16,
+    "i64": torch.int64,
+    "i1": torch.bool,
+}
+
+
+def mix(z):
+    """splitmix64's finalizer on a Python int."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+    return z ^ (z >> 31)
+
+
+def mix_array(z):
+    with np.errstate(over="ignore"):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+def portable_input(seed, index, shape, dtype, bound):
+    """fuse-gpu's portable generator (tools/src/gpu.rs, portable_inputs)."""
+    n = int(np.prod(shape)) if shape else 1
+    base = mix(seed ^ (((index + 1) * 0xD1B54A32D192ED03) & M64))
+    with np.errstate(over="ignore"):
+        k = np.arange(1, n + 1, dtype=np.uint64)
+        z = mix_array(np.uint64(base) + k * np.uint64(0x9E3779B97F4A7C15))
+    if dtype == "i64":
+        return torch.from_numpy((z % np.uint64(max(bound, 1))).astype(np.int64)).reshape(shape)
+    if dtype == "i1":
+        return torch.from_numpy((z & np.uint64(1)).astype(np.bool_)).reshape(shape)
+    u = (z >> np.uint64(40)).astype(np.float64) / float(1 << 23) - 1.0
+    t = torch.from_numpy(u.astype(np.float32)).reshape(shape)
+    return t.to(DTYPES[dtype])
+
+
+def view_of(flat, view, shape):
+    if view:
+        rank = (len(view) - 1) // 2
+        return flat.as_strided(view[1 : rank + 1], view[rank + 1 :], view[0])
+    return flat.view(shape)
+
+
+class Bundle:
+    def __init__(self, path):
+        import cupy
+
+        self.path = path
+        with open(os.path.join(path, "manifest.json")) as f:
+            self.m = json.load(f)
+        self.module = cupy.RawModule(path=os.path.join(path, self.m["ptx"]))
+        self.kernels = {}
+        seed = self.m["inputs"]["seed"]
+        self.flat = []
+        self.inputs = []
+        for b in self.m["buffers"]:
+            shape = b["shape"]
+            n = int(np.prod(shape)) if shape else 1
+            if b["role"] == "input":
+                t = portable_input(seed, b["index"], shape, b["dtype"], b.get("int_bound", 8)).cuda()
+                self.inputs.append(t)
+                self.flat.append(t.reshape(-1))
+            else:
+                self.flat.append(torch.zeros(max(n, 1), dtype=DTYPES[b["dtype"]], device="cuda"))
+
+    def shape(self, i):
+        return self.m["buffers"][i]["shape"]
+
+    def run(self):
+        import numpy as _np
+
+        for s in self.m["steps"]:
+            if s["op"] == "launch":
+                f = self.kernels.get(s["kernel"])
+                if f is None:
+                    f = self.kernels[s["kernel"]] = self.module.get_function(s["kernel"])
+                args = tuple(_np.uint64(self.flat[a].data_ptr()) for a in s["args"])
+                f(tuple(s["grid"]), tuple(s["block"]), args)
+            elif s["op"] == "copy":
+                self.flat[s["dst"]].copy_(self.flat[s["src"]])
+            else:
+                self.external(s)
+
+    def external(self, s):
+        args = s["args"]
+        views = s.get("views") or []
+        ins = [
+            view_of(self.flat[a], views[i] if i < len(views) else [], self.shape(a))
+            for i, a in enumerate(args[:-1])
+        ]
+        out = self.flat[args[-1]].view(self.shape(args[-1]))
+        kind = s["kind"]
+        if kind in ("mm", "bmm"):
+            torch.matmul(ins[0], ins[1], out=out)
+            if len(ins) > 2:
+                out.add_(ins[2])
+        elif kind == "convolution":
+            x, w = ins[0], ins[1]
+            bias = ins[2] if len(ins) > 2 else None
+            conv = {3: torch.nn.functional.conv1d, 4: torch.nn.functional.conv2d, 5: torch.nn.functional.conv3d}[x.dim()]
+            spatial = x.dim() - 2
+            y = conv(
+                x,
+                w,
+                bias,
+                stride=s.get("stride", [1] * spatial),
+                padding=s.get("padding", [0] * spatial),
+                dilation=s.get("dilation", [1] * spatial),
+                groups=(s.get("groups") or [1])[0],
+            )
+            out.copy_(y)
+        else:
+            raise ValueError(f"unknown extern kind {kind}")
+
+    def outputs(self):
+        outs = [b for b in self.m["buffers"] if b["role"] == "output"]
+        outs.sort(key=lambda b: b["index"])
+        return [self.flat[b["id"]].view(b["shape"]) for b in outs]
+
+
+def close(got, want, atol, rtol, max_abs):
+    got = got.double()
+    want = want.double()
+    nan_ok = torch.equal(torch.isnan(got), torch.isnan(want))
+    both = ~torch.isnan(want)
+    tol = atol * max(1.0, max_abs) + rtol * want.abs()
+    diff = (got - want).abs()
+    bad = both & ~(diff <= tol) & ~((got == want) & both)
+    return nan_ok and not bool(bad.any()), float(diff[both].max()) if bool(both.any()) else 0.0
+
+
+def oracle_check(b):
+    results = []
+    if not b.m.get("oracle"):
+        return results
+    for o in b.m["oracle"]["outputs"]:
+        flat = b.flat[o["buffer"]]
+        n = flat.numel()
+        count = o["count"]
+        idx = torch.tensor([j * n // count for j in range(count)], device="cuda")
+        got = flat[idx].double().cpu()
+        want = torch.tensor([float(v) for v in o["values"]], dtype=torch.float64)
+        ok, err = close(got, want, o["atol"], o["rtol"], o["max_abs"])
+        results.append((ok, err))
+    return results
+
+
+TOL = {torch.float32: (1e-4, 1e-3), torch.float16: (1e-2, 1e-2), torch.bfloat16: (5e-2, 5e-2)}
+
+
+def workload(name):
+    try:
+        import workloads
+    except ImportError:
+        return None
+    entry = workloads.WORKLOADS.get(name)
+    return entry[0] if entry else None
+
+
+def torch_check(fn, b):
+    with torch.no_grad():
+        ref = fn(*b.inputs)
+    refs = ref if isinstance(ref, tuple) else (ref,)
+    outs = b.outputs()
+    if len(refs) != len(outs):
+        return None
+    res = []
+    for r, g in zip(refs, outs):
+        atol, rtol = TOL.get(g.dtype, (0.0, 0.0))
+        r = r.reshape(g.shape)
+        ok, err = close(g, r, atol, rtol, float(r.double().abs().max()) if r.numel() else 0.0)
+        res.append((ok, err))
+    return res
+
+
+def time_it(f, runs, warmup):
+    for _ in range(warmup):
+        f()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(runs):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        f()
+        e.record()
+        e.synchronize()
+        times.append(s.elapsed_time(e) * 1000.0)
+    return statistics.median(times)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("bundles", nargs="+")
+    p.add_argument("--runs", type=int, default=50)
+    p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--no-inductor", action="store_true")
+    p.add_argument("--no-torch-check", action="store_true")
+    p.add_argument("--json")
+    a = p.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    rows, failed = [], False
+    compiled_cache = {}
+    for path in a.bundles:
+        row = {"bundle": path}
+        try:
+            b = Bundle(path)
+            row.update(function=b.m["function"], strategy=b.m["strategy"], launches=sum(s["op"] == "launch" for s in b.m["steps"]))
+            b.run()
+            torch.cuda.synchronize()
+            oc = oracle_check(b)
+            row["oracle"] = "PASS" if oc and all(ok for ok, _ in oc) else ("-" if not oc else "FAIL")
+            row["oracle_max_abs_err"] = max((e for _, e in oc), default=0.0)
+            fn = workload(b.m["function"])
+            if fn is not None and not a.no_torch_check:
+                tc = torch_check(fn, b)
+                row["torch"] = "-" if tc is None else ("PASS" if all(ok for ok, _ in tc) else "FAIL")
+                row["torch_max_abs_err"] = max((e for _, e in tc or []), default=0.0)
+            row["fuselab_us"] = time_it(b.run, a.runs, a.warmup)
+            if fn is not None and not a.no_inductor:
+                compiled = compiled_cache.setdefault(b.m["function"], torch.compile(fn))
+                with torch.no_grad():
+                    row["inductor_us"] = time_it(lambda: compiled(*b.inputs), a.runs, a.warmup)
+                row["ratio"] = row["fuselab_us"] / row["inductor_us"]
+            failed |= row.get("oracle") == "FAIL" or row.get("torch") == "FAIL"
+        except Exception as e:  # one bundle's failure is reported, the others run
+            row["error"] = f"{type(e).__name__}: {e}"
+            failed = True
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    print()
+    print(f"{'function':22s} {'strategy':9s} {'launch':>6s} {'oracle':>6s} {'torch':>6s} {'fuselab us':>11s} {'inductor us':>11s} {'ratio':>6s}")
+    for r in rows:
+        if "error" in r:
+            print(f"{r.get('function', r['bundle']):22s} ERROR {r['error']}")
+            continue
+        print(
+            f"{r['function']:22s} {r['strategy']:9s} {r['launches']:6d} {r.get('oracle', '-'):>6s} {r.get('torch', '-'):>6s} "
+            f"{r['fuselab_us']:11.1f} {r.get('inductor_us', float('nan')):11.1f} {r.get('ratio', float('nan')):6.2f}"
+        )
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
