@@ -222,6 +222,37 @@ def time_it(f, runs, warmup):
     return statistics.median(times)
 
 
+def kernel_time(f, runs):
+    """Mean GPU time per call of every kernel (and copy) `f` launches, from the CUDA
+    profiler (CUPTI sees cupy's launches and torch's alike)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    f()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(runs):
+            f()
+        torch.cuda.synchronize()
+    return sum(e.self_device_time_total for e in prof.key_averages()) / runs
+
+
+def minimal_bytes(b):
+    size = {"f32": 4, "f16": 2, "bf16": 2, "i64": 8, "i1": 1}
+    return sum(
+        (int(np.prod(x["shape"])) if x["shape"] else 1) * size[x["dtype"]]
+        for x in b.m["buffers"]
+        if x["role"] in ("input", "output")
+    )
+
+
+def copy_bandwidth():
+    """TB/s of a 1 GiB device-to-device copy (read + write), kernel time."""
+    src = torch.empty(1 << 28, dtype=torch.float32, device="cuda")
+    dst = torch.empty_like(src)
+    us = kernel_time(lambda: dst.copy_(src), 10)
+    return 2 * src.numel() * 4 / (us * 1e-6) / 1e12
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("bundles", nargs="+")
@@ -250,11 +281,20 @@ def main():
                 tc = torch_check(fn, b)
                 row["torch"] = "-" if tc is None else ("PASS" if all(ok for ok, _ in tc) else "FAIL")
                 row["torch_max_abs_err"] = max((e for _, e in tc or []), default=0.0)
-            row["fuselab_us"] = time_it(b.run, a.runs, a.warmup)
+            row["fuselab_wall_us"] = time_it(b.run, a.runs, a.warmup)
+            row["fuselab_us"] = kernel_time(b.run, a.runs)
+            row["fuselab_tbs"] = minimal_bytes(b) / (row["fuselab_us"] * 1e-6) / 1e12
             if fn is not None and not a.no_inductor:
-                compiled = compiled_cache.setdefault(b.m["function"], torch.compile(fn))
+                key = (b.m["function"], tuple(tuple(t.shape) for t in b.inputs))
+                if key not in compiled_cache:
+                    torch._dynamo.reset()
+                    compiled_cache[key] = torch.compile(fn, dynamic=False)
+                compiled = compiled_cache[key]
                 with torch.no_grad():
-                    row["inductor_us"] = time_it(lambda: compiled(*b.inputs), a.runs, a.warmup)
+                    call = lambda: compiled(*b.inputs)  # noqa: E731
+                    row["inductor_wall_us"] = time_it(call, a.runs, a.warmup)
+                    row["inductor_us"] = kernel_time(call, a.runs)
+                row["inductor_tbs"] = minimal_bytes(b) / (row["inductor_us"] * 1e-6) / 1e12
                 row["ratio"] = row["fuselab_us"] / row["inductor_us"]
             failed |= row.get("oracle") == "FAIL" or row.get("torch") == "FAIL"
         except Exception as e:  # one bundle's failure is reported, the others run
@@ -263,14 +303,18 @@ def main():
         rows.append(row)
         print(json.dumps(row), flush=True)
     print()
-    print(f"{'function':22s} {'strategy':9s} {'launch':>6s} {'oracle':>6s} {'torch':>6s} {'fuselab us':>11s} {'inductor us':>11s} {'ratio':>6s}")
+    print(f"copy bandwidth (1 GiB, kernel time): {copy_bandwidth():.2f} TB/s")
+    print("kernel time per call (profiler), us; TB/s on minimal bytes (inputs read once, outputs written once)")
+    print(f"{'bundle':36s} {'launch':>6s} {'oracle':>6s} {'torch':>6s} {'fuselab':>9s} {'TB/s':>5s} {'inductor':>9s} {'TB/s':>5s} {'ratio':>6s}")
     for r in rows:
+        name = r["bundle"].replace("gpu-bundles/", "")
         if "error" in r:
-            print(f"{r.get('function', r['bundle']):22s} ERROR {r['error']}")
+            print(f"{name:36s} ERROR {r['error']}")
             continue
         print(
-            f"{r['function']:22s} {r['strategy']:9s} {r['launches']:6d} {r.get('oracle', '-'):>6s} {r.get('torch', '-'):>6s} "
-            f"{r['fuselab_us']:11.1f} {r.get('inductor_us', float('nan')):11.1f} {r.get('ratio', float('nan')):6.2f}"
+            f"{name:36s} {r['launches']:6d} {r.get('oracle', '-'):>6s} {r.get('torch', '-'):>6s} "
+            f"{r['fuselab_us']:9.1f} {r['fuselab_tbs']:5.2f} {r.get('inductor_us', float('nan')):9.1f} "
+            f"{r.get('inductor_tbs', float('nan')):5.2f} {r.get('ratio', float('nan')):6.2f}"
         )
     if a.json:
         with open(a.json, "w") as f:

@@ -2,7 +2,7 @@
 //!
 //! Each `// RUN:` line (with `\` continuations) is a shell-like pipeline. The harness
 //! substitutes `%s` (this file), `%S` (its folder), `%t` (a scratch path), `%dialects`
-//! (the IRDL folder), maps tool names to binaries (`fuse-opt`, `fuse-import` from this build,
+//! (the IRDL folder), maps tool names to binaries (`fuse-opt`, `fuse-import`, `fuse-gpu` from this build,
 //! `mlir-opt` from LLVM 22), runs `FileCheck` in process (litcheck-filecheck, LLVM's
 //! directive syntax), and supports `|`, `not`, `2>&1` and `> file`. As in lit with
 //! pipefail, every stage of a pipeline must succeed. `not` inverts the exit status but
@@ -228,6 +228,7 @@ fn run_stage(stage: &str, input: &[u8]) -> StageOutput {
             "fuse-opt" => PathBuf::from(env!("CARGO_BIN_EXE_fuse-opt")),
             "fuse-import" => PathBuf::from(env!("CARGO_BIN_EXE_fuse-import")),
             "fuse-run" => PathBuf::from(env!("CARGO_BIN_EXE_fuse-run")),
+            "fuse-gpu" => PathBuf::from(env!("CARGO_BIN_EXE_fuse-gpu")),
             "mlir-opt" => Path::new(LLVM_BIN).join("mlir-opt"),
             "cat" | "true" | "false" | "echo" | "diff" | "cmp" => PathBuf::from(&program),
             other => return fail(format!("unknown tool '{other}' in RUN line")),

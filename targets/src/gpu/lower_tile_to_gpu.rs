@@ -198,11 +198,17 @@ fn lower_kernel(b: &mut Builder, kernel: MlirOperation, gpu_block: MlirBlock) ->
     b.at(ir::location(kernel));
     let unit = b.unit_attr();
     let i32s = b.i32_array_attr(&[threads as i32, 1, 1]);
+    // Every argument is a buffer of its own (the launch plan allocates each once and
+    // passes each once per launch) with the allocator's alignment: `noalias` lets LLVM
+    // keep loaded values and computed ones across stores to other buffers, and read
+    // inputs through the non-coherent cache (`ld.global.nc`).
+    let arg_attrs: Vec<MlirAttribute> = arg_types.iter().map(|_| buffer_arg_attrs(b)).collect();
+    let arg_attrs = ir::array_attr(b.context(), &arg_attrs);
     let (func, entry) = b.function(
         &name,
         &arg_types,
         true,
-        &[("gpu.kernel", unit), ("known_block_size", i32s)],
+        &[("gpu.kernel", unit), ("known_block_size", i32s), ("arg_attrs", arg_attrs)],
     );
     // gpu.func, not func.func: same attributes, its own op name.
     let gpu_func = ir::create(
@@ -212,7 +218,7 @@ fn lower_kernel(b: &mut Builder, kernel: MlirOperation, gpu_block: MlirBlock) ->
         &[],
         &op_attributes(
             func,
-            &["sym_name", "function_type", "gpu.kernel", "known_block_size"],
+            &["sym_name", "function_type", "gpu.kernel", "known_block_size", "arg_attrs"],
         ),
         vec![take_region(func)],
     );
@@ -252,6 +258,27 @@ fn lower_kernel(b: &mut Builder, kernel: MlirOperation, gpu_block: MlirBlock) ->
     k.b.pop();
     result?;
     Ok((grid, threads))
+}
+
+/// `{llvm.noalias, llvm.align = 16}`: a distinct buffer, 16-byte aligned (the device
+/// allocators align to 256 bytes).
+fn buffer_arg_attrs(b: &Builder) -> MlirAttribute {
+    let ctx = b.context();
+    let named = |name: &str, value: MlirAttribute| unsafe {
+        let id = mlir_sys::mlirIdentifierGet(
+            ctx,
+            mlir_sys::MlirStringRef {
+                data: name.as_ptr() as *const _,
+                length: name.len(),
+            },
+        );
+        mlir_sys::mlirNamedAttributeGet(id, value)
+    };
+    let entries = [
+        named("llvm.noalias", b.unit_attr()),
+        named("llvm.align", b.int_attr(b.int_type(64), 16)),
+    ];
+    unsafe { mlir_sys::mlirDictionaryAttrGet(ctx, entries.len() as isize, entries.as_ptr()) }
 }
 
 /// The attributes of `op` named in `names`.

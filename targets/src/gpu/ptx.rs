@@ -11,8 +11,9 @@
 //! 3. LLVM's `default<O3>` pipeline and the NVPTX target machine (`sm_90a`, `+ptx80`)
 //!    emitting assembly: the PTX text.
 //!
-//! No fast-math flags: f32 division and sqrt stay IEEE (`div.rn`, `sqrt.rn`); Triton uses
-//! approximate `ex2`/`div.full` in places (see docs/gpu.md).
+//! Fast math as Triton does it: f32 `exp` is `ex2.approx` of `x * log2(e)`
+//! ([`fast_exp`]); nothing else is approximate — no fast-math flags, f32 division and sqrt
+//! stay IEEE (`div.rn`, `sqrt.rn`), log/tanh/erf/sin/cos are fuselab's expansions.
 
 use fuselab_dialects::{
     build::{Builder, OwnedModule},
@@ -80,6 +81,7 @@ pub fn emit_ptx(module: MlirOperation, name: &str) -> Result<String, PtxError> {
         scratch.operation(),
         "builtin.module(gpu.module(math-expand-ops{ops=powf}))",
     )?;
+    fast_exp(scratch.operation());
     crate::math::expand_math_ops(scratch.operation());
     native_intrinsics(scratch.operation());
     run_pipeline(scratch.operation(), NVVM_PIPELINE)?;
@@ -90,6 +92,48 @@ pub fn emit_ptx(module: MlirOperation, name: &str) -> Result<String, PtxError> {
         ir::append(llvm_module.body(), op);
     }
     translate(&llvm_module)
+}
+
+/// f32 `math.exp(x)` as `ex2.approx.f32(x * log2(e))`, as Triton lowers `tl.exp` on
+/// NVIDIA GPUs (2 ulp for the power of two; the product's rounding adds |x| 6e-8
+/// relative). ±inf, NaN and subnormal results behave as exp's.
+fn fast_exp(root: MlirOperation) {
+    for op in ir::collect_ops(root, |n| n == "math.exp") {
+        let x = ir::operand(op, 0);
+        let ty = ir::value_type(x);
+        if !unsafe { mlir_sys::mlirTypeIsAF32(ty) } {
+            continue;
+        }
+        let mut b = Builder::new(ir::location(op));
+        let scratch = ir::new_block(&[], ir::location(op));
+        b.push(scratch);
+        let log2e = b.f32(std::f32::consts::LOG2_E);
+        let scaled = b.binary("arith.mulf", x, log2e);
+        let v = intrinsic(&mut b, "llvm.nvvm.ex2.approx.f32", &[scaled], ty);
+        replace_with(op, scratch, v);
+    }
+}
+
+/// `llvm.call_intrinsic "name"(args) : ty`.
+fn intrinsic(b: &mut Builder, name: &str, args: &[mlir_sys::MlirValue], ty: mlir_sys::MlirType) -> mlir_sys::MlirValue {
+    let attributes = [
+        ("intrin", b.string_attr(name)),
+        ("op_bundle_sizes", b.i32_array_attr(&[])),
+        ("operandSegmentSizes", b.i32_array_attr(&[args.len() as i32, 0])),
+    ];
+    b.value("llvm.call_intrinsic", args, ty, &attributes)
+}
+
+/// Moves the ops built in `scratch` before `op`, replaces `op`'s result by `v` and
+/// erases `op`.
+fn replace_with(op: MlirOperation, scratch: mlir_sys::MlirBlock, v: mlir_sys::MlirValue) {
+    for new in ir::block_ops(scratch) {
+        ir::detach(new);
+        ir::insert_before(op, new);
+    }
+    ir::replace_uses(ir::result(op, 0), v);
+    ir::erase(op);
+    unsafe { mlir_sys::mlirBlockDestroy(scratch) };
 }
 
 /// Replaces the `math` ops that NVPTX implements natively (fabs, sqrt, floor, ceil,
