@@ -74,6 +74,15 @@ impl DType {
     }
 }
 
+impl DType {
+    /// The dtype named `name` as [`DType::mlir_name`] spells it (`f32`, `bf16`, `i64`).
+    pub fn parse(name: &str) -> Option<Self> {
+        [Self::F32, Self::F16, Self::BF16, Self::I64, Self::I1]
+            .into_iter()
+            .find(|d| d.mlir_name() == name)
+    }
+}
+
 impl fmt::Display for DType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.mlir_name())

@@ -34,6 +34,9 @@ OPTIONS:
   --emit <stage>      Print one stage to stdout: tile (after --lower-loop-to-tile),
                       gpu (after --lower-tile-to-gpu) or ptx
   -o <dir>            Write a bundle for tools/gpu/run.py: kernels.ptx, manifest.json
+  --validate <dir>    Check a bundle without a GPU: manifest fields, buffer ids and roles,
+                      each launch's kernel is a PTX .entry taking as many parameters as
+                      it is given buffers, every output is written, oracle sizes
   --seed <n>          Seed of the bundle's inputs (default: 0)
   --samples <n>       Oracle samples per output (default: 4096; 0: no oracle, for
                       sizes the interpreter would take too long on)
@@ -44,6 +47,7 @@ aten interpreter on those inputs (docs/gpu.md).
 ";
 
 struct Options {
+    validate: Option<String>,
     file: String,
     strategy: String,
     function: Option<String>,
@@ -55,6 +59,7 @@ struct Options {
 
 fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
     let mut o = Options {
+        validate: None,
         file: String::new(),
         strategy: "inductor".into(),
         function: None,
@@ -85,6 +90,7 @@ fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
             "--function" => o.function = Some(value("a function name")?),
             "--emit" => o.emit = Some(value("a stage (tile, gpu or ptx)")?),
             "-o" => o.out = Some(value("a directory")?),
+            "--validate" => o.validate = Some(value("a bundle directory")?),
             "--seed" => {
                 let v = value("a number")?;
                 o.seed = v
@@ -106,6 +112,12 @@ fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
             }
         }
         i += 1;
+    }
+    if o.validate.is_some() {
+        if !o.file.is_empty() || o.emit.is_some() || o.out.is_some() {
+            return Err("--validate takes a bundle directory and nothing else".into());
+        }
+        return Ok(Some(o));
     }
     if o.file.is_empty() {
         return Err("no input file (see --help)".into());
@@ -141,6 +153,20 @@ pub fn run(args: &[String]) -> i32 {
             return 1;
         }
     };
+    if let Some(dir) = &options.validate {
+        return match validate_dir(dir) {
+            Ok(()) => {
+                println!("{dir}: valid bundle");
+                0
+            }
+            Err(errors) => {
+                for e in errors {
+                    eprintln!("{dir}: {e}");
+                }
+                1
+            }
+        };
+    }
     match compile(&options) {
         Ok(()) => 0,
         Err(e) => {
@@ -401,6 +427,172 @@ fn manifest(plan: &Plan, o: &Options, oracle: Option<Json>, bounds: &[i64]) -> J
     })
 }
 
+fn validate_dir(dir: &str) -> Result<(), Vec<String>> {
+    let read = |name: &str| {
+        std::fs::read_to_string(format!("{dir}/{name}")).map_err(|e| vec![format!("cannot read {name}: {e}")])
+    };
+    let manifest: Json =
+        serde_json::from_str(&read("manifest.json")?).map_err(|e| vec![format!("manifest.json: {e}")])?;
+    let ptx_name = manifest["ptx"].as_str().unwrap_or("kernels.ptx").to_string();
+    validate(&manifest, &read(&ptx_name)?)
+}
+
+/// The `.entry` kernels of `ptx` with their parameter counts.
+fn ptx_entries(ptx: &str) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    let mut rest = ptx;
+    while let Some(at) = rest.find(".entry ") {
+        let after = &rest[at + 7..];
+        let name: String = after
+            .chars()
+            .take_while(|c| !c.is_whitespace() && *c != '(')
+            .collect();
+        let params = after
+            .split(')')
+            .next()
+            .map(|p| p.matches(".param").count())
+            .unwrap_or(0);
+        out.push((name, params));
+        rest = after;
+    }
+    out
+}
+
+/// Checks a bundle's manifest against its PTX (see `--help`); every problem found.
+pub fn validate(m: &Json, ptx: &str) -> Result<(), Vec<String>> {
+    let mut errors = Vec::new();
+    if m["format"] != "fuselab-gpu-bundle/1" {
+        errors.push(format!("unknown format {}", m["format"]));
+    }
+    let buffers = m["buffers"].as_array().cloned().unwrap_or_default();
+    let mut inputs = Vec::new();
+    let mut outputs = Vec::new();
+    for (i, b) in buffers.iter().enumerate() {
+        if b["id"].as_u64() != Some(i as u64) {
+            errors.push(format!("buffer #{i} has id {}", b["id"]));
+        }
+        if !b["shape"]
+            .as_array()
+            .is_some_and(|s| s.iter().all(|d| d.as_i64().is_some_and(|d| d > 0)))
+        {
+            errors.push(format!("buffer #{i} has no valid shape"));
+        }
+        if DType::parse(b["dtype"].as_str().unwrap_or_default()).is_none() {
+            errors.push(format!("buffer #{i} has unknown dtype {}", b["dtype"]));
+        }
+        match b["role"].as_str() {
+            Some("input") => inputs.push(b["index"].as_u64()),
+            Some("output") => outputs.push((b["index"].as_u64(), i)),
+            Some("temp") => {}
+            other => errors.push(format!("buffer #{i} has role {other:?}")),
+        }
+    }
+    for (want, got) in inputs.iter().enumerate() {
+        if *got != Some(want as u64) {
+            errors.push(format!("input #{want} is missing or out of order"));
+        }
+    }
+    for (want, (got, _)) in outputs.iter().enumerate() {
+        if *got != Some(want as u64) {
+            errors.push(format!("output #{want} is missing or out of order"));
+        }
+    }
+    let entries = ptx_entries(ptx);
+    let in_range = |v: &Json| v.as_u64().is_some_and(|a| (a as usize) < buffers.len());
+    let mut written = std::collections::HashSet::new();
+    for (n, s) in m["steps"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+    {
+        let args: Vec<Json> = s["args"].as_array().cloned().unwrap_or_default();
+        if !args.iter().all(in_range) {
+            errors.push(format!("step #{n} names a buffer that does not exist"));
+        }
+        match s["op"].as_str() {
+            Some("launch") => {
+                let kernel = s["kernel"].as_str().unwrap_or_default();
+                match entries.iter().find(|(e, _)| e == kernel) {
+                    None => errors.push(format!("step #{n} launches {kernel}, which is not a PTX .entry")),
+                    Some((_, params)) if *params != args.len() => errors.push(format!(
+                        "step #{n} gives {kernel} {} buffers, its .entry takes {params}",
+                        args.len()
+                    )),
+                    Some(_) => {}
+                }
+                let dims = |k: &str| {
+                    s[k].as_array()
+                        .map(|d| d.iter().filter_map(Json::as_u64).collect::<Vec<_>>())
+                };
+                let (grid, block) = (
+                    dims("grid").unwrap_or_default(),
+                    dims("block").unwrap_or_default(),
+                );
+                if grid.len() != 3
+                    || grid.contains(&0)
+                    || block.len() != 3
+                    || block.contains(&0)
+                    || block.iter().product::<u64>() > 1024
+                {
+                    errors.push(format!("step #{n} has an invalid launch shape"));
+                }
+                written.extend(args.iter().filter_map(Json::as_u64));
+            }
+            Some("extern") => {
+                if !matches!(s["kind"].as_str(), Some("mm" | "bmm" | "convolution")) || args.len() < 3 {
+                    errors.push(format!("step #{n} is not a valid library kernel"));
+                }
+                written.extend(args.last().and_then(Json::as_u64));
+            }
+            Some("copy") => {
+                if !in_range(&s["src"]) || !in_range(&s["dst"]) {
+                    errors.push(format!("step #{n} copies a buffer that does not exist"));
+                }
+                written.extend(s["dst"].as_u64());
+            }
+            other => errors.push(format!("step #{n} has op {other:?}")),
+        }
+    }
+    for (index, id) in &outputs {
+        if !written.contains(&(*id as u64)) {
+            errors.push(format!(
+                "output #{} (buffer {id}) is written by no step",
+                index.unwrap_or(0)
+            ));
+        }
+    }
+    if let Some(oracle) = m["oracle"].as_object() {
+        for (k, o) in oracle
+            .get("outputs")
+            .and_then(Json::as_array)
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+        {
+            let count = o["count"].as_u64().unwrap_or(0) as usize;
+            let values = o["values"].as_array().map(Vec::len).unwrap_or(0);
+            let numel = o["buffer"]
+                .as_u64()
+                .and_then(|b| buffers.get(b as usize))
+                .and_then(|b| b["shape"].as_array())
+                .map(|s| s.iter().filter_map(Json::as_u64).product::<u64>() as usize);
+            if values != count || numel.is_none_or(|n| count > n) {
+                errors.push(format!(
+                    "oracle output #{k} has {values} values for count {count}"
+                ));
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -418,13 +610,23 @@ mod tests {
             ],
             7,
         );
-        let want_f32 = [-0.8252720832824707, 0.3302370309829712, 0.7924003601074219, 0.19399607181549072];
+        let want_f32 = [
+            -0.8252720832824707,
+            0.3302370309829712,
+            0.7924003601074219,
+            0.19399607181549072,
+        ];
         let want_i64 = [565.0, 748.0, 607.0, 84.0];
         assert_eq!(t[2].data, want_i64);
         let t0 = portable_inputs(&[(DType::F32, vec![4], 0)], 0);
         assert_eq!(
             t0[0].data,
-            [-0.7659341096878052, 0.4613816738128662, -0.6929281949996948, -0.8794034719467163]
+            [
+                -0.7659341096878052,
+                0.4613816738128662,
+                -0.6929281949996948,
+                -0.8794034719467163
+            ]
         );
         // Input #2 with seed 7 as floats: the same z, read as a float.
         let as_float = portable_inputs(
@@ -436,5 +638,55 @@ mod tests {
             7,
         );
         assert_eq!(as_float[2].data, want_f32);
+    }
+}
+
+#[cfg(test)]
+mod validation {
+    use super::*;
+
+    const PTX: &str = ".visible .entry k(\n\t.param .u64 .ptr a,\n\t.param .u64 .ptr b\n)\n{\n}\n";
+
+    fn manifest() -> Json {
+        json!({
+            "format": "fuselab-gpu-bundle/1",
+            "buffers": [
+                {"id": 0, "role": "input", "index": 0, "shape": [4], "dtype": "f32"},
+                {"id": 1, "role": "output", "index": 0, "shape": [4], "dtype": "f32"}
+            ],
+            "steps": [{"op": "launch", "kernel": "k", "grid": [1, 1, 1], "block": [32, 1, 1], "args": [1, 0]}],
+            "oracle": {"outputs": [{"buffer": 1, "count": 2, "values": [0.0, 1.0]}]}
+        })
+    }
+
+    #[test]
+    fn a_consistent_bundle_is_valid() {
+        assert_eq!(validate(&manifest(), PTX), Ok(()));
+    }
+
+    #[test]
+    fn each_inconsistency_is_reported() {
+        let mut m = manifest();
+        m["steps"][0]["args"] = json!([1]);
+        let e = validate(&m, PTX).unwrap_err();
+        assert!(e[0].contains("gives k 1 buffers, its .entry takes 2"), "{e:?}");
+        let mut m = manifest();
+        m["steps"][0]["kernel"] = json!("other");
+        assert!(validate(&m, PTX).unwrap_err()[0].contains("not a PTX .entry"));
+        let mut m = manifest();
+        m["steps"][0]["args"] = json!([0, 0]);
+        assert!(validate(&m, PTX)
+            .unwrap_err()
+            .iter()
+            .any(|e| e.contains("written by no step")));
+        let mut m = manifest();
+        m["steps"][0]["block"] = json!([2048, 1, 1]);
+        assert!(validate(&m, PTX).unwrap_err()[0].contains("invalid launch shape"));
+        let mut m = manifest();
+        m["oracle"]["outputs"][0]["count"] = json!(9);
+        assert!(validate(&m, PTX).unwrap_err()[0].contains("oracle output #0"));
+        let mut m = manifest();
+        m["buffers"][0]["dtype"] = json!("f8");
+        assert!(validate(&m, PTX).unwrap_err()[0].contains("unknown dtype"));
     }
 }

@@ -208,7 +208,11 @@ fn lower_kernel(b: &mut Builder, kernel: MlirOperation, gpu_block: MlirBlock) ->
         &name,
         &arg_types,
         true,
-        &[("gpu.kernel", unit), ("known_block_size", i32s), ("arg_attrs", arg_attrs)],
+        &[
+            ("gpu.kernel", unit),
+            ("known_block_size", i32s),
+            ("arg_attrs", arg_attrs),
+        ],
     );
     // gpu.func, not func.func: same attributes, its own op name.
     let gpu_func = ir::create(
@@ -218,7 +222,13 @@ fn lower_kernel(b: &mut Builder, kernel: MlirOperation, gpu_block: MlirBlock) ->
         &[],
         &op_attributes(
             func,
-            &["sym_name", "function_type", "gpu.kernel", "known_block_size", "arg_attrs"],
+            &[
+                "sym_name",
+                "function_type",
+                "gpu.kernel",
+                "known_block_size",
+                "arg_attrs",
+            ],
         ),
         vec![take_region(func)],
     );

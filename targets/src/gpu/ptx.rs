@@ -115,7 +115,12 @@ fn fast_exp(root: MlirOperation) {
 }
 
 /// `llvm.call_intrinsic "name"(args) : ty`.
-fn intrinsic(b: &mut Builder, name: &str, args: &[mlir_sys::MlirValue], ty: mlir_sys::MlirType) -> mlir_sys::MlirValue {
+fn intrinsic(
+    b: &mut Builder,
+    name: &str,
+    args: &[mlir_sys::MlirValue],
+    ty: mlir_sys::MlirType,
+) -> mlir_sys::MlirValue {
     let attributes = [
         ("intrin", b.string_attr(name)),
         ("op_bundle_sizes", b.i32_array_attr(&[])),

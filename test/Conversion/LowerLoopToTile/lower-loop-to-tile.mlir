@@ -1,0 +1,102 @@
+// RUN: fuse-opt %s --split-input-file --aten-decompose --lower-aten-to-loop --inline-pointwise --inductor-fuse --lower-loop-to-tile | FileCheck %s
+
+// A row reduction over 2048 columns with its epilogue (rmsnorm's shape): more than
+// RBLOCK = 1024, so a looped reduction — an scf.for over 1024-wide chunks carrying the
+// accumulator block — then tile.reduce to one value per row, kept in registers for the
+// epilogue's own chunk loop (no reload, no barrier). One program per row (XBLOCK = 1),
+// 8 warps; the host allocates the row sums and launches the kernel once.
+// CHECK-LABEL: "tile.kernel"
+// CHECK: "tile.program_id"() {axis = 0 : i64} : () -> index
+// CHECK: "tile.arange"() {axis = 0 : i64} : () -> tensor<1x1xindex>
+// CHECK: "tile.arange"() {axis = 1 : i64} : () -> tensor<1x1024xindex>
+// CHECK: %[[ACC:.*]] = scf.for %{{.*}} = %{{.*}} to %c2048 step %c1024 iter_args(%[[A:.*]] = %{{.*}}) -> (tensor<1x1024xf32>)
+// CHECK: "tile.load"(%{{.*}}) : (memref<131072xf32>, tensor<1x1024xindex>, tensor<1x1024xi1>, f32) -> tensor<1x1024xf32>
+// CHECK: arith.select
+// CHECK: arith.addf %[[A]]
+// CHECK: scf.yield
+// CHECK: %[[SUM:.*]] = "tile.reduce"(%[[ACC]]) {axis = 1 : i64, kind = "sum"} : (tensor<1x1024xf32>) -> tensor<1x1xf32>
+// CHECK: "tile.store"(%arg0, %[[ROW:[0-9]+]], %[[SUM]], %{{[0-9]+}}) : (memref<64xf32>, tensor<1x1xindex>, tensor<1x1xf32>, tensor<1x1xi1>)
+// CHECK-NOT: tile.barrier
+// CHECK: scf.for
+// CHECK: arith.divf %[[SUM]]
+// CHECK: math.rsqrt
+// CHECK: "tile.store"(%{{.*}}) : (memref<131072xf32>, tensor<1x1024xindex>, tensor<1x1024xf32>, tensor<1x1024xi1>)
+// CHECK: gpu.yield
+// CHECK: block = array<i64: 1, 1024>, grid = array<i64: 64>, num_warps = 8 : i64, sym_name = "rows_fused_mean_mul_rsqrt_0"
+// CHECK: func.func @rows(%{{.*}}) attributes {fuselab.arg_shapes = [array<i64: 64, 2048>, array<i64: 2048>, array<i64: 64, 2048>], fuselab.num_inputs = 2 : i64}
+// CHECK: memref.alloc() {fuselab.shape = array<i64: 64, 1>} : memref<64xf32>
+// CHECK: "tile.launch"() ({
+// CHECK-NEXT: gpu.yield
+// CHECK-NEXT: }) {kernel = @rows_fused_mean_mul_rsqrt_0}
+func.func @rows(%x: tensor<64x2048xf32>, %w: tensor<2048xf32>) -> tensor<64x2048xf32> {
+  %s = "aten.mul"(%x, %x) : (tensor<64x2048xf32>, tensor<64x2048xf32>) -> tensor<64x2048xf32>
+  %m = "aten.mean"(%s) {dims = array<i64: 1>, keepdim = true} : (tensor<64x2048xf32>) -> tensor<64x1xf32>
+  %r = "aten.rsqrt"(%m) : (tensor<64x1xf32>) -> tensor<64x1xf32>
+  %y = "aten.mul"(%x, %r) : (tensor<64x2048xf32>, tensor<64x1xf32>) -> tensor<64x2048xf32>
+  %z = "aten.mul"(%y, %w) : (tensor<64x2048xf32>, tensor<2048xf32>) -> tensor<64x2048xf32>
+  return %z : tensor<64x2048xf32>
+}
+
+// -----
+
+// A small row reduction (softmax over 64 columns): persistent — the whole row in one
+// [XBLOCK, RBLOCK] = [16, 64] block, no loop; 16 rows per program (1024 / RBLOCK), masks
+// for the 100 rows (100 = 6 * 16 + 4).
+// CHECK-LABEL: "tile.kernel"
+// CHECK-NOT: scf.for
+// CHECK: "tile.reduce"(%{{.*}}) {axis = 1 : i64, kind = "max"} : (tensor<16x64xf32>) -> tensor<16x1xf32>
+// CHECK: "tile.reduce"(%{{.*}}) {axis = 1 : i64, kind = "sum"} : (tensor<16x64xf32>) -> tensor<16x1xf32>
+// CHECK: math.exp
+// CHECK: arith.divf
+// CHECK: block = array<i64: 16, 64>, grid = array<i64: 7>, num_warps = 8 : i64
+func.func @small_softmax(%x: tensor<100x64xf32>) -> tensor<100x64xf32> {
+  %y = "aten.softmax"(%x) {dim = 1 : i64} : (tensor<100x64xf32>) -> tensor<100x64xf32>
+  return %y : tensor<100x64xf32>
+}
+
+// -----
+
+// Pointwise only: a 1-D kernel, XBLOCK = 1024 elements, RBLOCK = 1, 4 warps; 3000
+// elements need 3 programs and a mask.
+// CHECK-LABEL: "tile.kernel"
+// CHECK: %[[N:.*]] = arith.constant 3000 : index
+// CHECK: %[[LIMIT:.*]] = "tile.splat"(%[[N]]) : (index) -> tensor<1024x1xindex>
+// CHECK: arith.cmpi slt, %{{.*}}, %[[LIMIT]] : tensor<1024x1xindex>
+// CHECK: arith.maximumf
+// CHECK: block = array<i64: 1024, 1>, grid = array<i64: 3>, num_warps = 4 : i64
+func.func @relu(%x: tensor<3000xf32>) -> tensor<3000xf32> {
+  %y = "aten.relu"(%x) : (tensor<3000xf32>) -> tensor<3000xf32>
+  return %y : tensor<3000xf32>
+}
+
+// -----
+
+// A library kernel: the matmul is a tile.extern on its operands' buffers and its
+// result's (cuBLAS on the device), the bias-add epilogue a kernel of its own.
+// CHECK-LABEL: "tile.kernel"
+// CHECK: func.func @linear
+// CHECK: %[[H:.*]] = memref.alloc() {fuselab.shape = array<i64: 32, 16>} : memref<512xf32>
+// CHECK: "tile.extern"() ({
+// CHECK-NEXT: gpu.yield %arg0, %arg1, %[[H]] : memref<256xf32>, memref<128xf32>, memref<512xf32>
+// CHECK-NEXT: kind = "mm"
+// CHECK: "tile.launch"
+func.func @linear(%x: tensor<32x8xf32>, %w: tensor<8x16xf32>) -> tensor<32x16xf32> {
+  %h = "aten.mm"(%x, %w) : (tensor<32x8xf32>, tensor<8x16xf32>) -> tensor<32x16xf32>
+  %y = "aten.relu"(%h) : (tensor<32x16xf32>) -> tensor<32x16xf32>
+  return %y : tensor<32x16xf32>
+}
+
+// -----
+
+// A member that reads another member's stored buffer (y is a result, so it is
+// stored; its row sum reads it back): the reader waits at a tile.barrier.
+// CHECK-LABEL: "tile.kernel"
+// CHECK: "tile.store"
+// CHECK-NEXT: "tile.barrier"
+// CHECK: "tile.reduce"
+func.func @keep_and_sum(%x: tensor<8x128xf32>) -> (tensor<8x128xf32>, tensor<8x1xf32>) {
+  %c = arith.constant dense<2.0> : tensor<f32>
+  %y = "aten.mul"(%x, %c) : (tensor<8x128xf32>, tensor<f32>) -> tensor<8x128xf32>
+  %s = "aten.sum"(%y) {dims = array<i64: 1>, keepdim = true} : (tensor<8x128xf32>) -> tensor<8x1xf32>
+  return %y, %s : tensor<8x128xf32>, tensor<8x1xf32>
+}

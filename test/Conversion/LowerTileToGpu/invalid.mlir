@@ -1,0 +1,30 @@
+// RUN: fuse-opt %s --split-input-file --verify-diagnostics --lower-tile-to-gpu
+
+// Blocks are distributed over threads in powers of two.
+// expected-error@+1 {{cannot lower to GPU code: block sizes must be powers of two and num_warps in 1..=32}}
+"tile.kernel"() ({
+^bb0(%arg0: memref<12xf32>):
+  gpu.yield
+}) {block = array<i64: 3, 4>, grid = array<i64: 1>, num_warps = 1 : i64, sym_name = "k"} : () -> ()
+
+// -----
+
+// Only reductions along the inner (r) axis are lowered.
+"tile.kernel"() ({
+^bb0(%arg0: memref<16xf32>):
+  %cst = arith.constant 0.0 : f32
+  %b = "tile.splat"(%cst) : (f32) -> tensor<4x4xf32>
+  // expected-error@+1 {{cannot lower to GPU code: only reductions along the inner axis are lowered}}
+  %r = "tile.reduce"(%b) {axis = 0 : i64, kind = "sum"} : (tensor<4x4xf32>) -> tensor<1x4xf32>
+  gpu.yield
+}) {block = array<i64: 4, 4>, grid = array<i64: 1>, num_warps = 1 : i64, sym_name = "k"} : () -> ()
+
+// -----
+
+// An op the per-slot lowering does not know is an error at that op.
+"tile.kernel"() ({
+^bb0(%arg0: memref<16xf32>):
+  // expected-error@+1 {{cannot lower to GPU code: the GPU lowering cannot handle 'tensor.empty' in a tile kernel}}
+  %e = tensor.empty() : tensor<4x4xf32>
+  gpu.yield
+}) {block = array<i64: 4, 4>, grid = array<i64: 1>, num_warps = 1 : i64, sym_name = "k"} : () -> ()
