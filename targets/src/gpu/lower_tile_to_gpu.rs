@@ -156,6 +156,9 @@ struct Kernel<'a> {
     xb: i64,
     rb: i64,
     slots: usize,
+    /// Adjacent block elements per thread (Triton's sizePerThread): slots `4c .. 4c+3`
+    /// of a thread are consecutive elements, so contiguous accesses become 128-bit ones.
+    vec: usize,
     tid: Value,
     /// Per slot: row and inner position in the block.
     xi: Vec<Value>,
@@ -239,12 +242,18 @@ fn lower_kernel(b: &mut Builder, kernel: MlirOperation, gpu_block: MlirBlock) ->
     let x = dim_x(b);
     let tid = b.value("gpu.thread_id", &[], index, &[("dimension", x)]);
     let slots = ((xb * rb + threads - 1) / threads).max(1) as usize;
+    let vec = if slots % 4 == 0 && (rb == 1 || rb >= 4) {
+        4
+    } else {
+        1
+    };
     let mut k = Kernel {
         b,
         threads,
         xb,
         rb,
         slots,
+        vec,
         tid,
         xi: Vec::new(),
         ri: Vec::new(),
@@ -314,22 +323,39 @@ fn dim_x(b: &Builder) -> MlirAttribute {
 }
 
 impl Kernel<'_> {
-    /// Each slot's row, inner position and whether it exists.
+    /// Each slot's row, inner position and whether it exists. Slot `s = V c + k` of
+    /// thread `tid` holds element `e = c T V + tid V + k` of the row-major block; the
+    /// row and inner position are written without dividing `k` out, so that the `V`
+    /// slots of a chunk differ by constants (LLVM then merges their accesses).
     fn layout(&mut self) {
         let ctx = self.b.context();
         let d0 = fuselab_dialects::build::Affine::dim(ctx, 0);
-        for s in 0..self.slots {
-            let e = d0.add_const(s as i64 * self.threads);
-            let xi = self.b.apply_expr(e.floordiv(self.rb), &[self.tid], &[]);
-            let ri = if self.rb == 1 {
-                self.b.index(0)
+        let (t, v, rb) = (self.threads, self.vec as i64, self.rb);
+        for s in 0..self.slots as i64 {
+            let (c, k) = (s / v, s % v);
+            let chunk = c * t * v;
+            let e = (d0 * v).add_const(chunk + k);
+            let (xi, ri) = if rb == 1 {
+                (self.b.apply_expr(e, &[self.tid], &[]), self.b.index(0))
+            } else if rb >= t * v {
+                let xi = self.b.index(chunk / rb);
+                let ri = self
+                    .b
+                    .apply_expr((d0 * v).add_const(chunk % rb + k), &[self.tid], &[]);
+                (xi, ri)
             } else {
-                self.b.apply_expr(e.modulo(self.rb), &[self.tid], &[])
+                let lanes = rb / v;
+                let xi = self
+                    .b
+                    .apply_expr(d0.floordiv(lanes).add_const(chunk / rb), &[self.tid], &[]);
+                let ri = self
+                    .b
+                    .apply_expr((d0.modulo(lanes) * v).add_const(k), &[self.tid], &[]);
+                (xi, ri)
             };
-            let limit = (s as i64 + 1) * self.threads;
-            let active = (limit > self.xb * self.rb).then(|| {
+            let active = ((c + 1) * t * v > self.xb * rb).then(|| {
                 let ev = self.b.apply_expr(e, &[self.tid], &[]);
-                let n = self.b.index(self.xb * self.rb);
+                let n = self.b.index(self.xb * rb);
                 self.b.cmpi(CmpI::Slt, ev, n)
             });
             self.xi.push(xi);
@@ -406,6 +432,10 @@ impl Kernel<'_> {
                 let c0 = self.b.index(0);
                 let mut out = Vec::new();
                 for s in 0..self.slots {
+                    if is_true(mask[s]) {
+                        out.push(self.b.load(buf, off[s]));
+                        continue;
+                    }
                     let at = self.b.select(mask[s], off[s], c0);
                     let v = self.b.load(buf, at);
                     out.push(self.b.select(mask[s], v, other[s]));
@@ -427,10 +457,18 @@ impl Kernel<'_> {
                     if per_row {
                         let c0 = self.b.index(0);
                         let first = self.b.cmpi(CmpI::Eq, self.ri[s], c0);
-                        cond = self.b.binary("arith.andi", cond, first);
+                        cond = if is_true(cond) {
+                            first
+                        } else {
+                            self.b.binary("arith.andi", cond, first)
+                        };
                     }
                     if let Some(a) = self.active[s] {
                         cond = self.b.binary("arith.andi", cond, a);
+                    }
+                    if is_true(cond) {
+                        self.b.store(val[s], buf, off[s]);
+                        continue;
                     }
                     self.b.open_if(cond);
                     self.b.store(val[s], buf, off[s]);
@@ -489,6 +527,15 @@ impl Kernel<'_> {
                 (0..self.slots)
                     .map(|s| {
                         let args: Vec<Value> = per.iter().map(|p| p[s]).collect();
+                        // `true and m` is `m`: known-true masks stay recognisable.
+                        if name == "arith.andi" && args.len() == 2 {
+                            if is_true(args[0]) {
+                                return args[1];
+                            }
+                            if is_true(args[1]) {
+                                return args[0];
+                            }
+                        }
                         self.b.value(&name, &args, element, &attributes)
                     })
                     .collect(),
@@ -727,7 +774,7 @@ impl Kernel<'_> {
     }
 
     /// `tile.reduce` along the inner axis (see the module documentation).
-    fn reduce(&mut self, op: MlirOperation, kind: &str, v: Vec<Value>) -> Result<Vec<Value>, Failure> {
+    fn reduce(&mut self, op: MlirOperation, kind: &str, values: Vec<Value>) -> Result<Vec<Value>, Failure> {
         let axis = ir::attr(op, "axis")
             .and_then(|a| fuselab_dialects::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) }))
             .unwrap_or(1);
@@ -735,30 +782,55 @@ impl Kernel<'_> {
             return Err(fail(op, "only reductions along the inner axis are lowered"));
         }
         if self.rb == 1 {
-            return Ok(v);
+            return Ok(values);
         }
-        let t = self.threads;
-        if self.rb <= t {
-            // Each slot is one row, over RBLOCK consecutive lanes.
-            let reduced: Vec<Value> = v.into_iter().map(|x| self.butterfly(kind, x, self.rb)).collect();
-            if self.rb <= 32 {
-                return Ok(reduced);
+        let (t, v) = (self.threads, self.vec);
+        if self.rb >= t * v as i64 {
+            // A row spans RBLOCK / T slots of every thread: the thread's own, then the
+            // warp's lanes, then the program's warps.
+            let per_row = (self.rb / t) as usize;
+            let mut partials = Vec::new();
+            for row in values.chunks(per_row) {
+                let local = self.local(kind, row);
+                partials.push(self.butterfly(kind, local, 32));
             }
-            return Ok(self.across_warps(kind, &reduced, self.rb / 32));
+            let rows = self.across_warps(kind, &partials, t / 32);
+            return Ok((0..self.slots).map(|s| rows[s / per_row]).collect());
         }
-        // A row spans RBLOCK / T slots of every thread.
-        let per_row = (self.rb / t) as usize;
+        // Each chunk of V slots is one row's, the row spread over RBLOCK / V consecutive
+        // lanes (and over warps when that is more than 32).
+        let lanes = self.rb / v as i64;
         let mut partials = Vec::new();
-        for row in v.chunks(per_row) {
-            let mut acc = row[0];
-            for &x in &row[1..] {
-                acc = self.combine(kind, acc, x);
-            }
-            partials.push(self.butterfly(kind, acc, 32));
+        for chunk in values.chunks(v) {
+            let local = self.local(kind, chunk);
+            partials.push(self.butterfly(kind, local, lanes));
         }
-        let rows = self.across_warps(kind, &partials, t / 32);
-        Ok((0..self.slots).map(|s| rows[s / per_row]).collect())
+        if lanes > 32 {
+            partials = self.across_warps(kind, &partials, lanes / 32);
+        }
+        Ok((0..self.slots).map(|s| partials[s / v]).collect())
     }
+
+    /// The combination of `values` in one thread.
+    fn local(&mut self, kind: &str, values: &[Value]) -> Value {
+        let mut acc = values[0];
+        for &x in &values[1..] {
+            acc = self.combine(kind, acc, x);
+        }
+        acc
+    }
+}
+
+/// Whether `v` is the constant `true`.
+fn is_true(v: Value) -> bool {
+    ir::defining_op(v).is_some_and(|d| {
+        ir::op_name(d) == "arith.constant"
+            && unsafe {
+                mlir_sys::mlirTypeIsAInteger(ir::value_type(v))
+                    && mlir_sys::mlirIntegerTypeGetWidth(ir::value_type(v)) == 1
+            }
+            && ir::attr(d, "value").is_some_and(|a| unsafe { mlir_sys::mlirIntegerAttrGetValueInt(a) } != 0)
+    })
 }
 
 fn is_tensor(ty: MlirType) -> bool {

@@ -130,6 +130,12 @@ impl Lowering {
         self.op_on("arith.cmpi", &[a, b], i1, &[("predicate", p)])
     }
 
+    /// A mask block of `shape` that is true everywhere.
+    fn all_true(&mut self, shape: [i64; 2]) -> V {
+        let t = self.b.int(1, 1);
+        V::B(self.block(V::S(t), shape), shape)
+    }
+
     /// `a floordiv c` and `a mod c` (non-negative) for a constant `c > 0`.
     fn floordiv(&mut self, a: V, c: i64) -> V {
         if c == 1 {
@@ -449,8 +455,15 @@ impl Lowering {
         let step = self.b.index(xb);
         let start = self.b.binary("arith.muli", pid, step);
         let x = self.iop("arith.addi", V::S(start), V::B(xs, [xb, 1]));
-        let limit = self.index(xnumel);
-        let xmask = self.cmp(CmpI::Slt, x, limit);
+        // Sizes that divide the block need no mask (Triton specializes on divisibility
+        // the same way): a constant-true mask lets the GPU lowering drop the selects and
+        // branches, and LLVM vectorize the accesses.
+        let xmask = if xnumel % xb == 0 {
+            self.all_true([xb, 1])
+        } else {
+            let limit = self.index(xnumel);
+            self.cmp(CmpI::Slt, x, limit)
+        };
         let rs = (rb > 1).then(|| {
             let row = self.b.tensor_type(&[1, rb], index);
             let axis1 = self.b.int_attr(i64t, 1);
@@ -534,8 +547,12 @@ impl Lowering {
             Some(rs) => self.iop("arith.addi", V::S(r0), V::B(rs, [1, k.rb])),
             None => V::S(r0),
         };
-        let limit = self.index(extent);
-        let rmask = self.cmp(CmpI::Slt, r, limit);
+        let rmask = if extent % k.rb == 0 {
+            self.all_true([1, k.rb])
+        } else {
+            let limit = self.index(extent);
+            self.cmp(CmpI::Slt, r, limit)
+        };
         let xm = V::B(k.xmask, [k.xb, 1]);
         let i1 = self.b.int_type(1);
         let mask = self.op_on("arith.andi", &[xm, rmask], i1, &[]);
