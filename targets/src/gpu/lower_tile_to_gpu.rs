@@ -242,7 +242,7 @@ fn lower_kernel(b: &mut Builder, kernel: MlirOperation, gpu_block: MlirBlock) ->
     let x = dim_x(b);
     let tid = b.value("gpu.thread_id", &[], index, &[("dimension", x)]);
     let slots = ((xb * rb + threads - 1) / threads).max(1) as usize;
-    let vec = if slots % 4 == 0 && (rb == 1 || rb >= 4) {
+    let vec = if slots.is_multiple_of(4) && (rb == 1 || rb >= 4) {
         4
     } else {
         1
