@@ -496,6 +496,25 @@ impl Builder {
     }
 }
 
+/// Replaces the one-result op `op` by what `build` makes at its location: the ops are
+/// built in a scratch block, then moved before `op`, which is erased once its uses take
+/// the returned value. Nothing changes when `build` returns `None`.
+pub fn rewrite(op: MlirOperation, build: impl FnOnce(&mut Builder) -> Option<Value>) {
+    let loc = ir::location(op);
+    let scratch = ir::new_block(&[], loc);
+    let mut b = Builder::new(loc);
+    b.push(scratch);
+    if let Some(v) = build(&mut b) {
+        for new in ir::block_ops(scratch) {
+            ir::detach(new);
+            ir::insert_before(op, new);
+        }
+        ir::replace_uses(ir::result(op, 0), v);
+        ir::erase(op);
+    }
+    unsafe { mlirBlockDestroy(scratch) };
+}
+
 /// An owned top-level `builtin.module` (destroyed with its contents when dropped).
 pub struct OwnedModule(MlirModule);
 
@@ -521,6 +540,17 @@ impl OwnedModule {
         let raw = self.0;
         std::mem::forget(self);
         raw
+    }
+
+    /// Replaces every op of `block` (another module's body) by this module's ops.
+    pub fn replace_contents_of(self, block: MlirBlock) {
+        for op in ir::block_ops(block) {
+            ir::erase(op);
+        }
+        for op in ir::block_ops(self.body()) {
+            ir::detach(op);
+            ir::append(block, op);
+        }
     }
 
     /// The module printed (generic form off, no locations).

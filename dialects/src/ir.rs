@@ -66,6 +66,21 @@ pub fn op_name(op: MlirOperation) -> String {
     }
 }
 
+/// Every attribute of `op` (inherent ones included), by name, in order.
+pub fn named_attributes(op: MlirOperation) -> Vec<(String, MlirAttribute)> {
+    unsafe {
+        (0..mlirOperationGetNumAttributes(op))
+            .map(|i| {
+                let na = mlirOperationGetAttribute(op, i);
+                let name = mlirIdentifierStr(na.name);
+                let name =
+                    String::from_utf8_lossy(std::slice::from_raw_parts(name.data as *const u8, name.length));
+                (name.into_owned(), na.attribute)
+            })
+            .collect()
+    }
+}
+
 /// Parses a type (`tensor<4xf32>`, `f32`, `index`); `None` if invalid.
 pub fn parse_type(ctx: MlirContext, text: &str) -> Option<MlirType> {
     let ty = unsafe { mlirTypeParseGet(ctx, sref(text)) };
@@ -352,6 +367,11 @@ pub fn i64s(op: MlirOperation, name: &str) -> Vec<i64> {
     attr(op, name)
         .and_then(|a| crate::attrs::i64_array(unsafe { melior::ir::Attribute::from_raw(a) }))
         .unwrap_or_default()
+}
+
+/// An integer attribute of `op` (`None` if absent or of another kind).
+pub fn integer(op: MlirOperation, name: &str) -> Option<i64> {
+    attr(op, name).and_then(|a| crate::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) }))
 }
 
 /// An array-of-strings attribute of `op` (empty if absent).

@@ -75,6 +75,21 @@ pub static PASSES: &[PassInfo] = &[
     gpu::lower_tile_to_gpu::INFO,
 ];
 
+/// `label` as a symbol part: ASCII letters, digits and `_`, everything else `_` (kernel
+/// names of the code generators are `<function>_<label>`).
+pub(crate) fn symbol_part(label: &str) -> String {
+    label
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// The target named `name`.
 pub fn target(name: &str) -> Option<&'static TargetEntry> {
     TARGETS.iter().find(|e| e.target.name() == name)

@@ -369,24 +369,10 @@ pub fn expand_math_ops(root: MlirOperation) {
     });
     for op in ops {
         let x = ir::operand(op, 0);
-        let is_f32 = unsafe { mlir_sys::mlirTypeIsAF32(ir::value_type(x)) };
-        if !is_f32 {
-            continue;
+        if unsafe { mlir_sys::mlirTypeIsAF32(ir::value_type(x)) } {
+            let name = ir::op_name(op);
+            fuselab_dialects::build::rewrite(op, |b| expand(b, &name, x));
         }
-        // Build the expansion in a scratch block, then move it before `op`.
-        let scratch = ir::new_block(&[], ir::location(op));
-        let mut b = Builder::new(ir::location(op));
-        b.push(scratch);
-        let name = ir::op_name(op);
-        if let Some(v) = expand(&mut b, &name, x) {
-            for new in ir::block_ops(scratch) {
-                ir::detach(new);
-                ir::insert_before(op, new);
-            }
-            ir::replace_uses(ir::result(op, 0), v);
-            ir::erase(op);
-        }
-        unsafe { mlir_sys::mlirBlockDestroy(scratch) };
     }
 }
 

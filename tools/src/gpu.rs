@@ -230,12 +230,12 @@ fn compile(o: &Options) -> Result<(), String> {
         }
     };
     let ptx = ptx_of(&fuse, raw, &o.file)?;
+    let bounds = int_bounds(&text, &o.file, &plan.function)?;
     let oracle = if o.samples > 0 {
-        Some(oracle(&text, &o.file, &plan, o)?)
+        Some(oracle(&text, &o.file, &plan, o, &bounds)?)
     } else {
         None
     };
-    let bounds = int_bounds(&text, &o.file, &plan.function)?;
     let manifest = manifest(&plan, o, oracle, &bounds);
     std::fs::create_dir_all(dir).map_err(|e| format!("fuse-gpu: cannot create {dir}: {e}"))?;
     std::fs::write(format!("{dir}/kernels.ptx"), ptx).map_err(|e| format!("fuse-gpu: {e}"))?;
@@ -281,8 +281,14 @@ pub fn portable_inputs(types: &[(DType, Vec<i64>, i64)], seed: u64) -> Vec<Tenso
         .collect()
 }
 
-/// The int64 bound of each input of `function` (0 for other dtypes).
-fn int_bounds(text: &str, buffer: &str, function: &str) -> Result<Vec<i64>, String> {
+/// Runs `f` on the function `function` of `text` as written (the aten input), in a
+/// context of its own.
+fn with_source_function<T>(
+    text: &str,
+    buffer: &str,
+    function: &str,
+    f: impl FnOnce(mlir_sys::MlirOperation) -> Result<T, String>,
+) -> Result<T, String> {
     let fuse = FuseContext::new().map_err(|e| e.to_string())?;
     let sink = DiagnosticSink::new();
     sink.capture(fuse.context());
@@ -293,29 +299,26 @@ fn int_bounds(text: &str, buffer: &str, function: &str) -> Result<Vec<i64>, Stri
         .find(|(n, _)| n == function)
         .map(|(_, f)| f)
         .ok_or_else(|| format!("{buffer}: no function @{function}"))?;
-    let block = ir::body(func).ok_or_else(|| format!("{buffer}: @{function} has no body"))?;
-    Ok(ir::block_arguments(block)
-        .into_iter()
-        .map(|a| match ir::tensor_type(a).map(|t| t.dtype) {
-            Some(DType::I64) => fuselab_exec::inputs::int_bound(a),
-            _ => 0,
-        })
-        .collect())
+    f(func)
 }
 
-/// The oracle's samples of every output of `plan`'s function on the portable inputs.
-fn oracle(text: &str, buffer: &str, plan: &Plan, o: &Options) -> Result<Json, String> {
-    let fuse = FuseContext::new().map_err(|e| e.to_string())?;
-    let sink = DiagnosticSink::new();
-    sink.capture(fuse.context());
-    let module = parse_module(fuse.context(), text, buffer, &sink)
-        .ok_or_else(|| format!("{buffer}: does not parse"))?;
-    let func = functions(&module)
-        .into_iter()
-        .find(|(n, _)| n == &plan.function)
-        .map(|(_, f)| f)
-        .ok_or_else(|| format!("{buffer}: no function @{}", plan.function))?;
-    let bounds = int_bounds(text, buffer, &plan.function)?;
+/// The int64 bound of each input of `function` (0 for other dtypes).
+fn int_bounds(text: &str, buffer: &str, function: &str) -> Result<Vec<i64>, String> {
+    with_source_function(text, buffer, function, |func| {
+        let block = ir::body(func).ok_or_else(|| format!("{buffer}: @{function} has no body"))?;
+        Ok(ir::block_arguments(block)
+            .into_iter()
+            .map(|a| match ir::tensor_type(a).map(|t| t.dtype) {
+                Some(DType::I64) => fuselab_exec::inputs::int_bound(a),
+                _ => 0,
+            })
+            .collect())
+    })
+}
+
+/// The oracle's samples of every output of `plan`'s function on the portable inputs
+/// (int64 inputs below `bounds`).
+fn oracle(text: &str, buffer: &str, plan: &Plan, o: &Options, bounds: &[i64]) -> Result<Json, String> {
     let types: Vec<(DType, Vec<i64>, i64)> = plan
         .buffers
         .iter()
@@ -329,7 +332,9 @@ fn oracle(text: &str, buffer: &str, plan: &Plan, o: &Options) -> Result<Json, St
         })
         .collect();
     let inputs = portable_inputs(&types, o.seed);
-    let outputs = run_aten(func, &inputs).map_err(|e| e.to_string())?;
+    let outputs = with_source_function(text, buffer, &plan.function, |func| {
+        run_aten(func, &inputs).map_err(|e| e.to_string())
+    })?;
     let mut list = Vec::new();
     for (i, t) in outputs.iter().enumerate() {
         let n = t.data.len();

@@ -133,9 +133,7 @@ pub fn produced_by_node(v: mlir_sys::MlirValue) -> Option<mlir_sys::MlirValue> {
         names::POINTWISE | names::REDUCTION | names::EXTERN | names::VIEW => Some(v),
         names::OUTPUT => {
             let kernel = ir::defining_op(ir::operand(d, 0))?;
-            let index = ir::attr(d, "index")
-                .and_then(|a| fuselab_dialects::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) }))
-                .unwrap_or(0) as usize;
+            let index = ir::integer(d, "index").unwrap_or(0) as usize;
             let yielded = *ir::operands(*ir::block_ops(ir::body(kernel)?).last()?).get(index)?;
             produced_by_node(yielded)
         }

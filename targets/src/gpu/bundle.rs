@@ -78,11 +78,6 @@ pub fn plans(module: MlirOperation) -> Result<Vec<Plan>, String> {
     Ok(out)
 }
 
-fn integer(op: MlirOperation, name: &str) -> Option<i64> {
-    ir::attr(op, name)
-        .and_then(|a| fuselab_dialects::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) }))
-}
-
 fn memref_type(v: mlir_sys::MlirValue) -> Option<TensorType> {
     // A flat memref<N x T>: its logical shape is not kept, only N.
     let ty = ir::value_type(v);
@@ -104,7 +99,7 @@ fn plan(func: MlirOperation) -> Result<Plan, String> {
     let function = ir::attr(func, "sym_name")
         .and_then(fuselab_dialects::attrs::string_raw)
         .unwrap_or_default();
-    let inputs = integer(func, "fuselab.num_inputs")
+    let inputs = ir::integer(func, "fuselab.num_inputs")
         .ok_or_else(|| format!("@{function}: not a tile host function"))? as usize;
     let block = ir::body(func).ok_or_else(|| format!("@{function}: no body"))?;
     let mut ids: HashMap<usize, usize> = HashMap::new();
@@ -179,7 +174,7 @@ fn plan(func: MlirOperation) -> Result<Plan, String> {
                         ));
                     }
                     let grid = ir::i64s(op, "grid").first().copied().unwrap_or(1);
-                    let threads = integer(op, "threads").unwrap_or(128);
+                    let threads = ir::integer(op, "threads").unwrap_or(128);
                     steps.push(Step::Launch {
                         kernel,
                         grid,
@@ -198,7 +193,7 @@ fn plan(func: MlirOperation) -> Result<Plan, String> {
                             ints.push((name.to_string(), v));
                         }
                     }
-                    if let Some(g) = integer(op, "groups") {
+                    if let Some(g) = ir::integer(op, "groups") {
                         ints.push(("groups".to_string(), vec![g]));
                     }
                     steps.push(Step::Extern {

@@ -179,9 +179,7 @@ fn lower_kernel(b: &mut Builder, kernel: MlirOperation, gpu_block: MlirBlock) ->
         .ok_or_else(|| fail(kernel, "kernel without a name"))?;
     let block = ir::i64s(kernel, "block");
     let grid = ir::i64s(kernel, "grid");
-    let warps = ir::attr(kernel, "num_warps")
-        .and_then(|a| fuselab_dialects::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) }))
-        .unwrap_or(4);
+    let warps = ir::integer(kernel, "num_warps").unwrap_or(4);
     let (&[xb, rb], &[grid]) = (block.as_slice(), grid.as_slice()) else {
         return Err(fail(kernel, "kernel without a 2-d block and a 1-d grid"));
     };
@@ -400,11 +398,7 @@ impl Kernel<'_> {
                 set(self, L::S(v));
             }
             "tile.arange" => {
-                let axis = ir::attr(op, "axis")
-                    .and_then(|a| {
-                        fuselab_dialects::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) })
-                    })
-                    .unwrap_or(0);
+                let axis = ir::integer(op, "axis").unwrap_or(0);
                 let l = if axis == 0 {
                     self.xi.clone()
                 } else {
@@ -508,14 +502,9 @@ impl Kernel<'_> {
             .into_iter()
             .map(|v| self.get(op, v))
             .collect::<Result<_, _>>()?;
-        let mut attributes = Vec::new();
-        unsafe {
-            for i in 0..mlir_sys::mlirOperationGetNumAttributes(op) {
-                let na = mlir_sys::mlirOperationGetAttribute(op, i);
-                let key = melior::StringRef::from_raw(mlir_sys::mlirIdentifierStr(na.name));
-                attributes.push((key.as_str().unwrap_or_default(), na.attribute));
-            }
-        }
+        let named = ir::named_attributes(op);
+        let attributes: Vec<(&str, mlir_sys::MlirAttribute)> =
+            named.iter().map(|(k, a)| (k.as_str(), *a)).collect();
         let ty = ir::value_type(ir::result(op, 0));
         let element = element(ty);
         let l = if operands.iter().all(|l| matches!(l, L::S(_))) && !is_tensor(ty) {
@@ -775,9 +764,7 @@ impl Kernel<'_> {
 
     /// `tile.reduce` along the inner axis (see the module documentation).
     fn reduce(&mut self, op: MlirOperation, kind: &str, values: Vec<Value>) -> Result<Vec<Value>, Failure> {
-        let axis = ir::attr(op, "axis")
-            .and_then(|a| fuselab_dialects::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) }))
-            .unwrap_or(1);
+        let axis = ir::integer(op, "axis").unwrap_or(1);
         if axis != 1 {
             return Err(fail(op, "only reductions along the inner axis are lowered"));
         }

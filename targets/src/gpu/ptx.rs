@@ -16,7 +16,7 @@
 //! stay IEEE (`div.rn`, `sqrt.rn`), log/tanh/erf/sin/cos are fuselab's expansions.
 
 use fuselab_dialects::{
-    build::{Builder, OwnedModule},
+    build::{rewrite, Builder, OwnedModule},
     ir,
 };
 use inkwell::{
@@ -104,13 +104,11 @@ fn fast_exp(root: MlirOperation) {
         if !unsafe { mlir_sys::mlirTypeIsAF32(ty) } {
             continue;
         }
-        let mut b = Builder::new(ir::location(op));
-        let scratch = ir::new_block(&[], ir::location(op));
-        b.push(scratch);
-        let log2e = b.f32(std::f32::consts::LOG2_E);
-        let scaled = b.binary("arith.mulf", x, log2e);
-        let v = intrinsic(&mut b, "llvm.nvvm.ex2.approx.f32", &[scaled], ty);
-        replace_with(op, scratch, v);
+        rewrite(op, |b| {
+            let log2e = b.f32(std::f32::consts::LOG2_E);
+            let scaled = b.binary("arith.mulf", x, log2e);
+            Some(intrinsic(b, "llvm.nvvm.ex2.approx.f32", &[scaled], ty))
+        });
     }
 }
 
@@ -127,18 +125,6 @@ fn intrinsic(
         ("operandSegmentSizes", b.i32_array_attr(&[args.len() as i32, 0])),
     ];
     b.value("llvm.call_intrinsic", args, ty, &attributes)
-}
-
-/// Moves the ops built in `scratch` before `op`, replaces `op`'s result by `v` and
-/// erases `op`.
-fn replace_with(op: MlirOperation, scratch: mlir_sys::MlirBlock, v: mlir_sys::MlirValue) {
-    for new in ir::block_ops(scratch) {
-        ir::detach(new);
-        ir::insert_before(op, new);
-    }
-    ir::replace_uses(ir::result(op, 0), v);
-    ir::erase(op);
-    unsafe { mlir_sys::mlirBlockDestroy(scratch) };
 }
 
 /// Replaces the `math` ops that NVPTX implements natively (fabs, sqrt, floor, ceil,

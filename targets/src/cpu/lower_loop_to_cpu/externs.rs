@@ -212,9 +212,7 @@ impl Gen {
             }
         };
         let (stride, padding, dilation) = (list("stride", 1), list("padding", 0), list("dilation", 1));
-        let groups = ir::attr(op, "groups")
-            .and_then(|a| fuselab_dialects::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) }))
-            .unwrap_or(1);
+        let groups = ir::integer(op, "groups").unwrap_or(1);
         let (batch, cin) = (x.ty.shape[0], x.ty.shape[1]);
         let (cin_g, cout_g) = (w.ty.shape[1], w.ty.shape[0] / groups.max(1));
         let kernel: Vec<i64> = w.ty.shape[2..].to_vec();

@@ -68,11 +68,7 @@ impl Gen {
                     self.finish_kernel();
                 }
                 names::OUTPUT => {
-                    let index = ir::attr(op, "index")
-                        .and_then(|a| {
-                            fuselab_dialects::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) })
-                        })
-                        .unwrap_or(0) as usize;
+                    let index = ir::integer(op, "index").unwrap_or(0) as usize;
                     let buf = self
                         .tuples
                         .get(&(ir::operand(op, 0).ptr as usize))
@@ -91,16 +87,7 @@ impl Gen {
     /// Starts the kernel function `@<function>_<label>` for `op` (before the host
     /// function, at `op`'s location) and makes its body the insertion point.
     pub(super) fn start_kernel(&mut self, op: MlirOperation, label: &str) {
-        let clean: String = label
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
+        let clean = crate::symbol_part(label);
         let mut symbol = format!("{}_{clean}", self.prefix);
         if self.symbols.contains(&symbol) {
             symbol = format!("{symbol}_{}", self.kernels);

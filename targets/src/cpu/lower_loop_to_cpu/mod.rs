@@ -98,13 +98,7 @@ fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed>
             return Err(PassFailed);
         }
     };
-    for op in old {
-        ir::erase(op);
-    }
-    for op in ir::block_ops(built.module.body()) {
-        ir::detach(op);
-        ir::append(block, op);
-    }
+    built.module.replace_contents_of(block);
     Ok(())
 }
 

@@ -336,14 +336,9 @@ impl Lowering {
                 values.insert(result, v);
                 continue;
             }
-            let mut attributes = Vec::new();
-            unsafe {
-                for i in 0..mlir_sys::mlirOperationGetNumAttributes(op) {
-                    let na = mlir_sys::mlirOperationGetAttribute(op, i);
-                    let key = melior::StringRef::from_raw(mlir_sys::mlirIdentifierStr(na.name));
-                    attributes.push((key.as_str().unwrap_or_default(), widen_attr(na.attribute)));
-                }
-            }
+            let named = ir::named_attributes(op);
+            let attributes: Vec<(&str, mlir_sys::MlirAttribute)> =
+                named.iter().map(|(k, a)| (k.as_str(), widen_attr(*a))).collect();
             let v = self.op_on(&name, &args, result_ty, &attributes);
             let v = self.round(v, half);
             values.insert(result, v);

@@ -103,13 +103,7 @@ fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed>
         );
         return Err(PassFailed);
     }
-    for op in old {
-        ir::erase(op);
-    }
-    for op in ir::block_ops(built.body()) {
-        ir::detach(op);
-        ir::append(block, op);
-    }
+    built.replace_contents_of(block);
     Ok(())
 }
 
@@ -269,11 +263,7 @@ impl Lowering {
                     self.members(op, &[op])?
                 }
                 names::OUTPUT => {
-                    let index = ir::attr(op, "index")
-                        .and_then(|a| {
-                            fuselab_dialects::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) })
-                        })
-                        .unwrap_or(0) as usize;
+                    let index = ir::integer(op, "index").unwrap_or(0) as usize;
                     let buf = self
                         .tuples
                         .get(&(ir::operand(op, 0).ptr as usize))
@@ -351,16 +341,7 @@ impl Lowering {
 
     /// A fresh kernel symbol `<function>_<label>`.
     pub(super) fn symbol(&mut self, label: &str) -> String {
-        let clean: String = label
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
+        let clean = crate::symbol_part(label);
         let mut symbol = format!("{}_{clean}", self.prefix);
         let mut n = 0;
         while self.symbols.contains(&symbol) {
@@ -389,14 +370,9 @@ impl Lowering {
             args.push(self.buffer(op, v)?.v);
         }
         args.push(out.v);
-        let mut attributes = Vec::new();
-        unsafe {
-            for i in 0..mlir_sys::mlirOperationGetNumAttributes(op) {
-                let na = mlir_sys::mlirOperationGetAttribute(op, i);
-                let key = melior::StringRef::from_raw(mlir_sys::mlirIdentifierStr(na.name));
-                attributes.push((key.as_str().unwrap_or_default(), widen_attr(na.attribute)));
-            }
-        }
+        let named = ir::named_attributes(op);
+        let attributes: Vec<(&str, mlir_sys::MlirAttribute)> =
+            named.iter().map(|(k, a)| (k.as_str(), widen_attr(*a))).collect();
         self.b.open("tile.extern", &[], &[], &attributes, &[]);
         self.b.close(names::YIELD, &args);
         self.bufs.insert(ir::result(op, 0).ptr as usize, out);
