@@ -37,6 +37,7 @@ OPTIONS:
   --validate <dir>    Check a bundle without a GPU: manifest fields, buffer ids and roles,
                       each launch's kernel is a PTX .entry taking as many parameters as
                       it is given buffers, every output is written, oracle sizes
+  --tile-options <o>   Options of --lower-loop-to-tile, e.g. 'max-rblock=2048 elements-per-warp=256'
   --seed <n>          Seed of the bundle's inputs (default: 0)
   --samples <n>       Oracle samples per output (default: 4096; 0: no oracle, for
                       sizes the interpreter would take too long on)
@@ -48,6 +49,7 @@ aten interpreter on those inputs (docs/gpu.md).
 
 struct Options {
     validate: Option<String>,
+    tile_options: Option<String>,
     file: String,
     strategy: String,
     function: Option<String>,
@@ -60,6 +62,7 @@ struct Options {
 fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
     let mut o = Options {
         validate: None,
+        tile_options: None,
         file: String::new(),
         strategy: "inductor".into(),
         function: None,
@@ -91,6 +94,7 @@ fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
             "--emit" => o.emit = Some(value("a stage (tile, gpu or ptx)")?),
             "-o" => o.out = Some(value("a directory")?),
             "--validate" => o.validate = Some(value("a bundle directory")?),
+            "--tile-options" => o.tile_options = Some(value("pass options")?),
             "--seed" => {
                 let v = value("a number")?;
                 o.seed = v
@@ -194,10 +198,14 @@ fn compile(o: &Options) -> Result<(), String> {
     let text =
         std::fs::read_to_string(&o.file).map_err(|e| format!("fuse-gpu: cannot read {}: {e}", o.file))?;
     let gpu = fuselab_targets::target("gpu").ok_or("fuse-gpu: no gpu target")?;
+    let tile = match &o.tile_options {
+        Some(options) => format!("lower-loop-to-tile{{{options}}}"),
+        None => "lower-loop-to-tile".to_string(),
+    };
     let stop = if o.emit.as_deref() == Some("tile") {
-        "lower-loop-to-tile"
+        tile
     } else {
-        "lower-loop-to-tile,lower-tile-to-gpu"
+        format!("{tile},lower-tile-to-gpu")
     };
     let pipeline = format!("{},{stop}", pipeline_of(&o.strategy));
     let fuse = FuseContext::new().map_err(|e| e.to_string())?;

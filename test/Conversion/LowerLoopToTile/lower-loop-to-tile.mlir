@@ -1,54 +1,62 @@
 // RUN: fuse-opt %s --split-input-file --aten-decompose --lower-aten-to-loop --inline-pointwise --inductor-fuse --lower-loop-to-tile | FileCheck %s
+// RUN: fuse-opt %s --split-input-file --aten-decompose --lower-aten-to-loop --inline-pointwise --inductor-fuse --lower-loop-to-tile="max-rblock=2048 elements-per-warp=128" | FileCheck %s --check-prefix=KNOBS
+// RUN: not fuse-opt %s --split-input-file --aten-decompose --lower-aten-to-loop --lower-loop-to-tile=max-rblock=3000 2>&1 | FileCheck %s --check-prefix=BAD
 
-// A row reduction over 2048 columns with its epilogue (rmsnorm's shape): more than
-// RBLOCK = 1024, so a looped reduction — an scf.for over 1024-wide chunks carrying the
+// The launch rule's knobs: rows of 8192 in 2048-wide chunks, a warp per 128 elements.
+// KNOBS: %c8192 step %c2048 iter_args
+// KNOBS: block = array<i64: 1, 2048>, grid = array<i64: 64>, num_warps = 8 : i64
+// KNOBS: block = array<i64: 16, 64>, grid = array<i64: 7>, num_warps = 8 : i64
+// BAD: error: --lower-loop-to-tile: max-rblock=3000 is not a power of two in 1..=2^20
+
+// A row reduction over 8192 columns with its epilogue (rmsnorm's shape): more than
+// RBLOCK = 4096, so a looped reduction — an scf.for over 4096-wide chunks carrying the
 // accumulator block — then tile.reduce to one value per row, kept in registers for the
 // epilogue's own chunk loop (no reload, no barrier). One program per row (XBLOCK = 1),
 // 8 warps; the host allocates the row sums and launches the kernel once.
 // CHECK-LABEL: "tile.kernel"
 // CHECK: "tile.program_id"() {axis = 0 : i64} : () -> index
 // CHECK: "tile.arange"() {axis = 0 : i64} : () -> tensor<1x1xindex>
-// CHECK: "tile.arange"() {axis = 1 : i64} : () -> tensor<1x1024xindex>
-// CHECK: %[[ACC:.*]] = scf.for %{{.*}} = %{{.*}} to %c2048 step %c1024 iter_args(%[[A:.*]] = %{{.*}}) -> (tensor<1x1024xf32>)
-// CHECK: "tile.load"(%{{.*}}) : (memref<131072xf32>, tensor<1x1024xindex>, tensor<1x1024xi1>, f32) -> tensor<1x1024xf32>
+// CHECK: "tile.arange"() {axis = 1 : i64} : () -> tensor<1x4096xindex>
+// CHECK: %[[ACC:.*]] = scf.for %{{.*}} = %{{.*}} to %c8192 step %c4096 iter_args(%[[A:.*]] = %{{.*}}) -> (tensor<1x4096xf32>)
+// CHECK: "tile.load"(%{{.*}}) : (memref<524288xf32>, tensor<1x4096xindex>, tensor<1x4096xi1>, f32) -> tensor<1x4096xf32>
 // CHECK: arith.select
 // CHECK: arith.addf %[[A]]
 // CHECK: scf.yield
-// CHECK: %[[SUM:.*]] = "tile.reduce"(%[[ACC]]) {axis = 1 : i64, kind = "sum"} : (tensor<1x1024xf32>) -> tensor<1x1xf32>
+// CHECK: %[[SUM:.*]] = "tile.reduce"(%[[ACC]]) {axis = 1 : i64, kind = "sum"} : (tensor<1x4096xf32>) -> tensor<1x1xf32>
 // CHECK: "tile.store"(%arg0, %[[ROW:[0-9]+]], %[[SUM]], %{{[0-9]+}}) : (memref<64xf32>, tensor<1x1xindex>, tensor<1x1xf32>, tensor<1x1xi1>)
 // CHECK-NOT: tile.barrier
 // CHECK: scf.for
 // CHECK: arith.divf %[[SUM]]
 // CHECK: math.rsqrt
-// CHECK: "tile.store"(%{{.*}}) : (memref<131072xf32>, tensor<1x1024xindex>, tensor<1x1024xf32>, tensor<1x1024xi1>)
+// CHECK: "tile.store"(%{{.*}}) : (memref<524288xf32>, tensor<1x4096xindex>, tensor<1x4096xf32>, tensor<1x4096xi1>)
 // CHECK: gpu.yield
-// CHECK: block = array<i64: 1, 1024>, grid = array<i64: 64>, num_warps = 8 : i64, sym_name = "rows_fused_mean_mul_rsqrt_0"
-// CHECK: func.func @rows(%{{.*}}) attributes {fuselab.arg_shapes = [array<i64: 64, 2048>, array<i64: 2048>, array<i64: 64, 2048>], fuselab.num_inputs = 2 : i64}
+// CHECK: block = array<i64: 1, 4096>, grid = array<i64: 64>, num_warps = 8 : i64, sym_name = "rows_fused_mean_mul_rsqrt_0"
+// CHECK: func.func @rows(%{{.*}}) attributes {fuselab.arg_shapes = [array<i64: 64, 8192>, array<i64: 8192>, array<i64: 64, 8192>], fuselab.num_inputs = 2 : i64}
 // CHECK: memref.alloc() {fuselab.shape = array<i64: 64, 1>} : memref<64xf32>
 // CHECK: "tile.launch"() ({
 // CHECK-NEXT: gpu.yield
 // CHECK-NEXT: }) {kernel = @rows_fused_mean_mul_rsqrt_0}
-func.func @rows(%x: tensor<64x2048xf32>, %w: tensor<2048xf32>) -> tensor<64x2048xf32> {
-  %s = "aten.mul"(%x, %x) : (tensor<64x2048xf32>, tensor<64x2048xf32>) -> tensor<64x2048xf32>
-  %m = "aten.mean"(%s) {dims = array<i64: 1>, keepdim = true} : (tensor<64x2048xf32>) -> tensor<64x1xf32>
+func.func @rows(%x: tensor<64x8192xf32>, %w: tensor<8192xf32>) -> tensor<64x8192xf32> {
+  %s = "aten.mul"(%x, %x) : (tensor<64x8192xf32>, tensor<64x8192xf32>) -> tensor<64x8192xf32>
+  %m = "aten.mean"(%s) {dims = array<i64: 1>, keepdim = true} : (tensor<64x8192xf32>) -> tensor<64x1xf32>
   %r = "aten.rsqrt"(%m) : (tensor<64x1xf32>) -> tensor<64x1xf32>
-  %y = "aten.mul"(%x, %r) : (tensor<64x2048xf32>, tensor<64x1xf32>) -> tensor<64x2048xf32>
-  %z = "aten.mul"(%y, %w) : (tensor<64x2048xf32>, tensor<2048xf32>) -> tensor<64x2048xf32>
-  return %z : tensor<64x2048xf32>
+  %y = "aten.mul"(%x, %r) : (tensor<64x8192xf32>, tensor<64x1xf32>) -> tensor<64x8192xf32>
+  %z = "aten.mul"(%y, %w) : (tensor<64x8192xf32>, tensor<8192xf32>) -> tensor<64x8192xf32>
+  return %z : tensor<64x8192xf32>
 }
 
 // -----
 
 // A small row reduction (softmax over 64 columns): persistent — the whole row in one
-// [XBLOCK, RBLOCK] = [16, 64] block, no loop; 16 rows per program (1024 / RBLOCK), masks
-// for the 100 rows (100 = 6 * 16 + 4).
+// [XBLOCK, RBLOCK] = [16, 64] block, no loop; 16 rows per program (1024 / RBLOCK), 4
+// warps (256 elements each), masks for the 100 rows (100 = 6 * 16 + 4).
 // CHECK-LABEL: "tile.kernel"
 // CHECK-NOT: scf.for
 // CHECK: "tile.reduce"(%{{.*}}) {axis = 1 : i64, kind = "max"} : (tensor<16x64xf32>) -> tensor<16x1xf32>
 // CHECK: "tile.reduce"(%{{.*}}) {axis = 1 : i64, kind = "sum"} : (tensor<16x64xf32>) -> tensor<16x1xf32>
 // CHECK: math.exp
 // CHECK: arith.divf
-// CHECK: block = array<i64: 16, 64>, grid = array<i64: 7>, num_warps = 8 : i64
+// CHECK: block = array<i64: 16, 64>, grid = array<i64: 7>, num_warps = 4 : i64
 func.func @small_softmax(%x: tensor<100x64xf32>) -> tensor<100x64xf32> {
   %y = "aten.softmax"(%x) {dim = 1 : i64} : (tensor<100x64xf32>) -> tensor<100x64xf32>
   return %y : tensor<100x64xf32>

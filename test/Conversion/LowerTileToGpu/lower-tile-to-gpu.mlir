@@ -1,16 +1,16 @@
 // RUN: fuse-opt %s --split-input-file --aten-decompose --lower-aten-to-loop --inline-pointwise --inductor-fuse --lower-loop-to-tile --lower-tile-to-gpu | FileCheck %s
 
-// Softmax over 512 columns: a [2, 512] block on 256 threads = 4 slots per thread, 4
-// adjacent elements of one row (sizePerThread 4), a row over 128 lanes (4 warps). Row
-// max and row sum: the thread's 4 values, a shuffle-xor butterfly inside each warp
-// (offsets 16..1), then the 4 warps of a row through workgroup memory between
-// barriers; the kernel arguments are distinct 16-byte aligned buffers. 100 rows divide
+// Softmax over 512 columns: a [2, 512] block on 128 threads = 8 slots per thread, in
+// groups of 4 adjacent elements (sizePerThread 4); each row spans all 4 warps, 4 slots
+// of every thread. Row max and row sum: the thread's 4 values, a shuffle-xor butterfly
+// inside each warp (offsets 16..1), then the 4 warps through workgroup memory (2 rows
+// x 4 warps) between barriers; the kernel arguments are distinct 16-byte aligned buffers. 100 rows divide
 // XBLOCK = 2 and 512 columns RBLOCK: no masks, plain loads and stores. The host's
 // launch names the gpu.func and carries grid and threads.
 // CHECK-LABEL: gpu.module @fuselab_kernels
 // CHECK: gpu.func @softmax_rows_fused_softmax_0(%{{.*}}: memref<100xf32> {llvm.align = 16 : i64, llvm.noalias}
 // CHECK-SAME: workgroup(%[[WG:.*]] : memref<8xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<8xf32, #gpu.address_space<workgroup>>)
-// CHECK-SAME: kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK-SAME: kernel attributes {known_block_size = array<i32: 128, 1, 1>}
 // CHECK: gpu.thread_id{{.*}}x
 // CHECK: gpu.block_id{{.*}}x
 // CHECK-NOT: arith.select
@@ -31,7 +31,7 @@
 // CHECK: gpu.return
 // CHECK: func.func @softmax_rows
 // CHECK: "tile.launch"
-// CHECK: grid = array<i64: 50>, kernel = @fuselab_kernels::@softmax_rows_fused_softmax_0, threads = 256 : i64
+// CHECK: grid = array<i64: 50>, kernel = @fuselab_kernels::@softmax_rows_fused_softmax_0, threads = 128 : i64
 func.func @softmax_rows(%x: tensor<100x512xf32>) -> tensor<100x512xf32> {
   %y = "aten.softmax"(%x) {dim = 1 : i64} : (tensor<100x512xf32>) -> tensor<100x512xf32>
   return %y : tensor<100x512xf32>
@@ -39,13 +39,13 @@ func.func @softmax_rows(%x: tensor<100x512xf32>) -> tensor<100x512xf32> {
 
 // -----
 
-// Rows of 8: [128, 8] blocks on 256 threads, 4 adjacent elements per thread, so a row
+// Rows of 8: [128, 8] blocks on 128 threads, 4 adjacent elements per thread, so a row
 // is 2 lanes: the butterfly is one step (offset 1) and needs no workgroup memory. The
 // per-row result is stored by the lane at inner position 0 only (1000 rows do not
 // divide XBLOCK: masked).
 // CHECK-LABEL: gpu.module @fuselab_kernels
 // CHECK-NOT: workgroup(
-// CHECK: kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK: kernel attributes {known_block_size = array<i32: 128, 1, 1>}
 // CHECK-NOT: %c2_i32
 // CHECK: gpu.shuffle{{.*}}xor %{{.*}}, %c1_i32, %c32_i32 : f32
 // CHECK-NOT: gpu.barrier

@@ -10,7 +10,7 @@
 // CHECK: .target sm_90a
 // CHECK: .visible .entry softmax_rows_fused_softmax_0(
 // CHECK-COUNT-4: .param .u64 .ptr .align 16
-// CHECK: .maxntid 256, 1, 1
+// CHECK: .maxntid 128, 1, 1
 // CHECK: .shared .align 4 .b8
 // CHECK: ld.global.nc.v4.b32
 // CHECK: shfl.sync.bfly.b32

@@ -35,18 +35,41 @@ struct Kernel {
     mask: V,
 }
 
-/// Triton-like launch parameters for `xnumel` rows of at most `rnumel` inner elements
-/// (see the module documentation): `(XBLOCK, RBLOCK, num_warps)`.
-pub fn launch_config(xnumel: i64, rnumel: i64) -> (i64, i64, i64) {
-    let np2 = |v: i64| (v.max(1) as u64).next_power_of_two() as i64;
-    if rnumel <= 1 {
-        let xb = np2(xnumel).min(1024);
-        return (xb, 1, (xb / 32).clamp(1, 4));
+/// The launch rule's knobs (the pass options).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TileConfig {
+    /// The widest RBLOCK: rows wider are looped over in chunks of it.
+    pub max_rblock: i64,
+    /// Elements of a row kernel's block (XBLOCK = this / RBLOCK rows).
+    pub block_elements: i64,
+    /// Block elements per warp of a row kernel (1 to 8 warps).
+    pub elements_per_warp: i64,
+}
+
+impl Default for TileConfig {
+    fn default() -> Self {
+        Self {
+            max_rblock: 4096,
+            block_elements: 1024,
+            elements_per_warp: 256,
+        }
     }
-    let rb = np2(rnumel).min(1024);
-    let xb = (1024 / rb).min(np2(xnumel)).max(1);
-    let warps = (xb * rb / 128).clamp(1, 8);
-    (xb, rb, warps)
+}
+
+impl TileConfig {
+    /// Triton-like launch parameters for `xnumel` rows of at most `rnumel` inner
+    /// elements (see the module documentation): `(XBLOCK, RBLOCK, num_warps)`.
+    pub fn launch(&self, xnumel: i64, rnumel: i64) -> (i64, i64, i64) {
+        let np2 = |v: i64| (v.max(1) as u64).next_power_of_two() as i64;
+        if rnumel <= 1 {
+            let xb = np2(xnumel).min(1024);
+            return (xb, 1, (xb / 32).clamp(1, 4));
+        }
+        let rb = np2(rnumel).min(self.max_rblock);
+        let xb = (self.block_elements / rb).min(np2(xnumel)).max(1);
+        let warps = (xb * rb / self.elements_per_warp).clamp(1, 8);
+        (xb, rb, warps)
+    }
 }
 
 impl Lowering {
@@ -386,7 +409,7 @@ impl Lowering {
             }
         };
         let rnumel = run.iter().map(|&m| inner(m)).max().unwrap_or(1);
-        let (xb, rb, warps) = launch_config(xnumel, rnumel);
+        let (xb, rb, warps) = self.config.launch(xnumel, rnumel);
         let grid = (xnumel + xb - 1) / xb;
         // Buffers: what the members write, then what they read.
         let mut outs = Vec::new();
@@ -692,7 +715,7 @@ impl Lowering {
         let rank = (layout.len().max(1) - 1) / 2;
         let (offset, sizes, strides) = (layout[0], &layout[1..=rank], &layout[rank + 1..]);
         let numel: i64 = sizes.iter().product();
-        let (xb, rb, warps) = launch_config(numel, 1);
+        let (xb, rb, warps) = self.config.launch(numel, 1);
         let symbol = self.symbol(label);
         let host_args = vec![out.v, base.v];
         let types: Vec<MlirType> = host_args.iter().map(|&v| ir::value_type(v)).collect();

@@ -18,11 +18,16 @@
 //!   (r): a reduction over r, or a pointwise member's positions in the row;
 //! - pointwise-only kernels: `XBLOCK = min(1024, next_pow2(xnumel))`, `RBLOCK = 1`, 4
 //!   warps (Inductor's 1-D pointwise config for large numel);
-//! - kernels with inner work: `RBLOCK = next_pow2(rnumel)` up to 1024 — the whole row in
-//!   registers (a persistent reduction, Inductor's threshold for inner reductions) —,
-//!   else an `scf.for` over 1024-wide chunks carrying the accumulator (a looped
-//!   reduction); `XBLOCK = 1024 / RBLOCK` rows; one warp per 128 elements of the block,
-//!   1 to 8 warps;
+//! - kernels with inner work: `RBLOCK = next_pow2(rnumel)` up to 4096 — the whole row in
+//!   registers (a persistent reduction) —, else an `scf.for` over 4096-wide chunks
+//!   carrying the accumulator (a looped reduction); `XBLOCK = 1024 / RBLOCK` rows (at
+//!   least 1); one warp per 256 block elements, 1 to 8 warps. These three numbers are the
+//!   options `max-rblock`, `block-elements`, `elements-per-warp`; Inductor autotunes such
+//!   choices, fuselab takes them as given. The defaults are measured (H200, ×16 rows,
+//!   docs/gpu.md): 256 elements per warp against 128 moved layernorm / softmax /
+//!   two_reductions from 3.8 to 4.2 TB/s; rows of 4096 in registers against 1024-wide
+//!   chunks moved rmsnorm from 3.65 to 4.12 TB/s (Inductor's own persistent threshold for
+//!   inner reductions is 1024; its looped rmsnorm reaches 4.33);
 //! - a reduction's result is kept in registers for the members after it in the same
 //!   program (and stored once per row); a member reading another member's stored buffer
 //!   waits at a `tile.barrier`; sizes that do not divide are masked.
@@ -39,13 +44,15 @@ use fuselab_dialects::{
 };
 use fuselab_passes::{
     analysis::rows::{kernel_members, produced_by_node, shared_row_prefix},
-    registry::{PassContext, PassFailed, PassId, PassInfo},
+    registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption},
 };
 use melior::ir::{operation::OperationLike as _, OperationRef};
 use mlir_sys::{MlirBlock, MlirOperation, MlirType};
 use std::collections::{HashMap, HashSet};
 
 mod kernel;
+
+pub use kernel::TileConfig;
 
 static ID: PassId = PassId::new();
 
@@ -55,7 +62,26 @@ pub const INFO: PassInfo = PassInfo {
     summary:
         "Lower loop IR to tile kernels (Triton-like blocks) and a host function of launches and library calls",
     anchor: "builtin.module",
-    options: &[],
+    options: &[
+        PassOption {
+            name: "max-rblock",
+            kind: OptionKind::UInt,
+            default: "4096",
+            help: "widest RBLOCK (a power of two); wider rows are looped over in chunks of it",
+        },
+        PassOption {
+            name: "block-elements",
+            kind: OptionKind::UInt,
+            default: "1024",
+            help: "elements of a row kernel's block: XBLOCK = block-elements / RBLOCK (a power of two)",
+        },
+        PassOption {
+            name: "elements-per-warp",
+            kind: OptionKind::UInt,
+            default: "256",
+            help: "block elements per warp of a row kernel (1 to 8 warps; a power of two)",
+        },
+    ],
     run,
     id: &ID,
 };
@@ -78,6 +104,24 @@ pub(super) fn err(op: MlirOperation, m: impl Into<String>) -> TileError {
 }
 
 fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed> {
+    let config = TileConfig {
+        max_rblock: cx.options.uint("max-rblock") as i64,
+        block_elements: cx.options.uint("block-elements") as i64,
+        elements_per_warp: cx.options.uint("elements-per-warp") as i64,
+    };
+    for (name, v) in [
+        ("max-rblock", config.max_rblock),
+        ("block-elements", config.block_elements),
+        ("elements-per-warp", config.elements_per_warp),
+    ] {
+        if !(1..=1 << 20).contains(&v) || v & (v - 1) != 0 {
+            cx.sink.error(
+                module.location(),
+                format!("--lower-loop-to-tile: {name}={v} is not a power of two in 1..=2^20"),
+            );
+            return Err(PassFailed);
+        }
+    }
     let raw = module.to_raw();
     let block = ir::body(raw).ok_or(PassFailed)?;
     let old = ir::block_ops(block);
@@ -88,7 +132,7 @@ fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed>
         .collect();
     let built = OwnedModule::new(ir::location(raw));
     for &f in &functions {
-        if let Err(e) = tile_function(f, built.body()) {
+        if let Err(e) = tile_function(f, built.body(), config) {
             cx.sink.error(
                 unsafe { melior::ir::Location::from_raw(ir::location(e.op)) },
                 format!("cannot lower to tile kernels: {}", e.message),
@@ -134,6 +178,8 @@ pub(super) fn element_type(b: &Builder, dtype: DType) -> MlirType {
 /// The state of one `loop` function's lowering.
 pub(super) struct Lowering {
     pub b: Builder,
+    /// The launch rule's knobs.
+    pub config: TileConfig,
     /// The host function and its entry block.
     host: (MlirOperation, MlirBlock),
     pub bufs: HashMap<usize, Buf>,
@@ -145,7 +191,7 @@ pub(super) struct Lowering {
     symbols: HashSet<String>,
 }
 
-fn tile_function(func: MlirOperation, module: MlirBlock) -> Result<(), TileError> {
+fn tile_function(func: MlirOperation, module: MlirBlock, config: TileConfig) -> Result<(), TileError> {
     let name = ir::attr(func, "sym_name")
         .and_then(fuselab_dialects::attrs::string_raw)
         .ok_or_else(|| err(func, "function without a name"))?;
@@ -170,6 +216,7 @@ fn tile_function(func: MlirOperation, module: MlirBlock) -> Result<(), TileError
         outs.push(ty);
     }
     let mut g = Lowering {
+        config,
         b,
         host: (func, block),
         bufs: HashMap::new(),
