@@ -260,6 +260,7 @@ def main():
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--no-inductor", action="store_true")
     p.add_argument("--no-torch-check", action="store_true")
+    p.add_argument("--check-only", action="store_true", help="run and check, no timing")
     p.add_argument("--json")
     a = p.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -281,6 +282,12 @@ def main():
                 tc = torch_check(fn, b)
                 row["torch"] = "-" if tc is None else ("PASS" if all(ok for ok, _ in tc) else "FAIL")
                 row["torch_max_abs_err"] = max((e for _, e in tc or []), default=0.0)
+            failed |= row.get("oracle") == "FAIL" or row.get("torch") == "FAIL"
+            if a.check_only:
+                rows.append(row)
+                if row.get("oracle") == "FAIL":
+                    print(json.dumps(row), flush=True)
+                continue
             row["fuselab_wall_us"] = time_it(b.run, a.runs, a.warmup)
             row["fuselab_us"] = kernel_time(b.run, a.runs)
             row["fuselab_tbs"] = minimal_bytes(b) / (row["fuselab_us"] * 1e-6) / 1e12
@@ -303,6 +310,16 @@ def main():
         rows.append(row)
         print(json.dumps(row), flush=True)
     print()
+    if a.check_only:
+        bad = [r for r in rows if "error" in r or r.get("oracle") == "FAIL" or r.get("torch") == "FAIL"]
+        checked = sum(r.get("oracle") == "PASS" for r in rows)
+        print(f"checked {len(rows)} bundles: {len(rows) - len(bad)} PASS ({checked} against oracle samples), {len(bad)} FAIL or error")
+        for r in bad:
+            print(json.dumps(r))
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump(rows, f, indent=1)
+        return 1 if failed else 0
     print(f"copy bandwidth (1 GiB, kernel time): {copy_bandwidth():.2f} TB/s")
     print("kernel time per call (profiler), us; TB/s on minimal bytes (inputs read once, outputs written once)")
     print(f"{'bundle':36s} {'launch':>6s} {'oracle':>6s} {'torch':>6s} {'fuselab':>9s} {'TB/s':>5s} {'inductor':>9s} {'TB/s':>5s} {'ratio':>6s}")

@@ -597,12 +597,15 @@ pub fn minimize(text: &str, seed: u64, jit: bool) -> String {
 const HELP: &str = "OVERVIEW: differential fuzzing of the fusion pipelines
 
 USAGE: fuse-fuzz [--count N] [--seed S] [--out DIR] [--jit]
+       fuse-fuzz --emit DIR [--count N] [--seed S]
 
 Generates N seeded random aten graphs (graph i uses seed S + i), runs each through every
 strategy (unfused, inductor, tvm, tvm-folded) and compares with the aten reference
 interpreter; with --jit each strategy's result runs as compiled CPU code instead of on
 the loop interpreter. Failing graphs are minimized and written to DIR (default:
 fuzz-failures).
+With --emit, the graphs are only written to DIR (fuzz-<seed>.mlir), unchecked: for
+checking them on another target, e.g. the GPU (scripts/gpu-fuzz.sh, docs/gpu.md).
 Exit status 1 if any graph failed.
 ";
 
@@ -620,6 +623,7 @@ fn reproducer_text(seed: u64, problems: &[String], jit: bool, path: &str, graph:
 pub fn run(args: &[String]) -> i32 {
     let (mut count, mut seed, mut out) = (100u64, 1u64, "fuzz-failures".to_string());
     let mut jit = false;
+    let mut emit: Option<String> = None;
     let mut i = 0;
     while i < args.len() {
         let (flag, value) = (args[i].as_str(), args.get(i + 1));
@@ -642,11 +646,23 @@ pub fn run(args: &[String]) -> i32 {
             ("--count", Some(v)) if v.parse::<u64>().is_ok() => count = v.parse().unwrap_or(count),
             ("--seed", Some(v)) if v.parse::<u64>().is_ok() => seed = v.parse().unwrap_or(seed),
             ("--out", Some(v)) => out = v.clone(),
+            ("--emit", Some(v)) => emit = Some(v.clone()),
             _ => {
                 eprintln!("fuse-fuzz: error: bad option '{flag}' (see --help)");
                 return 1;
             }
         }
+    }
+    if let Some(dir) = emit {
+        for k in 0..count {
+            let s = seed.wrapping_add(k);
+            let path = format!("{dir}/fuzz-{s}.mlir");
+            if let Err(e) = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, generate(s))) {
+                eprintln!("fuse-fuzz: error: cannot write {path}: {e}");
+                return 1;
+            }
+        }
+        return 0;
     }
     let mut failed = 0;
     let start = std::time::Instant::now();

@@ -72,8 +72,17 @@ pub fn emit_ptx(module: MlirOperation, name: &str) -> Result<String, PtxError> {
                 .and_then(fuselab_dialects::attrs::string_raw)
                 .as_deref()
                 == Some(name)
-        })
-        .ok_or_else(|| PtxError(format!("no gpu.module @{name}: run --lower-tile-to-gpu first")))?;
+        });
+    let Some(kernels) = kernels else {
+        // No kernel (a function whose results are its inputs, or only library calls):
+        // a PTX module without entries, if the host plan has no launch.
+        if !ir::collect_ops(module, |n| n == "tile.launch").is_empty() {
+            return Err(PtxError(format!(
+                "no gpu.module @{name}: run --lower-tile-to-gpu first"
+            )));
+        }
+        return Ok(format!(".version 8.0\n.target {CHIP}\n.address_size 64\n"));
+    };
     let scratch = OwnedModule::new(ir::location(kernels));
     let copy = ir::clone(kernels);
     ir::append(scratch.body(), copy);

@@ -108,3 +108,17 @@ func.func @keep_and_sum(%x: tensor<8x128xf32>) -> (tensor<8x128xf32>, tensor<8x1
   %s = "aten.sum"(%y) {dims = array<i64: 1>, keepdim = true} : (tensor<8x128xf32>) -> tensor<8x1xf32>
   return %y, %s : tensor<8x128xf32>, tensor<8x1xf32>
 }
+
+// -----
+
+// A concatenation (found by fuse-fuzz on the GPU path): its body computes the position
+// with affine.apply and picks a source with a compare — index arithmetic on blocks.
+// CHECK-LABEL: "tile.kernel"
+// CHECK: "tile.load"(%{{.*}}) : (memref<3xf32>, tensor<8x1xindex>, tensor<8x1xi1>, f32) -> tensor<8x1xf32>
+// CHECK: "tile.load"(%{{.*}}) : (memref<5xf32>, tensor<8x1xindex>, tensor<8x1xi1>, f32) -> tensor<8x1xf32>
+// CHECK: arith.cmpi slt, %{{.*}}, %{{.*}} : tensor<8x1xindex>
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<8x1xi1>, tensor<8x1xf32>
+func.func @cat(%a: tensor<3xf32>, %b: tensor<5xf32>) -> tensor<8xf32> {
+  %c = "aten.cat"(%a, %b) {dim = 0 : i64} : (tensor<3xf32>, tensor<5xf32>) -> tensor<8xf32>
+  return %c : tensor<8xf32>
+}

@@ -345,6 +345,17 @@ impl Lowering {
                 continue;
             }
             let args: Vec<V> = operands.iter().map(get).collect::<Result<_, _>>()?;
+            if name == "affine.apply" {
+                // Index arithmetic in a body (a gather's computed index): the map on
+                // index values, as for load offsets.
+                let map = ir::attr(op, "map").ok_or_else(|| err(op, "affine.apply without a map"))?;
+                let map = unsafe { mlir_sys::mlirAffineMapAttrGetValue(map) };
+                let dims = unsafe { mlir_sys::mlirAffineMapGetNumDims(map) } as usize;
+                let e = unsafe { mlir_sys::mlirAffineMapGetResult(map, 0) };
+                let v = self.affine(e, &args[..dims], &args[dims..]);
+                values.insert(result, v);
+                continue;
+            }
             let declared = ir::value_type(ir::result(op, 0));
             let half =
                 DType::from_mlir(unsafe { melior::ir::Type::from_raw(declared) }).filter(|d| d.is_half());
