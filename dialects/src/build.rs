@@ -453,6 +453,30 @@ impl Builder {
         self.blocks.push(block);
     }
 
+    /// Opens `scf.if cond -> (results)` with both branches: the then-branch is the
+    /// insertion block until [`Builder::else_branch`]; close the else-branch with
+    /// `close("scf.yield", values)`, which returns the `scf.if`'s results.
+    pub fn open_if_else(&mut self, cond: Value, results: &[MlirType]) -> MlirOperation {
+        let (then, otherwise) = (ir::new_block(&[], self.loc), ir::new_block(&[], self.loc));
+        let regions = vec![ir::new_region(then), ir::new_region(otherwise)];
+        let op = ir::create("scf.if", self.loc, &[cond], results, &[], regions);
+        if let Some(&parent) = self.blocks.last() {
+            ir::append(parent, op);
+        }
+        self.blocks.push(then);
+        op
+    }
+
+    /// Ends the then-branch of `op` (from [`Builder::open_if_else`]) yielding `values`
+    /// and continues in its else-branch.
+    pub fn else_branch(&mut self, op: MlirOperation, values: &[Value]) {
+        self.op("scf.yield", values, &[], &[]);
+        self.blocks.pop();
+        if let Some(otherwise) = ir::first_block(ir::region(op, 1)) {
+            self.blocks.push(otherwise);
+        }
+    }
+
     /// `func.call @callee(args)` with no results.
     pub fn call(&mut self, callee: &str, args: &[Value]) {
         let callee = self.symbol_ref(callee);

@@ -277,6 +277,95 @@ impl Math<'_> {
         self.select(nan, x, v)
     }
 
+    /// `sin(x)` (`cosine` false) or `cos(x)` for GPUs: for |x| < 4096 in f32 — pi/2 in
+    /// three parts (Cephes's pi/4 constants doubled: `j P1` exact, the reduction error
+    /// near f32 rounding), Taylor polynomials to r^9 / r^10 on |r| <= pi/4 —, else
+    /// [`Math::sin_cos`] in f64, behind an `scf.if`: SIMT threads run one side when their
+    /// inputs agree, as they do in practice (libdevice's `sinf` branches the same way to
+    /// its slow path). NaN and ±inf take the f64 side and give NaN.
+    pub fn sin_cos_branching(&mut self, x: Value, cosine: bool) -> Value {
+        let (fast, small) = self.sin_cos_fast(x, cosine);
+        let f32t = self.b.f32_type();
+        let branch = self.b.open_if_else(small, &[f32t]);
+        self.b.else_branch(branch, &[fast]);
+        let slow = self.sin_cos(x, cosine);
+        self.b.close("scf.yield", &[slow])[0]
+    }
+
+    /// The f32 side of [`Math::sin_cos_branching`]: its value and whether it holds
+    /// (|x| < 4096; false for NaN and ±inf).
+    pub fn sin_cos_fast(&mut self, x: Value, cosine: bool) -> (Value, Value) {
+        let ax = self.unary("math.absf", x);
+        let limit = self.f32c(4096.0);
+        let small = self.fcmp(CmpF::Olt, ax, limit);
+        // Out-of-range inputs are reduced as 0 (their result is not used).
+        let zero = self.f32c(0.0);
+        let x = self.select(small, x, zero);
+        let two_over_pi = self.f32c(std::f32::consts::FRAC_2_PI);
+        let t = self.bin("mulf", x, two_over_pi);
+        let j = self.unary("math.roundeven", t);
+        let mut r = x;
+        for part in [1.570_312_5_f32, 4.837_513e-4, 7.549_79e-8] {
+            let p = self.f32c(part);
+            let jp = self.bin("mulf", j, p);
+            r = self.bin("subf", r, jp);
+        }
+        let z = self.bin("mulf", r, r);
+        let fact = |n: u32| -> f64 { (1..=n).map(f64::from).product() };
+        let sin_c: Vec<f64> = (0..5u32)
+            .map(|n| if n % 2 == 0 { 1.0 } else { -1.0 } / fact(2 * n + 1))
+            .collect();
+        let cos_c: Vec<f64> = (0..6u32)
+            .map(|n| if n % 2 == 0 { 1.0 } else { -1.0 } / fact(2 * n))
+            .collect();
+        let sp = self.horner(z, &sin_c, false);
+        let s = self.bin("mulf", r, sp);
+        let c = self.horner(z, &cos_c, false);
+        let q = self.as_i32("arith.fptosi", j);
+        let q = if cosine {
+            let one = self.i32c(1);
+            self.bin("addi", q, one)
+        } else {
+            q
+        };
+        let three = self.i32c(3);
+        let q = self.bin("andi", q, three);
+        let one = self.i32c(1);
+        let odd_bit = self.bin("andi", q, one);
+        let zero_i = self.i32c(0);
+        let odd = self.b.cmpi(CmpI::Ne, odd_bit, zero_i);
+        let v = self.select(odd, c, s);
+        let two = self.i32c(2);
+        let neg = self.b.cmpi(CmpI::Sge, q, two);
+        let nv = self.unary("arith.negf", v);
+        (self.select(neg, nv, v), small)
+    }
+
+    /// `sin` / `cos` of several values with one branch: every fast side first (they
+    /// interleave), then the exact f64 side for all of them only if one needs it —
+    /// the GPU lowering's form for the slots of a block.
+    pub fn sin_cos_group(&mut self, xs: &[Value], cosine: bool) -> Vec<Value> {
+        let (mut fast, mut small) = (Vec::new(), Vec::new());
+        for &x in xs {
+            let (f, s) = self.sin_cos_fast(x, cosine);
+            fast.push(f);
+            small.push(s);
+        }
+        let mut all = small[0];
+        for &s in &small[1..] {
+            all = self.bin("andi", all, s);
+        }
+        let types = vec![self.b.f32_type(); xs.len()];
+        let branch = self.b.open_if_else(all, &types);
+        self.b.else_branch(branch, &fast);
+        let mut exact = Vec::new();
+        for (k, &x) in xs.iter().enumerate() {
+            let slow = self.sin_cos(x, cosine);
+            exact.push(self.select(small[k], fast[k], slow));
+        }
+        self.b.close("scf.yield", &exact)
+    }
+
     /// `sin(x)` (`cosine` false) or `cos(x)`: reduced in f64 by multiples of pi/2
     /// (two-part Cody-Waite: exact for |x| < 2^20, absolute error about |x| 1.1e-16
     /// beyond, so within f32 rounding up to |x| ~ 1e9 and meaningless past ~1e15), then

@@ -18,6 +18,14 @@ use fuselab_targets::{
 
 /// Compiles `y[i] = f(x[i])` with the expansion of `name` and runs it on `xs`.
 fn run(name: &str, xs: &[f32]) -> Vec<f32> {
+    run_with(xs, |b, x| expand(b, name, x).expect("expanded"))
+}
+
+/// Compiles `y[i] = build(x[i])` and runs it on `xs`.
+fn run_with(
+    xs: &[f32],
+    build: impl FnOnce(&mut Builder, fuselab_dialects::build::Value) -> fuselab_dialects::build::Value,
+) -> Vec<f32> {
     let fuse = FuseContext::new().expect("context");
     let loc = unsafe { mlir_sys::mlirLocationUnknownGet(fuse.context().to_raw()) };
     let module = OwnedModule::new(loc);
@@ -33,7 +41,7 @@ fn run(name: &str, xs: &[f32]) -> Vec<f32> {
     let (c0, cn, c1) = (b.index(0), b.index(n), b.index(1));
     let i = b.open_for(c0, cn, c1, &[]).args[0];
     let x = b.load(args[0], i);
-    let y = expand(&mut b, name, x).expect("expanded");
+    let y = build(&mut b, x);
     b.store(y, args[1], i);
     b.close("scf.yield", &[]);
     b.close("func.return", &[]);
@@ -94,7 +102,11 @@ fn check(name: &str, reference: fn(f64) -> f64, ulps: f64, abs: f64, max_x: f32)
         .filter(|x| x.is_nan() || x.abs() <= max_x)
         .collect();
     let got = run(name, &xs);
-    for (x, g) in xs.iter().zip(&got) {
+    compare(name, &xs, &got, reference, ulps, abs);
+}
+
+fn compare(name: &str, xs: &[f32], got: &[f32], reference: fn(f64) -> f64, ulps: f64, abs: f64) {
+    for (x, g) in xs.iter().zip(got) {
         let want = reference(f64::from(*x));
         if want.is_nan() || !want.is_finite() || want.abs() > f64::from(f32::MAX) {
             let w = want as f32;
@@ -152,5 +164,62 @@ fn sin_and_cos_are_accurate_and_handle_special_values() {
             (f64::from(got) - want).abs() <= 2e-7,
             "sin({x}) = {got}, want {want}"
         );
+    }
+}
+
+/// The GPU target's sin/cos (f32 below |x| = 4096, f64 beyond) meets the same bound,
+/// on both sides of the branch: the grid's values, values just below and above 4096,
+/// up to 1e6, and the special values.
+#[test]
+fn branching_sin_and_cos_are_accurate() {
+    let mut xs: Vec<f32> = grid()
+        .into_iter()
+        .filter(|x| x.is_nan() || x.abs() <= 1e6)
+        .collect();
+    for k in 0..2000 {
+        let x = 4000.0 + k as f32 * 0.1;
+        xs.push(x);
+        xs.push(-x);
+    }
+    for (cosine, reference) in [(false, f64::sin as fn(f64) -> f64), (true, f64::cos)] {
+        let got = run_with(&xs, |b, x| {
+            fuselab_targets::math::Math { b }.sin_cos_branching(x, cosine)
+        });
+        compare(
+            if cosine { "cos" } else { "sin" },
+            &xs,
+            &got,
+            reference,
+            4.0,
+            1e-7,
+        );
+    }
+}
+
+/// The grouped form (one branch for several values): a group whose other member is
+/// large (5000, the exact side for all) and one whose other member is small (the fast
+/// side for all unless x itself is large) both give sin(x) and cos(x) to the bound.
+#[test]
+fn grouped_sin_and_cos_are_accurate_on_both_branches() {
+    let mut xs: Vec<f32> = grid()
+        .into_iter()
+        .filter(|x| x.is_nan() || x.abs() <= 1e6)
+        .collect();
+    xs.extend([4095.9f32, 4096.0, -4096.5, 5000.0]);
+    for partner in [5000.0f32, 0.5] {
+        for (cosine, reference) in [(false, f64::sin as fn(f64) -> f64), (true, f64::cos)] {
+            let got = run_with(&xs, |b, x| {
+                let other = b.f32(partner);
+                fuselab_targets::math::Math { b }.sin_cos_group(&[x, other], cosine)[0]
+            });
+            compare(
+                if cosine { "cos" } else { "sin" },
+                &xs,
+                &got,
+                reference,
+                4.0,
+                1e-7,
+            );
+        }
     }
 }

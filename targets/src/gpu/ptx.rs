@@ -91,6 +91,7 @@ pub fn emit_ptx(module: MlirOperation, name: &str) -> Result<String, PtxError> {
         "builtin.module(gpu.module(math-expand-ops{ops=powf}))",
     )?;
     fast_exp(scratch.operation());
+    branching_sin_cos(scratch.operation());
     crate::math::expand_math_ops(scratch.operation());
     native_intrinsics(scratch.operation());
     run_pipeline(scratch.operation(), NVVM_PIPELINE)?;
@@ -118,6 +119,20 @@ fn fast_exp(root: MlirOperation) {
             let scaled = b.binary("arith.mulf", x, log2e);
             Some(intrinsic(b, "llvm.nvvm.ex2.approx.f32", &[scaled], ty))
         });
+    }
+}
+
+/// f32 `math.sin` / `math.cos` as [`crate::math::Math::sin_cos_branching`]: f32 for
+/// |x| < 4096, the f64 expansion otherwise (the CPU target keeps the branch-free f64
+/// form, which vectorizes).
+fn branching_sin_cos(root: MlirOperation) {
+    for op in ir::collect_ops(root, |n| n == "math.sin" || n == "math.cos") {
+        let x = ir::operand(op, 0);
+        if !unsafe { mlir_sys::mlirTypeIsAF32(ir::value_type(x)) } {
+            continue;
+        }
+        let cosine = ir::op_name(op) == "math.cos";
+        rewrite(op, |b| Some(crate::math::Math { b }.sin_cos_branching(x, cosine)));
     }
 }
 

@@ -57,3 +57,19 @@ func.func @row_sums(%x: tensor<1000x8xf32>) -> tensor<1000x1xf32> {
   %s = "aten.sum"(%x) {dims = array<i64: 1>, keepdim = true} : (tensor<1000x8xf32>) -> tensor<1000x1xf32>
   return %s : tensor<1000x1xf32>
 }
+
+// -----
+
+// A block smaller than the program's 32 threads: threads past it neither load nor
+// store — their offsets belong to no row of the program, and a gathered index read
+// there was garbage and crashed the device (found by the GPU fuzz run on gathers).
+// CHECK-LABEL: gpu.func @small_fused_neg_0
+// CHECK: %[[ACTIVE:.*]] = arith.cmpi slt, %{{.*}}, %c4 : index
+// CHECK: %[[AT:.*]] = arith.select %[[ACTIVE]], %{{.*}}, %c0{{.*}} : index
+// CHECK-NEXT: memref.load %{{.*}}[%[[AT]]] : memref<4xf32>
+// CHECK: scf.if
+// CHECK-NEXT: memref.store
+func.func @small(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = "aten.neg"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}

@@ -428,13 +428,21 @@ impl Kernel<'_> {
                 let c0 = self.b.index(0);
                 let mut out = Vec::new();
                 for s in 0..self.slots {
-                    if is_true(mask[s]) {
+                    // A slot past the block (a block smaller than the program's
+                    // threads) loads nothing: its offsets belong to no row of this
+                    // program, and a gathered index read there would be garbage.
+                    let m = match self.active[s] {
+                        None => mask[s],
+                        Some(a) if is_true(mask[s]) => a,
+                        Some(a) => self.b.binary("arith.andi", mask[s], a),
+                    };
+                    if is_true(m) {
                         out.push(self.b.load(buf, off[s]));
                         continue;
                     }
-                    let at = self.b.select(mask[s], off[s], c0);
+                    let at = self.b.select(m, off[s], c0);
                     let v = self.b.load(buf, at);
-                    out.push(self.b.select(mask[s], v, other[s]));
+                    out.push(self.b.select(m, v, other[s]));
                 }
                 set(self, L::P(out));
             }
@@ -514,6 +522,14 @@ impl Kernel<'_> {
             L::S(self.b.value(&name, &args, element, &attributes))
         } else {
             let per: Vec<Vec<Value>> = operands.iter().map(|l| self.slots_of(l)).collect();
+            let f32_sin_cos =
+                (name == "math.sin" || name == "math.cos") && unsafe { mlir_sys::mlirTypeIsAF32(element) };
+            if f32_sin_cos {
+                // All slots' fast sides together, one branch to the exact side.
+                let values = crate::math::Math { b: self.b }.sin_cos_group(&per[0], name == "math.cos");
+                self.vals.insert(ir::result(op, 0).ptr as usize, L::P(values));
+                return Ok(());
+            }
             L::P(
                 (0..self.slots)
                     .map(|s| {
