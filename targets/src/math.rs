@@ -322,6 +322,13 @@ impl Math<'_> {
         let s = self.bin("mulf", r, sp);
         let c = self.horner(z, &cos_c, false);
         let q = self.as_i32("arith.fptosi", j);
+        (self.quadrant(q, s, c, cosine), small)
+    }
+
+    /// sin or cos of `x = k pi/2 + r` from `s = sin r`, `c = cos r` and the i32 `q = k`
+    /// (mod 4 is taken here): `q` 0 -> s, 1 -> c, 2 -> -s, 3 -> -c, one step later for
+    /// cos.
+    fn quadrant(&mut self, q: Value, s: Value, c: Value, cosine: bool) -> Value {
         let q = if cosine {
             let one = self.i32c(1);
             self.bin("addi", q, one)
@@ -338,7 +345,7 @@ impl Math<'_> {
         let two = self.i32c(2);
         let neg = self.b.cmpi(CmpI::Sge, q, two);
         let nv = self.unary("arith.negf", v);
-        (self.select(neg, nv, v), small)
+        self.select(neg, nv, v)
     }
 
     /// `sin` / `cos` of several values with one branch: every fast side first (they
@@ -409,24 +416,7 @@ impl Math<'_> {
         let k4 = self.bin("mulf", kf, four);
         let q = self.bin("subf", k, k4);
         let q = self.as_i32("arith.fptosi", q);
-        let q = if cosine {
-            let one = self.i32c(1);
-            self.bin("addi", q, one)
-        } else {
-            q
-        };
-        let three = self.i32c(3);
-        let q = self.bin("andi", q, three);
-        // q: 0 -> sin r, 1 -> cos r, 2 -> -sin r, 3 -> -cos r
-        let one = self.i32c(1);
-        let odd_bit = self.bin("andi", q, one);
-        let zero_i = self.i32c(0);
-        let odd = self.b.cmpi(CmpI::Ne, odd_bit, zero_i);
-        let v = self.select(odd, c, s);
-        let two = self.i32c(2);
-        let neg = self.b.cmpi(CmpI::Sge, q, two);
-        let nv = self.unary("arith.negf", v);
-        let v = self.select(neg, nv, v);
+        let v = self.quadrant(q, s, c, cosine);
         let v = self.as_f32("arith.truncf", v);
         let nan = self.f32c(f32::NAN);
         self.select(finite, v, nan)
