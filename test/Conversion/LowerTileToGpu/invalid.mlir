@@ -28,3 +28,14 @@
   %e = tensor.empty() : tensor<4x4xf32>
   gpu.yield
 }) {block = array<i64: 4, 4>, grid = array<i64: 1>, num_warps = 1 : i64, sym_name = "k"} : () -> ()
+
+// -----
+
+// Blocks are the kernel's block shape or a slice of it.
+"tile.kernel"() ({
+^bb0(%arg0: memref<16xf32>):
+  %cst = arith.constant 0.0 : f32
+  // expected-error@+1 {{cannot lower to GPU code: a block of shape [3, 4] in a kernel of block [4, 4] (blocks are the kernel's shape or one of its [x, 1] / [1, r] slices)}}
+  %b = "tile.splat"(%cst) : (f32) -> tensor<3x4xf32>
+  gpu.yield
+}) {block = array<i64: 4, 4>, grid = array<i64: 1>, num_warps = 1 : i64, sym_name = "k"} : () -> ()

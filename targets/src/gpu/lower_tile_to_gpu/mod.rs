@@ -389,6 +389,24 @@ impl Kernel<'_> {
 
     fn op(&mut self, op: MlirOperation) -> Result<(), Failure> {
         let name = ir::op_name(op);
+        // Blocks live in the kernel's layout: its block shape or a slice of it.
+        for i in 0..ir::result_count(op) {
+            let dims = shape(ir::value_type(ir::result(op, i)));
+            let fits = match dims.as_slice() {
+                [] => true,
+                &[x, r] => (x == self.xb || x == 1) && (r == self.rb || r == 1),
+                _ => false,
+            };
+            if !fits {
+                return Err(fail(
+                    op,
+                    format!(
+                        "a block of shape {dims:?} in a kernel of block [{}, {}] (blocks are the kernel's shape or one of its [x, 1] / [1, r] slices)",
+                        self.xb, self.rb
+                    ),
+                ));
+            }
+        }
         let index = self.b.index_type();
         let set = |k: &mut Self, l: L| {
             k.vals.insert(ir::result(op, 0).ptr as usize, l);
