@@ -213,6 +213,14 @@ pub fn block_ops(block: MlirBlock) -> Vec<MlirOperation> {
     out
 }
 
+/// The ops of `block` named `name`, in order.
+pub fn ops_named(block: MlirBlock, name: &str) -> Vec<MlirOperation> {
+    block_ops(block)
+        .into_iter()
+        .filter(|&op| op_name(op) == name)
+        .collect()
+}
+
 /// The block holding `op`.
 pub fn parent_block(op: MlirOperation) -> MlirBlock {
     unsafe { mlirOperationGetBlock(op) }

@@ -310,19 +310,23 @@ impl Math<'_> {
             let jp = self.bin("mulf", j, p);
             r = self.bin("subf", r, jp);
         }
-        let z = self.bin("mulf", r, r);
-        let fact = |n: u32| -> f64 { (1..=n).map(f64::from).product() };
-        let sin_c: Vec<f64> = (0..5u32)
-            .map(|n| if n % 2 == 0 { 1.0 } else { -1.0 } / fact(2 * n + 1))
-            .collect();
-        let cos_c: Vec<f64> = (0..6u32)
-            .map(|n| if n % 2 == 0 { 1.0 } else { -1.0 } / fact(2 * n))
-            .collect();
-        let sp = self.horner(z, &sin_c, false);
-        let s = self.bin("mulf", r, sp);
-        let c = self.horner(z, &cos_c, false);
+        let (s, c) = self.taylor_sin_cos(r, 5, 6, false);
         let q = self.as_i32("arith.fptosi", j);
         (self.quadrant(q, s, c, cosine), small)
+    }
+
+    /// `(sin r, cos r)` by their Taylor polynomials with `sin_terms` and `cos_terms` terms
+    /// (in f64 when `wide`), for a reduced `|r| <= pi/4`.
+    fn taylor_sin_cos(&mut self, r: Value, sin_terms: u32, cos_terms: u32, wide: bool) -> (Value, Value) {
+        let z = self.bin("mulf", r, r);
+        let fact = |n: u32| -> f64 { (1..=n).map(f64::from).product() };
+        let sign = |n: u32| if n.is_multiple_of(2) { 1.0 } else { -1.0 };
+        let sin_c: Vec<f64> = (0..sin_terms).map(|n| sign(n) / fact(2 * n + 1)).collect();
+        let cos_c: Vec<f64> = (0..cos_terms).map(|n| sign(n) / fact(2 * n)).collect();
+        let sp = self.horner(z, &sin_c, wide);
+        let s = self.bin("mulf", r, sp);
+        let c = self.horner(z, &cos_c, wide);
+        (s, c)
     }
 
     /// sin or cos of `x = k pi/2 + r` from `s = sin r`, `c = cos r` and the i32 `q = k`
@@ -397,17 +401,7 @@ impl Math<'_> {
         let r = self.bin("subf", xd, a);
         let b = self.bin("mulf", k, p2);
         let r = self.bin("subf", r, b);
-        let z = self.bin("mulf", r, r);
-        let fact = |n: u32| -> f64 { (1..=n).map(f64::from).product() };
-        let sin_c: Vec<f64> = (0..7u32)
-            .map(|n| if n % 2 == 0 { 1.0 } else { -1.0 } / fact(2 * n + 1))
-            .collect();
-        let cos_c: Vec<f64> = (0..8u32)
-            .map(|n| if n % 2 == 0 { 1.0 } else { -1.0 } / fact(2 * n))
-            .collect();
-        let sp = self.horner(z, &sin_c, true);
-        let s = self.bin("mulf", r, sp);
-        let c = self.horner(z, &cos_c, true);
+        let (s, c) = self.taylor_sin_cos(r, 7, 8, true);
         // Quadrant q = k mod 4 (computed in f64, so huge k never overflows fptosi).
         let quarter = self.f64c(0.25);
         let kq = self.bin("mulf", k, quarter);

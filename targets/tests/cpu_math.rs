@@ -167,6 +167,18 @@ fn sin_and_cos_are_accurate_and_handle_special_values() {
     }
 }
 
+/// Checks sin (`build(.., false)`) and cos (`build(.., true)`) on `xs` within 4 ulp or
+/// 1e-7, as `sin_and_cos_are_accurate_and_handle_special_values` does for the f64 form.
+fn check_sin_cos(
+    xs: &[f32],
+    build: impl Fn(&mut Builder, fuselab_dialects::build::Value, bool) -> fuselab_dialects::build::Value,
+) {
+    for (cosine, reference) in [(false, f64::sin as fn(f64) -> f64), (true, f64::cos)] {
+        let got = run_with(xs, |b, x| build(b, x, cosine));
+        compare(if cosine { "cos" } else { "sin" }, xs, &got, reference, 4.0, 1e-7);
+    }
+}
+
 /// The GPU target's sin/cos (f32 below |x| = 4096, f64 beyond) meets the same bound,
 /// on both sides of the branch: the grid's values, values just below and above 4096,
 /// up to 1e6, and the special values.
@@ -181,19 +193,9 @@ fn branching_sin_and_cos_are_accurate() {
         xs.push(x);
         xs.push(-x);
     }
-    for (cosine, reference) in [(false, f64::sin as fn(f64) -> f64), (true, f64::cos)] {
-        let got = run_with(&xs, |b, x| {
-            fuselab_targets::math::Math { b }.sin_cos_branching(x, cosine)
-        });
-        compare(
-            if cosine { "cos" } else { "sin" },
-            &xs,
-            &got,
-            reference,
-            4.0,
-            1e-7,
-        );
-    }
+    check_sin_cos(&xs, |b, x, cosine| {
+        fuselab_targets::math::Math { b }.sin_cos_branching(x, cosine)
+    });
 }
 
 /// The grouped form (one branch for several values): a group whose other member is
@@ -207,19 +209,9 @@ fn grouped_sin_and_cos_are_accurate_on_both_branches() {
         .collect();
     xs.extend([4095.9f32, 4096.0, -4096.5, 5000.0]);
     for partner in [5000.0f32, 0.5] {
-        for (cosine, reference) in [(false, f64::sin as fn(f64) -> f64), (true, f64::cos)] {
-            let got = run_with(&xs, |b, x| {
-                let other = b.f32(partner);
-                fuselab_targets::math::Math { b }.sin_cos_group(&[x, other], cosine)[0]
-            });
-            compare(
-                if cosine { "cos" } else { "sin" },
-                &xs,
-                &got,
-                reference,
-                4.0,
-                1e-7,
-            );
-        }
+        check_sin_cos(&xs, |b, x, cosine| {
+            let other = b.f32(partner);
+            fuselab_targets::math::Math { b }.sin_cos_group(&[x, other], cosine)[0]
+        });
     }
 }

@@ -211,16 +211,19 @@ fn compile(o: &Options) -> Result<(), String> {
     let fuse = FuseContext::new().map_err(|e| e.to_string())?;
     let module = pipeline_module(&fuse, &text, &o.file, &pipeline, gpu)?;
     let raw = module.as_operation().to_raw();
+    // PTX once, for printing and for the bundle.
+    let ptx = if o.emit.as_deref() == Some("ptx") || o.out.is_some() {
+        Some(ptx_of(&fuse, raw, &o.file)?)
+    } else {
+        None
+    };
     let mut stdout = std::io::stdout();
-    match o.emit.as_deref() {
-        Some("tile" | "gpu") => {
+    match (o.emit.as_deref(), &ptx) {
+        (Some("tile" | "gpu"), _) => {
             writeln!(stdout, "{}", ir::op_string(raw)).map_err(|e| format!("fuse-gpu: {e}"))?;
         }
-        Some(_) => {
-            let ptx = ptx_of(&fuse, raw, &o.file)?;
-            write!(stdout, "{ptx}").map_err(|e| format!("fuse-gpu: {e}"))?;
-        }
-        None => {}
+        (Some(_), Some(ptx)) => write!(stdout, "{ptx}").map_err(|e| format!("fuse-gpu: {e}"))?,
+        _ => {}
     }
     let Some(dir) = &o.out else { return Ok(()) };
     let mut all = plans(raw)?;
@@ -237,13 +240,8 @@ fn compile(o: &Options) -> Result<(), String> {
             ))
         }
     };
-    let ptx = ptx_of(&fuse, raw, &o.file)?;
-    let bounds = int_bounds(&text, &o.file, &plan.function)?;
-    let oracle = if o.samples > 0 {
-        Some(oracle(&text, &o.file, &plan, o, &bounds)?)
-    } else {
-        None
-    };
+    let ptx = ptx.unwrap_or_default();
+    let (bounds, oracle) = source_facts(&text, &o.file, &plan, o)?;
     let manifest = manifest(&plan, o, oracle, &bounds);
     std::fs::create_dir_all(dir).map_err(|e| format!("fuse-gpu: cannot create {dir}: {e}"))?;
     std::fs::write(format!("{dir}/kernels.ptx"), ptx).map_err(|e| format!("fuse-gpu: {e}"))?;
@@ -310,23 +308,36 @@ fn with_source_function<T>(
     f(func)
 }
 
-/// The int64 bound of each input of `function` (0 for other dtypes).
-fn int_bounds(text: &str, buffer: &str, function: &str) -> Result<Vec<i64>, String> {
-    with_source_function(text, buffer, function, |func| {
-        let block = ir::body(func).ok_or_else(|| format!("{buffer}: @{function} has no body"))?;
-        Ok(ir::block_arguments(block)
+/// From one parse of the source (the aten input): the int64 bound of each input of the
+/// plan's function (0 for other dtypes) and, unless `--samples 0`, the oracle's samples
+/// of every output on the portable inputs.
+fn source_facts(
+    text: &str,
+    buffer: &str,
+    plan: &Plan,
+    o: &Options,
+) -> Result<(Vec<i64>, Option<Json>), String> {
+    with_source_function(text, buffer, &plan.function, |func| {
+        let block = ir::body(func).ok_or_else(|| format!("{buffer}: @{} has no body", plan.function))?;
+        let bounds: Vec<i64> = ir::block_arguments(block)
             .into_iter()
             .map(|a| match ir::tensor_type(a).map(|t| t.dtype) {
                 Some(DType::I64) => fuselab_exec::inputs::int_bound(a),
                 _ => 0,
             })
-            .collect())
+            .collect();
+        let oracle = if o.samples > 0 {
+            Some(oracle(func, plan, o, &bounds)?)
+        } else {
+            None
+        };
+        Ok((bounds, oracle))
     })
 }
 
-/// The oracle's samples of every output of `plan`'s function on the portable inputs
-/// (int64 inputs below `bounds`).
-fn oracle(text: &str, buffer: &str, plan: &Plan, o: &Options, bounds: &[i64]) -> Result<Json, String> {
+/// The oracle's samples of every output of `func` (the plan's function) on the
+/// portable inputs (int64 inputs below `bounds`).
+fn oracle(func: mlir_sys::MlirOperation, plan: &Plan, o: &Options, bounds: &[i64]) -> Result<Json, String> {
     let types: Vec<(DType, Vec<i64>, i64)> = plan
         .buffers
         .iter()
@@ -340,9 +351,7 @@ fn oracle(text: &str, buffer: &str, plan: &Plan, o: &Options, bounds: &[i64]) ->
         })
         .collect();
     let inputs = portable_inputs(&types, o.seed);
-    let outputs = with_source_function(text, buffer, &plan.function, |func| {
-        run_aten(func, &inputs).map_err(|e| e.to_string())
-    })?;
+    let outputs = run_aten(func, &inputs).map_err(|e| e.to_string())?;
     let mut list = Vec::new();
     for (i, t) in outputs.iter().enumerate() {
         let n = t.data.len();

@@ -65,17 +65,10 @@ pub struct Plan {
 
 /// The plan of each host function of a module lowered by `--lower-tile-to-gpu`.
 pub fn plans(module: MlirOperation) -> Result<Vec<Plan>, String> {
-    let mut out = Vec::new();
     let Some(body) = ir::body(module) else {
-        return Ok(out);
+        return Ok(Vec::new());
     };
-    for func in ir::block_ops(body) {
-        if ir::op_name(func) != "func.func" {
-            continue;
-        }
-        out.push(plan(func)?);
-    }
-    Ok(out)
+    ir::ops_named(body, "func.func").into_iter().map(plan).collect()
 }
 
 fn memref_type(v: mlir_sys::MlirValue) -> Option<TensorType> {

@@ -68,12 +68,7 @@ impl Gen {
                     self.finish_kernel();
                 }
                 names::OUTPUT => {
-                    let index = ir::integer(op, "index").unwrap_or(0) as usize;
-                    let buf = self
-                        .tuples
-                        .get(&(ir::operand(op, 0).ptr as usize))
-                        .and_then(|t| t.get(index))
-                        .cloned()
+                    let buf = crate::kernel_output(&self.tuples, op)
                         .ok_or_else(|| err(op, "loop.output of an unknown kernel"))?;
                     self.bufs.insert(ir::result(op, 0).ptr as usize, buf);
                 }

@@ -74,15 +74,10 @@ fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed>
     };
     let raw = module.to_raw();
     let block = ir::body(raw).ok_or(PassFailed)?;
-    let old = ir::block_ops(block);
-    let functions: Vec<MlirOperation> = old
-        .iter()
-        .copied()
-        .filter(|&op| ir::op_name(op) == "func.func")
-        .collect();
+    let functions = ir::ops_named(block, "func.func");
     if functions.is_empty() {
         // Nothing to generate: the module's other ops are not CPU code either.
-        for op in old {
+        for op in ir::block_ops(block) {
             ir::erase(op);
         }
         return Ok(());

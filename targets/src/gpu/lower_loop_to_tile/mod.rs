@@ -124,12 +124,7 @@ fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed>
     }
     let raw = module.to_raw();
     let block = ir::body(raw).ok_or(PassFailed)?;
-    let old = ir::block_ops(block);
-    let functions: Vec<MlirOperation> = old
-        .iter()
-        .copied()
-        .filter(|&op| ir::op_name(op) == "func.func")
-        .collect();
+    let functions = ir::ops_named(block, "func.func");
     let built = OwnedModule::new(ir::location(raw));
     for &f in &functions {
         if let Err(e) = tile_function(f, built.body(), config) {
@@ -310,12 +305,7 @@ impl Lowering {
                     self.members(op, &[op])?
                 }
                 names::OUTPUT => {
-                    let index = ir::integer(op, "index").unwrap_or(0) as usize;
-                    let buf = self
-                        .tuples
-                        .get(&(ir::operand(op, 0).ptr as usize))
-                        .and_then(|t| t.get(index))
-                        .cloned()
+                    let buf = crate::kernel_output(&self.tuples, op)
                         .ok_or_else(|| err(op, "loop.output of an unknown kernel"))?;
                     self.bufs.insert(ir::result(op, 0).ptr as usize, buf);
                 }

@@ -61,10 +61,7 @@ fn fail(op: MlirOperation, m: impl Into<String>) -> Failure {
 fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed> {
     let raw = module.to_raw();
     let block = ir::body(raw).ok_or(PassFailed)?;
-    let kernels: Vec<MlirOperation> = ir::block_ops(block)
-        .into_iter()
-        .filter(|&op| ir::op_name(op) == "tile.kernel")
-        .collect();
+    let kernels = ir::ops_named(block, "tile.kernel");
     if kernels.is_empty() {
         return Ok(());
     }
