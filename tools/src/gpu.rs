@@ -17,7 +17,7 @@ use fuselab_exec::{aten::run_aten, inputs::tolerance, Tensor};
 use fuselab_targets::gpu::{
     bundle::{plans, Plan, Role, Step},
     lower_tile_to_gpu::KERNEL_MODULE,
-    ptx::{emit_ptx, CHIP},
+    ptx::{emit_ptx, PtxOptions, CHIP},
 };
 use serde_json::{json, Value as Json};
 use std::io::Write as _;
@@ -38,6 +38,8 @@ OPTIONS:
                       each launch's kernel is a PTX .entry taking as many parameters as
                       it is given buffers, every output is written, oracle sizes
   --tile-options <o>   Options of --lower-loop-to-tile, e.g. 'max-rblock=2048 elements-per-warp=256'
+  --fp-fusion <bool>  Contract a multiply and a dependent add into one fma (default:
+                      true, as Triton's enable_fp_fusion; false: every op rounds)
   --seed <n>          Seed of the bundle's inputs (default: 0)
   --samples <n>       Oracle samples per output (default: 4096; 0: no oracle, for
                       sizes the interpreter would take too long on)
@@ -50,6 +52,9 @@ aten interpreter on those inputs (docs/gpu.md).
 struct Options {
     validate: Option<String>,
     tile_options: Option<String>,
+    ptx: PtxOptions,
+    /// `--fp-fusion` was given (it means something only where PTX is made).
+    ptx_chosen: bool,
     file: String,
     strategy: String,
     function: Option<String>,
@@ -63,6 +68,8 @@ fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
     let mut o = Options {
         validate: None,
         tile_options: None,
+        ptx: PtxOptions::default(),
+        ptx_chosen: false,
         file: String::new(),
         strategy: "inductor".into(),
         function: None,
@@ -95,6 +102,15 @@ fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
             "-o" => o.out = Some(value("a directory")?),
             "--validate" => o.validate = Some(value("a bundle directory")?),
             "--tile-options" => o.tile_options = Some(value("pass options")?),
+            "--fp-fusion" => {
+                let v = value("true or false")?;
+                o.ptx.fp_fusion = match v.as_str() {
+                    "true" | "1" => true,
+                    "false" | "0" => false,
+                    _ => return Err(format!("--fp-fusion: '{v}' is not true or false")),
+                };
+                o.ptx_chosen = true;
+            }
             "--seed" => {
                 let v = value("a number")?;
                 o.seed = v
@@ -118,7 +134,12 @@ fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
         i += 1;
     }
     if o.validate.is_some() {
-        if !o.file.is_empty() || o.emit.is_some() || o.out.is_some() {
+        if !o.file.is_empty()
+            || o.emit.is_some()
+            || o.out.is_some()
+            || o.tile_options.is_some()
+            || o.ptx_chosen
+        {
             return Err("--validate takes a bundle directory and nothing else".into());
         }
         return Ok(Some(o));
@@ -133,6 +154,9 @@ fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
     }
     if o.emit.is_none() && o.out.is_none() {
         return Err("nothing to do: give --emit <stage> or -o <dir>".into());
+    }
+    if o.ptx_chosen && o.out.is_none() && o.emit.as_deref() != Some("ptx") {
+        return Err("--fp-fusion applies to PTX: it needs --emit ptx or -o <dir>".into());
     }
     if !strategy_names().contains(&o.strategy.as_str()) {
         return Err(format!(
@@ -181,10 +205,15 @@ pub fn run(args: &[String]) -> i32 {
 }
 
 /// PTX of `module`'s kernels; MLIR's diagnostics join the error.
-fn ptx_of(fuse: &FuseContext, module: mlir_sys::MlirOperation, file: &str) -> Result<String, String> {
+fn ptx_of(
+    fuse: &FuseContext,
+    module: mlir_sys::MlirOperation,
+    file: &str,
+    options: PtxOptions,
+) -> Result<String, String> {
     let sink = DiagnosticSink::new();
     sink.capture(fuse.context());
-    emit_ptx(module, KERNEL_MODULE).map_err(|e| {
+    emit_ptx(module, KERNEL_MODULE, options).map_err(|e| {
         let notes: Vec<String> = sink.take().iter().map(|d| d.to_string()).collect();
         format!(
             "{file}: {e}{}{}",
@@ -213,7 +242,7 @@ fn compile(o: &Options) -> Result<(), String> {
     let raw = module.as_operation().to_raw();
     // PTX once, for printing and for the bundle.
     let ptx = if o.emit.as_deref() == Some("ptx") || o.out.is_some() {
-        Some(ptx_of(&fuse, raw, &o.file)?)
+        Some(ptx_of(&fuse, raw, &o.file, o.ptx)?)
     } else {
         None
     };

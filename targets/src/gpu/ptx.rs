@@ -12,8 +12,12 @@
 //!    emitting assembly: the PTX text.
 //!
 //! Fast math as Triton does it: f32 `exp` is `ex2.approx` of `x * log2(e)`
-//! ([`fast_exp`]); nothing else is approximate — no fast-math flags, f32 division and sqrt
-//! stay IEEE (`div.rn`, `sqrt.rn`), log/tanh/erf/sin/cos are fuselab's expansions.
+//! ([`fast_exp`]), and a multiply feeding an add may become one `fma` (Triton's
+//! `enable_fp_fusion`, on by default: the LLVM target machine's `AllowFPOpFusion = Fast`;
+//! here the `contract` flag on every floating-point add, sub, mul and neg, which lets the
+//! same DAG combine fire — [`PtxOptions::fp_fusion`]). Nothing else is approximate: no
+//! other fast-math flag, f32 division and sqrt stay IEEE (`div.rn`, `sqrt.rn`),
+//! log/tanh/erf/sin/cos are fuselab's expansions.
 
 use fuselab_dialects::{
     build::{rewrite, Builder, OwnedModule},
@@ -63,8 +67,22 @@ fn run_pipeline(module: MlirOperation, pipeline: &str) -> Result<(), PtxError> {
     Ok(())
 }
 
+/// Choices of the PTX stage.
+#[derive(Clone, Copy, Debug)]
+pub struct PtxOptions {
+    /// Contract a multiply and a dependent add into one `fma` (one rounding instead of
+    /// two), as Triton's `enable_fp_fusion` (default true) and nvcc's `--fmad=true` do.
+    pub fp_fusion: bool,
+}
+
+impl Default for PtxOptions {
+    fn default() -> Self {
+        PtxOptions { fp_fusion: true }
+    }
+}
+
 /// PTX for the `gpu.module` named `name` in `module` (left unchanged).
-pub fn emit_ptx(module: MlirOperation, name: &str) -> Result<String, PtxError> {
+pub fn emit_ptx(module: MlirOperation, name: &str, options: PtxOptions) -> Result<String, PtxError> {
     let kernels = ir::collect_ops(module, |n| n == "gpu.module")
         .into_iter()
         .find(|&m| {
@@ -101,7 +119,7 @@ pub fn emit_ptx(module: MlirOperation, name: &str) -> Result<String, PtxError> {
         ir::detach(op);
         ir::append(llvm_module.body(), op);
     }
-    translate(&llvm_module)
+    translate(&llvm_module, options)
 }
 
 /// f32 `math.exp(x)` as `ex2.approx.f32(x * log2(e))`, as Triton lowers `tl.exp` on
@@ -215,7 +233,7 @@ fn native_intrinsics(root: MlirOperation) {
     }
 }
 
-fn translate(module: &OwnedModule) -> Result<String, PtxError> {
+fn translate(module: &OwnedModule, options: PtxOptions) -> Result<String, PtxError> {
     let context = unsafe { ContextRef::from_raw(mlir_sys::mlirOperationGetContext(module.operation())) };
     register_all_llvm_translations(unsafe { context.to_ref() });
     let llvm = LlvmContext::create();
@@ -247,6 +265,9 @@ fn translate(module: &OwnedModule) -> Result<String, PtxError> {
     llvm_module
         .verify()
         .map_err(|e| PtxError(format!("the kernels' LLVM IR does not verify: {e}")))?;
+    if options.fp_fusion {
+        allow_contraction(&llvm_module);
+    }
     llvm_module
         .run_passes("default<O3>", &machine, PassBuilderOptions::create())
         .map_err(|e| PtxError(format!("LLVM's O3 pipeline failed: {e}")))?;
@@ -254,4 +275,31 @@ fn translate(module: &OwnedModule) -> Result<String, PtxError> {
         .write_to_memory_buffer(&llvm_module, FileType::Assembly)
         .map_err(|e| PtxError(format!("the NVPTX back end failed: {e}")))?;
     Ok(String::from_utf8_lossy(buffer.as_slice()).into_owned())
+}
+
+/// Sets the `contract` fast-math flag on every floating-point add, sub, mul and neg of
+/// `module`: LLVM may then fuse a multiply and the add that uses it into one `fma`
+/// (what `AllowFPOpFusion = Fast`, the target-machine option Triton sets, allows
+/// globally; inkwell's target machine does not expose that option).
+fn allow_contraction(module: &LlvmModule) {
+    use inkwell::values::{FastMathFlags, InstructionOpcode};
+    for function in module.get_functions() {
+        for block in function.get_basic_blocks() {
+            for inst in block.get_instructions() {
+                if !matches!(
+                    inst.get_opcode(),
+                    InstructionOpcode::FAdd
+                        | InstructionOpcode::FSub
+                        | InstructionOpcode::FMul
+                        | InstructionOpcode::FNeg
+                ) {
+                    continue;
+                }
+                if let Ok(flags) = inst.get_fast_math_flags() {
+                    // Cannot fail: the instruction takes fast-math flags (just read).
+                    let _ = inst.set_fast_math_flags(flags | FastMathFlags::AllowContract);
+                }
+            }
+        }
+    }
 }

@@ -122,3 +122,23 @@ func.func @cat(%a: tensor<3xf32>, %b: tensor<5xf32>) -> tensor<8xf32> {
   %c = "aten.cat"(%a, %b) {dim = 0 : i64} : (tensor<3xf32>, tensor<5xf32>) -> tensor<8xf32>
   return %c : tensor<8xf32>
 }
+
+// -----
+
+// A full reduction and its scalar epilogue (mean then neg): both produce one value, so
+// they are one row — one program computes the sum (looped over 4096-wide chunks) and
+// the epilogue from its registers, as Inductor's xnumel = 1 kernel does. One kernel.
+// CHECK-LABEL: "tile.kernel"
+// CHECK: scf.for
+// CHECK: "tile.reduce"(%{{.*}}) {axis = 1 : i64, kind = "sum"}
+// CHECK: arith.divf
+// CHECK: arith.negf
+// CHECK: "tile.store"
+// CHECK: grid = array<i64: 1>, num_warps = 8 : i64, sym_name = "mean_neg_fused_mean_neg_0"
+// CHECK-NOT: "tile.kernel"
+// CHECK: func.func @mean_neg
+func.func @mean_neg(%x: tensor<64x1000xf32>) -> tensor<f32> {
+  %m = "aten.mean"(%x) {dims = array<i64: 0, 1>, keepdim = false} : (tensor<64x1000xf32>) -> tensor<f32>
+  %n = "aten.neg"(%m) : (tensor<f32>) -> tensor<f32>
+  return %n : tensor<f32>
+}

@@ -73,3 +73,41 @@ func.func @small(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = "aten.neg"(%x) : (tensor<4xf32>) -> tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// -----
+
+// Rows of 1000 in a 1024-wide block: each thread's groups of 4 adjacent elements are
+// either all in the row or all past it. A group that may be partly masked is loaded by
+// 4 plain loads (LLVM makes them one 128-bit load) when all 4 are there, else one
+// masked load each; stores alike. The row is loaded once: the sum's load reads what the
+// max's load read (same buffer, offsets and mask, no store to it in between) and reuses
+// its registers.
+// CHECK-LABEL: gpu.func @softmax_1000_fused_softmax_0
+// CHECK: arith.andi
+// CHECK-NEXT: arith.andi
+// CHECK-NEXT: %[[ALL:.*]] = arith.andi
+// CHECK-NEXT: scf.if %[[ALL]] -> (f32, f32, f32, f32) {
+// CHECK-NEXT: memref.load %arg3
+// CHECK-NEXT: memref.load %arg3
+// CHECK-NEXT: memref.load %arg3
+// CHECK-NEXT: memref.load %arg3
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: } else {
+// CHECK: arith.select
+// CHECK: memref.load %arg3
+// CHECK: scf.if %{{.*}} -> (f32, f32, f32, f32) {
+// CHECK: gpu.shuffle
+// CHECK-NOT: memref.load %arg3
+// CHECK: memref.store %{{.*}}, %arg2
+// CHECK-NEXT: memref.store %{{.*}}, %arg2
+// CHECK-NEXT: memref.store %{{.*}}, %arg2
+// CHECK-NEXT: memref.store %{{.*}}, %arg2
+// CHECK-NEXT: } else {
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: memref.store %{{.*}}, %arg2
+// CHECK-NOT: memref.load %arg3
+// CHECK: gpu.return
+func.func @softmax_1000(%x: tensor<64x1000xf32>) -> tensor<64x1000xf32> {
+  %y = "aten.softmax"(%x) {dim = 1 : i64} : (tensor<64x1000xf32>) -> tensor<64x1000xf32>
+  return %y : tensor<64x1000xf32>
+}

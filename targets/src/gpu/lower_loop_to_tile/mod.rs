@@ -358,7 +358,10 @@ impl Lowering {
     }
 
     /// A run of pointwise / reduction nodes: one kernel if they share rows (and every
-    /// reduction produces one value per row), else one kernel each.
+    /// reduction produces one value per row), else one kernel each. Members that each
+    /// produce a single value (full reductions, scalar epilogues) are one row already:
+    /// one program computes them in order, as Inductor's kernel for `xnumel = 1` fuses a
+    /// full reduction with its scalar epilogue.
     fn nodes(&mut self, label: &str, run: &[MlirOperation]) -> Result<(), TileError> {
         if run.is_empty() {
             return Ok(());
@@ -367,7 +370,10 @@ impl Lowering {
         let per_row = run
             .iter()
             .all(|&m| ir::op_name(m) != names::REDUCTION || i64s(m, "ranges").len() == k);
-        if run.len() > 1 && (k == 0 || !per_row) {
+        let one_row = run
+            .iter()
+            .all(|&m| i64s(m, "ranges").iter().product::<i64>() == 1);
+        if run.len() > 1 && ((k == 0 && !one_row) || !per_row) {
             for &m in run {
                 self.nodes(label, &[m])?;
             }

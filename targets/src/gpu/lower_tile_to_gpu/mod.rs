@@ -29,6 +29,7 @@ use melior::ir::{operation::OperationLike as _, OperationRef};
 use mlir_sys::{MlirAttribute, MlirBlock, MlirOperation, MlirType};
 use std::collections::HashMap;
 
+mod loads;
 mod reduce;
 
 static ID: PassId = PassId::new();
@@ -168,6 +169,7 @@ struct Kernel<'a> {
     /// The kernel's entry block (workgroup buffers are added to it) and their count.
     entry: MlirBlock,
     workgroup: usize,
+    loads: loads::LoadCache,
 }
 
 /// Lowers `kernel` into a `gpu.func` appended to `gpu_block`; returns its grid size and
@@ -258,6 +260,7 @@ fn lower_kernel(b: &mut Builder, kernel: MlirOperation, gpu_block: MlirBlock) ->
         vals: HashMap::new(),
         entry,
         workgroup: 0,
+        loads: loads::LoadCache::default(),
     };
     k.layout();
     for (a, v) in ir::block_arguments(body)
@@ -361,6 +364,36 @@ impl Kernel<'_> {
         }
     }
 
+    /// `mask` of slot `s` and whether the slot exists (a block smaller than the
+    /// program's threads).
+    fn slot_mask(&mut self, mask: Value, s: usize) -> Value {
+        match self.active[s] {
+            None => mask,
+            Some(a) if is_true(mask) => a,
+            Some(a) => self.b.binary("arith.andi", mask, a),
+        }
+    }
+
+    /// Whether every slot of a vector group (more than one slot, some not known to be
+    /// there) is there: the `and` of their masks; `None` for a group of one slot or one
+    /// whose masks are all true.
+    fn group_mask(&mut self, group: &[usize], masks: &[Value]) -> Option<Value> {
+        if group.len() < 2 || group.iter().all(|&s| is_true(masks[s])) {
+            return None;
+        }
+        let mut all = masks[group[0]];
+        for &s in &group[1..] {
+            all = if is_true(all) {
+                masks[s]
+            } else if is_true(masks[s]) {
+                all
+            } else {
+                self.b.binary("arith.andi", all, masks[s])
+            };
+        }
+        Some(all)
+    }
+
     fn get(&self, op: MlirOperation, v: mlir_sys::MlirValue) -> Result<L, Failure> {
         self.vals
             .get(&(v.ptr as usize))
@@ -429,6 +462,11 @@ impl Kernel<'_> {
                 set(self, l);
             }
             "tile.load" => {
+                let key = self.loads.key(op);
+                if let Some(slots) = self.loads.get(&key) {
+                    set(self, L::P(slots));
+                    return Ok(());
+                }
                 let o = ir::operands(op);
                 let buf = match self.get(op, o[0])? {
                     L::S(v) => v,
@@ -440,29 +478,45 @@ impl Kernel<'_> {
                 );
                 let other = self.get(op, o[3])?;
                 let other = self.slots_of(&other);
-                let c0 = self.b.index(0);
+                // A slot past the block (a block smaller than the program's threads)
+                // loads nothing: its offsets belong to no row of this program, and a
+                // gathered index read there would be garbage.
+                let masks: Vec<Value> = (0..self.slots).map(|s| self.slot_mask(mask[s], s)).collect();
                 let mut out = Vec::new();
-                for s in 0..self.slots {
-                    // A slot past the block (a block smaller than the program's
-                    // threads) loads nothing: its offsets belong to no row of this
-                    // program, and a gathered index read there would be garbage.
-                    let m = match self.active[s] {
-                        None => mask[s],
-                        Some(a) if is_true(mask[s]) => a,
-                        Some(a) => self.b.binary("arith.andi", mask[s], a),
-                    };
-                    if is_true(m) {
-                        out.push(self.b.load(buf, off[s]));
+                for group in (0..self.slots).collect::<Vec<_>>().chunks(self.vec) {
+                    if group.iter().all(|&s| is_true(masks[s])) {
+                        out.extend(group.iter().map(|&s| self.b.load(buf, off[s])));
                         continue;
                     }
-                    let at = self.b.select(m, off[s], c0);
-                    let v = self.b.load(buf, at);
-                    out.push(self.b.select(m, v, other[s]));
+                    let all = self.group_mask(group, &masks);
+                    // Every element of the group is there (all but a row's last group,
+                    // in practice): plain loads, which LLVM merges into one vector
+                    // access where the offsets are contiguous; else one masked load
+                    // per slot, reading index 0 where the mask is false.
+                    let ty = element(ir::value_type(ir::result(op, 0)));
+                    let branch = all.map(|all| self.b.open_if_else(all, &vec![ty; group.len()]));
+                    if let Some(branch) = branch {
+                        let plain: Vec<Value> = group.iter().map(|&s| self.b.load(buf, off[s])).collect();
+                        self.b.else_branch(branch, &plain);
+                    }
+                    let c0 = self.b.index(0);
+                    let mut masked = Vec::new();
+                    for &s in group {
+                        let at = self.b.select(masks[s], off[s], c0);
+                        let v = self.b.load(buf, at);
+                        masked.push(self.b.select(masks[s], v, other[s]));
+                    }
+                    match branch {
+                        Some(_) => out.extend(self.b.close("scf.yield", &masked)),
+                        None => out.extend(masked),
+                    }
                 }
+                self.loads.insert(key, out.clone());
                 set(self, L::P(out));
             }
             "tile.store" => {
                 let o = ir::operands(op);
+                self.loads.forget(o[0]);
                 let L::S(buf) = self.get(op, o[0])? else {
                     return Err(fail(op, "a block of buffers"));
                 };
@@ -471,8 +525,9 @@ impl Kernel<'_> {
                 let mask = self.slots_of(&self.get(op, o[3])?);
                 // A per-row block is stored by the threads at inner position 0 only.
                 let per_row = self.rb > 1 && shape(ir::value_type(o[2])).get(1) == Some(&1);
-                for s in 0..self.slots {
-                    let mut cond = mask[s];
+                let mut conds = Vec::new();
+                for (s, &m) in mask.iter().enumerate() {
+                    let mut cond = m;
                     if per_row {
                         let c0 = self.b.index(0);
                         let first = self.b.cmpi(CmpI::Eq, self.ri[s], c0);
@@ -482,16 +537,36 @@ impl Kernel<'_> {
                             self.b.binary("arith.andi", cond, first)
                         };
                     }
-                    if let Some(a) = self.active[s] {
-                        cond = self.b.binary("arith.andi", cond, a);
+                    conds.push(self.slot_mask(cond, s));
+                }
+                for group in (0..self.slots).collect::<Vec<_>>().chunks(self.vec) {
+                    // As for loads: the whole group stored by plain stores (merged
+                    // where contiguous) when every element is there, else one guarded
+                    // store per slot.
+                    let all = if per_row {
+                        None
+                    } else {
+                        self.group_mask(group, &conds)
+                    };
+                    let branch = all.map(|all| self.b.open_if_else(all, &[]));
+                    if let Some(branch) = branch {
+                        for &s in group {
+                            self.b.store(val[s], buf, off[s]);
+                        }
+                        self.b.else_branch(branch, &[]);
                     }
-                    if is_true(cond) {
+                    for &s in group {
+                        if is_true(conds[s]) {
+                            self.b.store(val[s], buf, off[s]);
+                            continue;
+                        }
+                        self.b.open_if(conds[s]);
                         self.b.store(val[s], buf, off[s]);
-                        continue;
+                        self.b.close("scf.yield", &[]);
                     }
-                    self.b.open_if(cond);
-                    self.b.store(val[s], buf, off[s]);
-                    self.b.close("scf.yield", &[]);
+                    if branch.is_some() {
+                        self.b.close("scf.yield", &[]);
+                    }
                 }
             }
             "tile.reduce" => {
