@@ -18,15 +18,18 @@
 //!   externs) or reads a reduce variable inside a larger index (pooling), which are
 //!   kOutEWiseFusable; the output block after a kCommReduce block makes the op
 //!   kOutEWiseFusable (the "reduce + injective" softmax rule); blocks combine by `max`.
-//! - [`PatternMode::Relay`] uses Relay's per-op registry (`TOpPattern`): binary
-//!   arithmetic is kBroadcast, unary math kElemWise, `sum`/`mean`/`amax`/`var` kCommReduce,
-//!   shape ops kInjective, matmul/conv kOutEWiseFusable, softmax/layer_norm kOpaque.
+//! - [`PatternMode::Relay`] uses Relay's per-op registry (`TOpPattern`, [`relay_pattern`]):
+//!   binary arithmetic, expand and unsqueeze kBroadcast, unary math kElemWise,
+//!   `sum`/`mean`/`amax`/`var` kCommReduce, other shape ops kInjective, matmul/conv and
+//!   softmax/log_softmax kOutEWiseFusable; layer_norm and rms_norm are their primitives
+//!   (Relay's SimplifyInference), and an edge into a kBroadcast op from a same-shape
+//!   producer is kElemWise (Relay's graph creator).
 //!
 //! `view` / `reshape` ops (present only with `--lower-aten-to-loop="materialize-views=true"`)
 //! are at least kInjective, as TVM's reshape legalization makes them.
 //!
 //! Function arguments are kOpaque nodes (never fused). The edge from a producer to a
-//! consumer carries the consumer's kind. Nodes whose value the function returns are
+//! consumer carries the consumer's kind (but for Relay's same-shape rule). Nodes whose value the function returns are
 //! TVM's `extern_ref`: roots of the post-dominator tree.
 
 use crate::analysis::memory_deps::{scheduler_nodes, NodeKind, SchedGraph};
@@ -243,20 +246,40 @@ pub fn combine_blocks(blocks: &[BlockPattern], is_output: &[bool]) -> OpPatternK
     kind
 }
 
-/// Relay's registered `TOpPattern` for an aten op (by short name).
+/// Relay's registered `TOpPattern` for an aten op (by short name), from the Relay op an
+/// aten op becomes in Relay's PyTorch frontend (TVM's last Relay release,
+/// python/tvm/relay/op/_tensor.py, _transform.py, _reduce.py, nn/_nn.py):
+/// - kBroadcast: add/subtract/multiply/divide/power/maximum/minimum/where and the
+///   comparisons (`register_broadcast_schedule`), `expand_dims` and `broadcast_to`
+///   (unsqueeze, expand);
+/// - kCommReduce: sum/mean/max/min/variance/any (`register_reduce_schedule`);
+/// - kOutEWiseFusable: nn.dense, nn.matmul, nn.batch_matmul, nn.conv2d, and
+///   nn.softmax / nn.log_softmax (registered OUT_ELEMWISE_FUSABLE: they absorb a
+///   following elementwise op);
+/// - kInjective: reshape, transpose, squeeze, strided_slice, take, concatenate, gather;
+/// - kElemWise: unary math, nn.relu, clip, cast, copy, logical_not; gelu/silu/reciprocal
+///   are elementwise compositions in the frontend.
+///
+/// layer_norm and rms_norm have no kind of their own: Relay's `SimplifyInference`
+/// rewrites nn.layer_norm into primitive ops before FuseOps (and rms_norm is written
+/// with primitives), so their loop nodes are separate TVM nodes ([`relay_decomposed`]).
 pub fn relay_pattern(op: &str) -> OpPatternKind {
     use OpPatternKind::*;
     match op {
         "add" | "sub" | "mul" | "div" | "pow" | "maximum" | "minimum" | "where" | "eq" | "ne" | "lt"
-        | "le" | "gt" | "ge" => Broadcast,
+        | "le" | "gt" | "ge" | "expand" | "unsqueeze" => Broadcast,
         "sum" | "mean" | "amax" | "amin" | "var" | "any" => CommReduce,
-        "mm" | "bmm" | "convolution" | "linear" | "addmm" => OutEWiseFusable,
-        "view" | "reshape" | "permute" | "transpose" | "expand" | "unsqueeze" | "squeeze" | "slice"
-        | "select" | "cat" | "gather" => Injective,
-        "softmax" | "log_softmax" | "layer_norm" | "rms_norm" => Opaque,
-        // Unary math, casts, copies, constants; gelu/silu are elementwise compositions.
+        "mm" | "bmm" | "convolution" | "linear" | "addmm" | "softmax" | "log_softmax" => OutEWiseFusable,
+        "view" | "reshape" | "permute" | "transpose" | "squeeze" | "slice" | "select" | "cat" | "gather" => {
+            Injective
+        }
         _ => ElemWise,
     }
+}
+
+/// Ops that Relay sees as their primitives (see [`relay_pattern`]).
+pub fn relay_decomposed(op: &str) -> bool {
+    matches!(op, "layer_norm" | "rms_norm")
 }
 
 /// One node of TVM's graph: a function argument or one op (one or more loop nodes).
@@ -275,16 +298,33 @@ pub struct TvmNode {
 }
 
 /// TVM's `IndexedForwardGraph`: nodes in post-DFS order (arguments, then ops in program
-/// order) and their consumers; every edge carries the consumer's kind.
+/// order) and their consumers; an edge carries the consumer's kind, except the edges of
+/// Relay's same-shape rule ([`TvmGraph::elementwise_edges`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TvmGraph {
     /// Nodes.
     pub nodes: Vec<TvmNode>,
     /// Consumers of each node (deduplicated, in program order).
     pub consumers: Vec<Vec<usize>>,
+    /// `(producer, consumer)` edges that are kElemWise although the consumer is
+    /// kBroadcast: Relay's `IndexedForwardGraph::Creator` gives an argument edge of a
+    /// kBroadcast call the kind kElemWise when the argument's shape equals the call's
+    /// result shape (src/relay/analysis/graph_partitioner.cc; fuse_ops.cc before it), so
+    /// a conv/dense/matmul absorbs a same-shape bias, residual or scale epilogue. Relax's
+    /// graph creator has no such rule: empty in relax mode.
+    pub elementwise_edges: std::collections::HashSet<(usize, usize)>,
 }
 
 impl TvmGraph {
+    /// The pattern of the edge from `producer` to its consumer `consumer`.
+    pub fn edge_kind(&self, producer: usize, consumer: usize) -> OpPatternKind {
+        if self.elementwise_edges.contains(&(producer, consumer)) {
+            OpPatternKind::ElemWise
+        } else {
+            self.nodes[consumer].kind
+        }
+    }
+
     /// Builds the graph of `func`, whose loop nodes `analyze` described as `graph`.
     pub fn build(func: MlirOperation, graph: &SchedGraph, mode: PatternMode) -> Result<Self, String> {
         let block = ir::body(func).ok_or("function without a body")?;
@@ -309,7 +349,8 @@ impl TvmGraph {
         let mut node_of_member = vec![0; graph.nodes.len()];
         for (m, &op) in loop_ops.iter().enumerate() {
             let mut origin = graph.nodes[m].origins.first().cloned().unwrap_or_default();
-            let separate = matches!(origin.as_str(), "linear" | "addmm");
+            let separate = matches!(origin.as_str(), "linear" | "addmm")
+                || (mode == PatternMode::Relay && relay_decomposed(&origin));
             if separate && graph.nodes[m].kind == NodeKind::Extern {
                 // The matmul of a linear is a binding of its own.
                 origin = ir::attr(op, "kind")
@@ -391,6 +432,14 @@ impl TvmGraph {
                 .name
                 .clone();
             node.kind = match mode {
+                PatternMode::Relay if relay_decomposed(&node.op) => {
+                    // One primitive per loop node: its own block's kind.
+                    let blocks = members
+                        .iter()
+                        .map(|&m| block_pattern(loop_ops[m]))
+                        .collect::<Result<Vec<_>, String>>()?;
+                    combine_blocks(&blocks, &vec![true; blocks.len()])
+                }
                 PatternMode::Relay => relay_pattern(&node.op),
                 PatternMode::Relax => {
                     let blocks = members
@@ -414,6 +463,21 @@ impl TvmGraph {
                     }
                 }
             };
+        }
+        if mode == PatternMode::Relay {
+            // The result shape of each op node: its named (leaving) member's type.
+            let shape = |n: &TvmNode| -> Option<Vec<i64>> {
+                let m = n.members.iter().find(|&&m| graph.nodes[m].name == n.name)?;
+                ir::tensor_type(ir::result(loop_ops[*m], 0)).map(|t| t.shape)
+            };
+            for p in graph.inputs.len()..out.nodes.len() {
+                for &c in &out.consumers[p] {
+                    let same = shape(&out.nodes[p]).is_some_and(|s| Some(s) == shape(&out.nodes[c]));
+                    if out.nodes[c].kind == OpPatternKind::Broadcast && same {
+                        out.elementwise_edges.insert((p, c));
+                    }
+                }
+            }
         }
         Ok(out)
     }

@@ -324,10 +324,15 @@ pub fn partition_graph(graph: &TvmGraph, config: PartitionConfig) -> Partition {
     partition(graph, &tree, config)
 }
 
-/// The post-dominator tree of `graph` (edges carry the consumer's kind).
+/// The post-dominator tree of `graph` with its edges' kinds ([`TvmGraph::edge_kind`]).
 pub fn post_dominator_tree(graph: &TvmGraph) -> PostDominatorTree {
     let is_output: Vec<bool> = graph.nodes.iter().map(|n| n.extern_ref).collect();
-    let kinds: Vec<OpPatternKind> = graph.nodes.iter().map(|n| n.kind).collect();
+    let kinds: Vec<Vec<OpPatternKind>> = graph
+        .consumers
+        .iter()
+        .enumerate()
+        .map(|(p, cs)| cs.iter().map(|&c| graph.edge_kind(p, c)).collect())
+        .collect();
     PostDominatorTree::with_patterns(&graph.consumers, &is_output, &kinds)
 }
 

@@ -30,15 +30,16 @@ impl PostDominatorTree {
     /// Builds the tree for nodes `0..n` in topological order with `consumers[i]` and
     /// `is_output[i]` (returned from the function); every edge is elementwise.
     pub fn new(consumers: &[Vec<usize>], is_output: &[bool]) -> Self {
-        Self::with_patterns(
-            consumers,
-            is_output,
-            &vec![OpPatternKind::ElemWise; consumers.len()],
-        )
+        let kinds: Vec<Vec<OpPatternKind>> = consumers
+            .iter()
+            .map(|cs| vec![OpPatternKind::ElemWise; cs.len()])
+            .collect();
+        Self::with_patterns(consumers, is_output, &kinds)
     }
 
-    /// As [`Self::new`], with `kind[c]` the pattern of every edge into node `c`.
-    pub fn with_patterns(consumers: &[Vec<usize>], is_output: &[bool], kind: &[OpPatternKind]) -> Self {
+    /// As [`Self::new`], with `kind[p][i]` the pattern of the edge from `p` to its
+    /// consumer `consumers[p][i]`.
+    pub fn with_patterns(consumers: &[Vec<usize>], is_output: &[bool], kind: &[Vec<OpPatternKind>]) -> Self {
         let n = consumers.len();
         let mut tree = Self {
             parent: vec![None; n],
@@ -53,11 +54,11 @@ impl PostDominatorTree {
             let Some((&first, rest)) = consumers[i].split_first() else {
                 continue;
             };
-            let mut pattern = kind[first];
+            let mut pattern = kind[i][0];
             let mut lca = Some(first);
-            for &c in rest {
+            for (&c, &edge) in rest.iter().zip(&kind[i][1..]) {
                 lca = lca.and_then(|a| tree.lca_with_pattern(a, c, &mut pattern));
-                pattern = pattern.max(kind[c]);
+                pattern = pattern.max(edge);
             }
             tree.parent[i] = lca;
             tree.depth[i] = lca.map_or(1, |p| tree.depth[p] + 1);
@@ -172,20 +173,40 @@ mod tests {
         assert_eq!(tree.parent, vec![Some(1), None, None]);
     }
 
+    /// Every edge into `c` with the kind `kind[c]`.
+    fn into(consumers: &[Vec<usize>], kind: &[OpPatternKind]) -> Vec<Vec<OpPatternKind>> {
+        consumers
+            .iter()
+            .map(|cs| cs.iter().map(|&c| kind[c]).collect())
+            .collect()
+    }
+
+    #[test]
+    fn an_edge_kind_of_its_own_counts_for_its_producer_only() {
+        use OpPatternKind::*;
+        // conv (0) -> add (1, kBroadcast) -> out (2); 3 -> add too. Relay's same-shape
+        // rule makes 0 -> 1 kElemWise; 3 -> 1 stays kBroadcast.
+        let consumers = vec![vec![1], vec![2], vec![], vec![1]];
+        let kind = vec![vec![ElemWise], vec![ElemWise], vec![], vec![Broadcast]];
+        let tree = PostDominatorTree::with_patterns(&consumers, &[false, false, true, false], &kind);
+        assert_eq!(tree.pattern[0], ElemWise);
+        assert_eq!(tree.pattern[3], Broadcast);
+    }
+
     #[test]
     fn dominance_pattern_is_max_over_edges_and_climbed_nodes() {
         use OpPatternKind::*;
         // The seed shape: s -> {mean, sub}, mean -> sub, sub -> out (output).
         // Edges carry the consumer's kind: mean is kOutEWiseFusable (Relax).
         let consumers = vec![vec![1, 2], vec![2], vec![3], vec![]];
-        let kind = [ElemWise, OutEWiseFusable, ElemWise, ElemWise];
+        let kind = into(&consumers, &[ElemWise, OutEWiseFusable, ElemWise, ElemWise]);
         let tree = PostDominatorTree::with_patterns(&consumers, &[false, false, false, true], &kind);
         assert_eq!(tree.parent, vec![Some(2), Some(2), Some(3), None]);
         assert_eq!(tree.pattern, vec![OutEWiseFusable, ElemWise, ElemWise, Opaque]);
         // A climbed node's own dominance pattern counts: 0 -> {1, 3}, 1 -> 2 (kCommReduce)
         // -> 3; climbing from 1 adds the pattern of edge 1 -> 2.
         let consumers = vec![vec![1, 3], vec![2], vec![3], vec![]];
-        let kind = [ElemWise, ElemWise, CommReduce, ElemWise];
+        let kind = into(&consumers, &[ElemWise, ElemWise, CommReduce, ElemWise]);
         let tree = PostDominatorTree::with_patterns(&consumers, &[false, false, false, true], &kind);
         assert_eq!(tree.parent[0], Some(3));
         assert_eq!(tree.pattern[0], CommReduce);
