@@ -124,10 +124,13 @@ class Bundle:
         ]
         out = self.flat[args[-1]].view(self.shape(args[-1]))
         kind = s["kind"]
-        if kind in ("mm", "bmm"):
+        if kind in ("mm", "bmm") and len(ins) > 2:
+            # The folded bias in the GEMM's epilogue (beta = 1), as Inductor's
+            # extern_kernels.addmm / baddbmm.
+            fold = torch.addmm if ins[0].dim() == 2 else torch.baddbmm
+            fold(ins[2], ins[0], ins[1], out=out)
+        elif kind in ("mm", "bmm"):
             torch.matmul(ins[0], ins[1], out=out)
-            if len(ins) > 2:
-                out.add_(ins[2])
         elif kind == "convolution":
             x, w = ins[0], ins[1]
             bias = ins[2] if len(ins) > 2 else None
@@ -142,7 +145,13 @@ class Bundle:
                 dilation=s.get("dilation", [1] * spatial),
                 groups=(s.get("groups") or [1])[0],
             )
-            out.copy_(y)
+            if y.is_contiguous() and y.shape == out.shape and y.dtype == out.dtype:
+                # The library's output becomes the buffer (later steps read the new
+                # pointer), as Inductor's extern convolution returns its own
+                # buffer: no copy kernel.
+                self.flat[args[-1]] = y.reshape(-1)
+            else:
+                out.copy_(y)
         else:
             raise ValueError(f"unknown extern kind {kind}")
 

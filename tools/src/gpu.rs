@@ -40,6 +40,11 @@ OPTIONS:
   --tile-options <o>   Options of --lower-loop-to-tile, e.g. 'max-rblock=2048 elements-per-warp=256'
   --fp-fusion <bool>  Contract a multiply and a dependent add into one fma (default:
                       true, as Triton's enable_fp_fusion; false: every op rounds)
+  --approx-exp <bool>  f32 exp as ex2.approx, as Triton's tl.exp (default: true; false:
+                      fuselab's exact expansion, as exact as the libdevice exp
+                      Inductor's kernels call)
+  --approx-div <bool>  f32 division as div.full.f32, as Triton compiles '/' (default:
+                      true; false: IEEE div.rn.f32)
   --seed <n>          Seed of the bundle's inputs (default: 0)
   --samples <n>       Oracle samples per output (default: 4096; 0: no oracle, for
                       sizes the interpreter would take too long on)
@@ -102,13 +107,18 @@ fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
             "-o" => o.out = Some(value("a directory")?),
             "--validate" => o.validate = Some(value("a bundle directory")?),
             "--tile-options" => o.tile_options = Some(value("pass options")?),
-            "--fp-fusion" => {
+            "--fp-fusion" | "--approx-exp" | "--approx-div" => {
                 let v = value("true or false")?;
-                o.ptx.fp_fusion = match v.as_str() {
+                let on = match v.as_str() {
                     "true" | "1" => true,
                     "false" | "0" => false,
-                    _ => return Err(format!("--fp-fusion: '{v}' is not true or false")),
+                    _ => return Err(format!("{flag}: '{v}' is not true or false")),
                 };
+                match flag {
+                    "--fp-fusion" => o.ptx.fp_fusion = on,
+                    "--approx-exp" => o.ptx.approx_exp = on,
+                    _ => o.ptx.approx_div = on,
+                }
                 o.ptx_chosen = true;
             }
             "--seed" => {
@@ -156,7 +166,10 @@ fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
         return Err("nothing to do: give --emit <stage> or -o <dir>".into());
     }
     if o.ptx_chosen && o.out.is_none() && o.emit.as_deref() != Some("ptx") {
-        return Err("--fp-fusion applies to PTX: it needs --emit ptx or -o <dir>".into());
+        return Err(
+            "--fp-fusion, --approx-exp and --approx-div apply to PTX: they need --emit ptx or -o <dir>"
+                .into(),
+        );
     }
     if !strategy_names().contains(&o.strategy.as_str()) {
         return Err(format!(

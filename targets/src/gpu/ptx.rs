@@ -12,12 +12,12 @@
 //!    emitting assembly: the PTX text.
 //!
 //! Fast math as Triton does it: f32 `exp` is `ex2.approx` of `x * log2(e)`
-//! ([`fast_exp`]), and a multiply feeding an add may become one `fma` (Triton's
+//! ([`fast_exp`]), f32 `/` is `div.full.f32` ([`fast_div`]), and a multiply feeding an add may become one `fma` (Triton's
 //! `enable_fp_fusion`, on by default: the LLVM target machine's `AllowFPOpFusion = Fast`;
 //! here the `contract` flag on every floating-point add, sub, mul and neg, which lets the
 //! same DAG combine fire — [`PtxOptions::fp_fusion`]). Nothing else is approximate: no
-//! other fast-math flag, f32 division and sqrt stay IEEE (`div.rn`, `sqrt.rn`),
-//! log/tanh/erf/sin/cos are fuselab's expansions.
+//! other fast-math flag, sqrt stays IEEE (`sqrt.rn`), log/tanh/erf/sin/cos are fuselab's
+//! expansions.
 
 use fuselab_dialects::{
     build::{rewrite, Builder, OwnedModule},
@@ -73,11 +73,23 @@ pub struct PtxOptions {
     /// Contract a multiply and a dependent add into one `fma` (one rounding instead of
     /// two), as Triton's `enable_fp_fusion` (default true) and nvcc's `--fmad=true` do.
     pub fp_fusion: bool,
+    /// f32 `exp` as `ex2.approx` ([`fast_exp`], Triton's `tl.exp`); false: fuselab's
+    /// exact expansion (the CPU target's, within 1-2 ulp — Inductor's kernels call
+    /// libdevice's `exp`, which is also exact to about 1 ulp).
+    pub approx_exp: bool,
+    /// f32 division as `div.full.f32` (2 ulp, full range), as Triton compiles `/` on
+    /// f32 (Inductor's kernels in the same run: `div.full.f32` in their PTX); false:
+    /// IEEE `div.rn.f32`. fuselab's own expansions (log, tanh, erf) keep IEEE division.
+    pub approx_div: bool,
 }
 
 impl Default for PtxOptions {
     fn default() -> Self {
-        PtxOptions { fp_fusion: true }
+        PtxOptions {
+            fp_fusion: true,
+            approx_exp: true,
+            approx_div: true,
+        }
     }
 }
 
@@ -108,7 +120,12 @@ pub fn emit_ptx(module: MlirOperation, name: &str, options: PtxOptions) -> Resul
         scratch.operation(),
         "builtin.module(gpu.module(math-expand-ops{ops=powf}))",
     )?;
-    fast_exp(scratch.operation());
+    if options.approx_div {
+        fast_div(scratch.operation());
+    }
+    if options.approx_exp {
+        fast_exp(scratch.operation());
+    }
     branching_sin_cos(scratch.operation());
     crate::math::expand_math_ops(scratch.operation());
     native_intrinsics(scratch.operation());
@@ -136,6 +153,20 @@ fn fast_exp(root: MlirOperation) {
             let log2e = b.f32(std::f32::consts::LOG2_E);
             let scaled = b.binary("arith.mulf", x, log2e);
             Some(intrinsic(b, "llvm.nvvm.ex2.approx.f32", &[scaled], ty))
+        });
+    }
+}
+
+/// f32 `arith.divf` as `llvm.nvvm.div.full` (`div.full.f32`), as Triton lowers `/`.
+fn fast_div(root: MlirOperation) {
+    for op in ir::collect_ops(root, |n| n == "arith.divf") {
+        let ty = ir::value_type(ir::result(op, 0));
+        if !unsafe { mlir_sys::mlirTypeIsAF32(ty) } {
+            continue;
+        }
+        let (a, b) = (ir::operand(op, 0), ir::operand(op, 1));
+        rewrite(op, |builder| {
+            Some(intrinsic(builder, "llvm.nvvm.div.full", &[a, b], ty))
         });
     }
 }

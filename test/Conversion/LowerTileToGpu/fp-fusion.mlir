@@ -15,7 +15,7 @@
 // EXACT: add.rn.f32
 // EXACT-NOT: fma.rn.f32
 // EXACT: ret;
-// IGNORED: fuse-gpu: --fp-fusion applies to PTX: it needs --emit ptx or -o <dir>
+// IGNORED: fuse-gpu: --fp-fusion, --approx-exp and --approx-div apply to PTX: they need --emit ptx or -o <dir>
 // VALUE: fuse-gpu: --fp-fusion: 'maybe' is not true or false
 func.func @axpy(%x: tensor<256x256xf32>, %y: tensor<256x256xf32>) -> tensor<256x256xf32> {
   %c = arith.constant dense<3.0> : tensor<f32>

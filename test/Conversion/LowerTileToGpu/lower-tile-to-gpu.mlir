@@ -8,7 +8,7 @@
 // XBLOCK = 2 and 512 columns RBLOCK: no masks, plain loads and stores. The host's
 // launch names the gpu.func and carries grid and threads.
 // CHECK-LABEL: gpu.module @fuselab_kernels
-// CHECK: gpu.func @softmax_rows_fused_softmax_0(%{{.*}}: memref<100xf32> {llvm.align = 16 : i64, llvm.noalias}
+// CHECK: gpu.func @softmax_rows_fused_softmax_0(%{{.*}}: memref<51200xf32> {llvm.align = 16 : i64, llvm.noalias}
 // CHECK-SAME: workgroup(%[[WG:.*]] : memref<8xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<8xf32, #gpu.address_space<workgroup>>)
 // CHECK-SAME: kernel attributes {known_block_size = array<i32: 128, 1, 1>}
 // CHECK: gpu.thread_id{{.*}}x
@@ -87,25 +87,25 @@ func.func @small(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-NEXT: arith.andi
 // CHECK-NEXT: %[[ALL:.*]] = arith.andi
 // CHECK-NEXT: scf.if %[[ALL]] -> (f32, f32, f32, f32) {
-// CHECK-NEXT: memref.load %arg3
-// CHECK-NEXT: memref.load %arg3
-// CHECK-NEXT: memref.load %arg3
-// CHECK-NEXT: memref.load %arg3
+// CHECK-NEXT: memref.load %arg1
+// CHECK-NEXT: memref.load %arg1
+// CHECK-NEXT: memref.load %arg1
+// CHECK-NEXT: memref.load %arg1
 // CHECK-NEXT: scf.yield
 // CHECK-NEXT: } else {
 // CHECK: arith.select
-// CHECK: memref.load %arg3
+// CHECK: memref.load %arg1
 // CHECK: scf.if %{{.*}} -> (f32, f32, f32, f32) {
 // CHECK: gpu.shuffle
-// CHECK-NOT: memref.load %arg3
-// CHECK: memref.store %{{.*}}, %arg2
-// CHECK-NEXT: memref.store %{{.*}}, %arg2
-// CHECK-NEXT: memref.store %{{.*}}, %arg2
-// CHECK-NEXT: memref.store %{{.*}}, %arg2
+// CHECK-NOT: memref.load %arg1
+// CHECK: memref.store %{{.*}}, %arg0
+// CHECK-NEXT: memref.store %{{.*}}, %arg0
+// CHECK-NEXT: memref.store %{{.*}}, %arg0
+// CHECK-NEXT: memref.store %{{.*}}, %arg0
 // CHECK-NEXT: } else {
 // CHECK-NEXT: scf.if
-// CHECK-NEXT: memref.store %{{.*}}, %arg2
-// CHECK-NOT: memref.load %arg3
+// CHECK-NEXT: memref.store %{{.*}}, %arg0
+// CHECK-NOT: memref.load %arg1
 // CHECK: gpu.return
 func.func @softmax_1000(%x: tensor<64x1000xf32>) -> tensor<64x1000xf32> {
   %y = "aten.softmax"(%x) {dim = 1 : i64} : (tensor<64x1000xf32>) -> tensor<64x1000xf32>

@@ -29,7 +29,7 @@
 // RELAY: name = "buf1", op_pattern = "kBroadcast", origins = ["add"]
 // RELAY: name = "buf3", op_pattern = "kInjective", origins = ["transpose"]
 // RELAY: kind = "sum", name = "buf5", op_pattern = "kCommReduce", origins = ["mean"]
-// RELAY: kind = "max", name = "buf7", op_pattern = "kOpaque", origins = ["softmax"]
+// RELAY: kind = "max", name = "buf7", op_pattern = "kOutEWiseFusable", origins = ["softmax"]
 // RELAY: kind = "mm", name = "buf13", op_pattern = "kOutEWiseFusable"
 // BADMODE: annotate-op-pattern.mlir:{{[0-9]+}}:{{[0-9]+}}: error: unknown pattern mode 'xla' (expected relax or relay)
 func.func @kinds(%x: tensor<8x16xf32>, %b: tensor<16xf32>, %c: tensor<8x1xf32>, %r: tensor<1x16xf32>, %idx: tensor<8x4xi64>, %w: tensor<16x4xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<16x8xf32>, tensor<8xf32>, tensor<8x1xf32>, tensor<8x16xf32>, tensor<8x4xf32>, tensor<8x4xf32>, tensor<16x16xf32>, tensor<128xf32>) {

@@ -33,6 +33,25 @@ struct Kernel {
     rb: i64,
     /// The mask of what is being computed now.
     mask: V,
+    /// Reductions of this kernel that only its members read ([`kernel_local`]).
+    local: HashSet<usize>,
+}
+
+/// The reductions of `run` whose every use is a `loop.load` in the body of a member of
+/// `run`: such a load reads the reader's own row (the shared-row rule that put them in
+/// one kernel), which the program holds in registers — no one needs the buffer.
+fn kernel_local(run: &[MlirOperation]) -> HashSet<usize> {
+    let members: HashSet<usize> = run.iter().map(|m| m.ptr as usize).collect();
+    let read_in_run = |u: MlirOperation| {
+        let parent = unsafe { mlir_sys::mlirBlockGetParentOperation(ir::parent_block(u)) };
+        ir::op_name(u) == names::LOAD && members.contains(&(parent.ptr as usize))
+    };
+    run.iter()
+        .filter(|&&m| ir::op_name(m) == names::REDUCTION)
+        .map(|&m| ir::result(m, 0))
+        .filter(|&r| ir::users(r).into_iter().all(read_in_run))
+        .map(|r| r.ptr as usize)
+        .collect()
 }
 
 /// The launch rule's knobs (the pass options).
@@ -42,8 +61,10 @@ pub struct TileConfig {
     pub max_rblock: i64,
     /// Elements of a row kernel's block (XBLOCK = this / RBLOCK rows).
     pub block_elements: i64,
-    /// Block elements per warp of a row kernel (1 to 8 warps).
+    /// Block elements per warp of a row kernel (1 to `max_warps` warps).
     pub elements_per_warp: i64,
+    /// The most warps of a row kernel.
+    pub max_warps: i64,
 }
 
 impl Default for TileConfig {
@@ -52,6 +73,7 @@ impl Default for TileConfig {
             max_rblock: 4096,
             block_elements: 1024,
             elements_per_warp: 256,
+            max_warps: 8,
         }
     }
 }
@@ -67,7 +89,7 @@ impl TileConfig {
         }
         let rb = np2(rnumel).min(self.max_rblock);
         let xb = (self.block_elements / rb).min(np2(xnumel)).max(1);
-        let warps = (xb * rb / self.elements_per_warp).clamp(1, 8);
+        let warps = (xb * rb / self.elements_per_warp).clamp(1, self.max_warps);
         (xb, rb, warps)
     }
 }
@@ -422,9 +444,15 @@ impl Lowering {
         let rnumel = run.iter().map(|&m| inner(m)).max().unwrap_or(1);
         let (xb, rb, warps) = self.config.launch(xnumel, rnumel);
         let grid = (xnumel + xb - 1) / xb;
-        // Buffers: what the members write, then what they read.
+        // Buffers: what the members write, then what they read. A reduction read only
+        // by this kernel's members stays in registers and gets no buffer (Inductor
+        // removes such kernel-local buffers the same way).
+        let local = kernel_local(run);
         let mut outs = Vec::new();
         for &m in run {
+            if local.contains(&(ir::result(m, 0).ptr as usize)) {
+                continue;
+            }
             let out = self.result_buffer(m)?;
             self.bufs.insert(ir::result(m, 0).ptr as usize, out.clone());
             outs.push(out);
@@ -441,7 +469,7 @@ impl Lowering {
         for &m in run {
             let mut sources = Vec::new();
             self.reads(m, &mut sources);
-            for s in sources {
+            for s in sources.into_iter().filter(|s| !local.contains(s)) {
                 let v = mlir_sys::MlirValue { ptr: s as *mut _ };
                 push(self.buffer(m, v)?.v, &mut host_args);
             }
@@ -459,6 +487,7 @@ impl Lowering {
         // No insertion block: the kernel is built detached (it lives at module level).
         let Open { op: kernel, args } = self.b.open("tile.kernel", &[], &[], &attributes, &types);
         let mut kstate = self.preamble(&host_args, &args, xnumel, xb, rb);
+        kstate.local = local;
         let result = self.members_in(&mut kstate, run, &prefix, &inner);
         self.b.close(names::YIELD, &[]);
         if let Some(block) = host_block {
@@ -511,6 +540,7 @@ impl Lowering {
             xb,
             rb,
             mask: xmask,
+            local: HashSet::new(),
         }
     }
 
@@ -533,14 +563,18 @@ impl Lowering {
                 self.b.op("tile.barrier", &[], &[], &[]);
                 stored.clear();
             }
-            let out = self.buffer(m, ir::result(m, 0))?;
             let extent = inner(m);
+            let result = ir::result(m, 0).ptr as usize;
             if ir::op_name(m) == names::REDUCTION {
                 let red = self.reduction(k, m, &row_coords, extent)?;
-                let xm = V::B(k.xmask, [k.xb, 1]);
-                self.store(k, &out, x, red, xm);
-                k.regs.insert(ir::result(m, 0).ptr as usize, Self::value_of(red));
+                if !k.local.contains(&result) {
+                    let out = self.buffer(m, ir::result(m, 0))?;
+                    let xm = V::B(k.xmask, [k.xb, 1]);
+                    self.store(k, &out, x, red, xm);
+                }
+                k.regs.insert(result, Self::value_of(red));
             } else {
+                let out = self.buffer(m, ir::result(m, 0))?;
                 self.pointwise(k, m, &row_coords, extent, &out)?;
                 stored.push(ir::result(m, 0).ptr as usize);
             }

@@ -21,15 +21,15 @@
 //! - kernels with inner work: `RBLOCK = next_pow2(rnumel)` up to 4096 — the whole row in
 //!   registers (a persistent reduction) —, else an `scf.for` over 4096-wide chunks
 //!   carrying the accumulator (a looped reduction); `XBLOCK = 1024 / RBLOCK` rows (at
-//!   least 1); one warp per 256 block elements, 1 to 8 warps. These three numbers are the
-//!   options `max-rblock`, `block-elements`, `elements-per-warp`; Inductor autotunes such
+//!   least 1); one warp per 256 block elements, 1 to 8 warps. These four numbers are the
+//!   options `max-rblock`, `block-elements`, `elements-per-warp`, `max-warps`; Inductor autotunes such
 //!   choices, fuselab takes them as given. The defaults are measured (H200, ×16 rows,
 //!   docs/gpu.md): 256 elements per warp against 128 moved layernorm / softmax /
 //!   two_reductions from 3.8 to 4.2 TB/s; rows of 4096 in registers against 1024-wide
 //!   chunks moved rmsnorm from 3.65 to 4.12 TB/s (Inductor's own persistent threshold for
 //!   inner reductions is 1024; its looped rmsnorm reaches 4.33);
 //! - a reduction's result is kept in registers for the members after it in the same
-//!   program (and stored once per row); a member reading another member's stored buffer
+//!   program (and stored once per row, unless only this kernel reads it); a member reading another member's stored buffer
 //!   waits at a `tile.barrier`; sizes that do not divide are masked.
 //!
 //! Not done here (Inductor does them): autotuning of block sizes, split reductions,
@@ -79,7 +79,13 @@ pub const INFO: PassInfo = PassInfo {
             name: "elements-per-warp",
             kind: OptionKind::UInt,
             default: "256",
-            help: "block elements per warp of a row kernel (1 to 8 warps; a power of two)",
+            help: "block elements per warp of a row kernel (1 to max-warps warps; a power of two)",
+        },
+        PassOption {
+            name: "max-warps",
+            kind: OptionKind::UInt,
+            default: "8",
+            help: "the most warps of a row kernel (a power of two, at most 32: 1024 threads)",
         },
     ],
     run,
@@ -108,16 +114,19 @@ fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed>
         max_rblock: cx.options.uint("max-rblock") as i64,
         block_elements: cx.options.uint("block-elements") as i64,
         elements_per_warp: cx.options.uint("elements-per-warp") as i64,
+        max_warps: cx.options.uint("max-warps") as i64,
     };
     for (name, v) in [
         ("max-rblock", config.max_rblock),
         ("block-elements", config.block_elements),
         ("elements-per-warp", config.elements_per_warp),
+        ("max-warps", config.max_warps),
     ] {
-        if !(1..=1 << 20).contains(&v) || v & (v - 1) != 0 {
+        let limit = if name == "max-warps" { 32 } else { 1 << 20 };
+        if !(1..=limit).contains(&v) || v & (v - 1) != 0 {
             cx.sink.error(
                 module.location(),
-                format!("--lower-loop-to-tile: {name}={v} is not a power of two in 1..=2^20"),
+                format!("--lower-loop-to-tile: {name}={v} is not a power of two in 1..={limit}"),
             );
             return Err(PassFailed);
         }
