@@ -124,28 +124,71 @@ impl Math<'_> {
     }
 
     /// `exp(x)`: x = n ln2 + r, |r| <= ln2/2, exp(r) by its degree-7 Taylor polynomial
-    /// (error < 1e-8 relative), times 2^n as two normal factors, so results below the
-    /// smallest normal are IEEE subnormals (as libm and PyTorch's eager CPU kernels give;
-    /// no flush to zero), and results below half the smallest subnormal are 0. (Clamping
+    /// (error < 1e-8 relative), times 2^n ([`Math::exp_scaled`]).
+    pub fn exp(&mut self, x: Value) -> Value {
+        self.exp_scaled(x, |m, clamped| {
+            let log2e = m.f32c(std::f32::consts::LOG2_E);
+            let t = m.bin("mulf", clamped, log2e);
+            let n = m.unary("math.roundeven", t);
+            let (l2hi, l2lo) = (m.f32c(LN2_HI), m.f32c(LN2_LO));
+            let a = m.bin("mulf", n, l2hi);
+            let r = m.bin("subf", clamped, a);
+            let b = m.bin("mulf", n, l2lo);
+            let r = m.bin("subf", r, b);
+            let inv_fact: Vec<f64> = (0..8).map(|k| 1.0 / (1..=k).product::<u64>() as f64).collect();
+            (n, m.horner(r, &inv_fact, false))
+        })
+    }
+
+    /// `exp(x)` from a base-2 exponential `pow2` (such as `ex2.approx.f32`: +inf above
+    /// 128, IEEE subnormals then 0 below -126, NaN for NaN) called once, libdevice's
+    /// `expf` scheme: `x log2(e) = n + f` with `n` the nearest integer clamped to
+    /// [-126, 126] (NaN gives an `n` too), `f` computed by two FMAs with log2(e) in two
+    /// parts (so `f` is exact to f32 rounding for every `x`, where a plain `x * log2(e)`
+    /// loses |x| 6e-8 relative), then `pow2(f) 2^n` with `2^n` a normal float built from
+    /// its exponent bits. Beyond the clamp `f` carries the rest: `pow2` overflows to inf,
+    /// or gives the one rounding to a subnormal or 0; ±inf and NaN go through `f`. With
+    /// `ex2.approx.f32` (2^-22 relative) the result is within ~2 ulp over the range.
+    pub fn exp_base2(&mut self, x: Value, pow2: impl Fn(&mut Builder, Value) -> Value) -> Value {
+        const LOG2_E_LO: f64 = std::f64::consts::LOG2_E - std::f32::consts::LOG2_E as f64;
+        let (l2e, l2e_lo) = (self.f32c(std::f32::consts::LOG2_E), self.f32c(LOG2_E_LO as f32));
+        let t = self.bin("mulf", x, l2e);
+        let n = self.unary("math.roundeven", t);
+        // Clamped by compare and select: a NaN `n` compares unordered-less and becomes
+        // -126 (NVVM would call libdevice for `maxnumf`).
+        let (lo, hi) = (self.f32c(-126.0), self.f32c(126.0));
+        let below = self.fcmp(CmpF::Ult, n, lo);
+        let n = self.select(below, lo, n);
+        let above = self.fcmp(CmpF::Ogt, n, hi);
+        let n = self.select(above, hi, n);
+        let minus_n = self.unary("arith.negf", n);
+        let f32t = self.b.f32_type();
+        let f = self.b.value("math.fma", &[x, l2e, minus_n], f32t, &[]);
+        let f = self.b.value("math.fma", &[x, l2e_lo, f], f32t, &[]);
+        let p = pow2(self.b, f);
+        let ni = self.as_i32("arith.fptosi", n);
+        let (bias, shift) = (self.i32c(127), self.i32c(23));
+        let biased = self.bin("addi", ni, bias);
+        let bits = self.bin("shli", biased, shift);
+        let scale = self.as_f32("arith.bitcast", bits);
+        self.bin("mulf", p, scale)
+    }
+
+    /// `exp(x)` as `2^n p` where `core(clamped x)` gives the integer-valued f32 `n`
+    /// and `p`: `x` is clamped to where f32 `exp` is finite and not 0, NaN passes
+    /// through, and `2^n` is applied as two normal factors (so results below the
+    /// smallest normal are IEEE subnormals, as libm and PyTorch's eager CPU kernels give;
+    /// no flush to zero), results below half the smallest subnormal are 0. (Clamping
     /// at the smallest normal instead made every softmax entry of a far-below-max score
     /// 1.2e-38, subnormal after the division, and the following kernels slow.)
-    pub fn exp(&mut self, x: Value) -> Value {
+    fn exp_scaled(&mut self, x: Value, core: impl FnOnce(&mut Self, Value) -> (Value, Value)) -> Value {
         const HI: f32 = 88.722_84; // ln(f32::MAX)
         const LO: f32 = -103.972_08; // ln(2^-150): below, exp(x) rounds to 0
         let (xn, nan) = self.unnan(x);
         let (lo, hi) = (self.f32c(LO), self.f32c(HI));
         let clamped = self.bin("maximumf", xn, lo);
         let clamped = self.bin("minimumf", clamped, hi);
-        let log2e = self.f32c(std::f32::consts::LOG2_E);
-        let t = self.bin("mulf", clamped, log2e);
-        let n = self.unary("math.roundeven", t);
-        let (l2hi, l2lo) = (self.f32c(LN2_HI), self.f32c(LN2_LO));
-        let a = self.bin("mulf", n, l2hi);
-        let r = self.bin("subf", clamped, a);
-        let b = self.bin("mulf", n, l2lo);
-        let r = self.bin("subf", r, b);
-        let inv_fact: Vec<f64> = (0..8).map(|k| 1.0 / (1..=k).product::<u64>() as f64).collect();
-        let p = self.horner(r, &inv_fact, false);
+        let (n, p) = core(self, clamped);
         let ni = self.as_i32("arith.fptosi", n);
         let (s1, s2) = self.exp2i(ni);
         let v = self.bin("mulf", p, s1);
@@ -310,36 +353,53 @@ impl Math<'_> {
             let jp = self.bin("mulf", j, p);
             r = self.bin("subf", r, jp);
         }
-        let (s, c) = self.minimax_sin_cos(r);
         let q = self.as_i32("arith.fptosi", j);
-        (self.quadrant(q, s, c, cosine), small)
+        (self.minimax_sin_or_cos(r, q, cosine), small)
     }
 
-    /// `(sin r, cos r)` in f32 for a reduced `|r| <= pi/4` by Cephes's `sinf`/`cosf`
-    /// minimax polynomials: `sin r = r + r z S(z)`, `cos r = 1 - z/2 + z^2 C(z)` with
-    /// `z = r^2` and three coefficients each (relative error below 2^-24 before
-    /// rounding; 9 multiply-adds for both where Taylor to r^9 / r^10 takes 11).
-    fn minimax_sin_cos(&mut self, r: Value) -> (Value, Value) {
-        const SIN: [f64; 3] = [-1.666_665_461_1e-1, 8.332_160_873_6e-3, -1.951_529_589_1e-4];
-        const COS: [f64; 3] = [
+    /// sin or cos of `x = q pi/2 + r` (`|r| <= pi/4`, i32 `q`) in f32 by one of Cephes's
+    /// `sinf`/`cosf` minimax polynomials, `sin r = r + r z S(z)` or
+    /// `cos r = 1 + z (-1/2 + z C(z))` with `z = r^2`, evaluated as one polynomial
+    /// whose coefficients are selected by the quadrant's parity (libdevice's `sinf`
+    /// does the same): `u + w P(z)` with `(u, w, P) = (r, r z, S)` or `(1, z, [-1/2, C])`;
+    /// then the sign of quadrants 2 and 3. Relative error below 2^-24 before rounding.
+    fn minimax_sin_or_cos(&mut self, r: Value, q: Value, cosine: bool) -> Value {
+        // S with a zero top coefficient, so both polynomials have four.
+        const SIN: [f64; 4] = [-1.666_665_461_1e-1, 8.332_160_873_6e-3, -1.951_529_589_1e-4, 0.0];
+        const COS: [f64; 4] = [
+            -0.5,
             4.166_664_568_298_827e-2,
             -1.388_731_625_493_765e-3,
             2.443_315_711_809_948e-5,
         ];
+        let q = if cosine {
+            let one = self.i32c(1);
+            self.bin("addi", q, one)
+        } else {
+            q
+        };
+        let (one_i, two_i, zero_i) = (self.i32c(1), self.i32c(2), self.i32c(0));
+        let odd_bit = self.bin("andi", q, one_i);
+        let odd = self.b.cmpi(CmpI::Ne, odd_bit, zero_i);
+        let neg_bit = self.bin("andi", q, two_i);
+        let neg = self.b.cmpi(CmpI::Ne, neg_bit, zero_i);
         let z = self.bin("mulf", r, r);
-        let sp = self.horner(z, &SIN, false);
-        let rz = self.bin("mulf", r, z);
-        let s = self.bin("mulf", rz, sp);
-        let s = self.bin("addf", s, r);
-        let cp = self.horner(z, &COS, false);
-        let zz = self.bin("mulf", z, z);
-        let c = self.bin("mulf", zz, cp);
-        let half = self.f32c(0.5);
-        let hz = self.bin("mulf", z, half);
-        let c = self.bin("subf", c, hz);
+        let (last_s, last_c) = (self.f32c(SIN[3] as f32), self.f32c(COS[3] as f32));
+        let mut p = self.select(odd, last_c, last_s);
+        for k in (0..3).rev() {
+            let m = self.bin("mulf", p, z);
+            let (cs, cc) = (self.f32c(SIN[k] as f32), self.f32c(COS[k] as f32));
+            let coef = self.select(odd, cc, cs);
+            p = self.bin("addf", m, coef);
+        }
         let one = self.f32c(1.0);
-        let c = self.bin("addf", c, one);
-        (s, c)
+        let u = self.select(odd, one, r);
+        let rz = self.bin("mulf", r, z);
+        let w = self.select(odd, z, rz);
+        let wp = self.bin("mulf", w, p);
+        let v = self.bin("addf", wp, u);
+        let nv = self.unary("arith.negf", v);
+        self.select(neg, nv, v)
     }
 
     /// `(sin r, cos r)` by their Taylor polynomials with `sin_terms` and `cos_terms` terms

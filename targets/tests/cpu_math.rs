@@ -133,6 +133,18 @@ fn exp_is_accurate_and_handles_special_values() {
     check("math.exp", f64::exp, 4.0, 0.0, f32::INFINITY);
 }
 
+/// The GPU's exact-argument exp ([`Math::exp_base2`]) with an exact base-2 exponential
+/// (libm's `exp2f` here, `ex2.approx.f32` on the device): the reduction, the clamps and
+/// the scaling keep exp within 2 ulp, with subnormals, 0, ±inf and NaN right.
+#[test]
+fn base2_exp_reduces_the_argument_exactly() {
+    let xs: Vec<f32> = grid();
+    let got = run_with(&xs, |b, x| {
+        fuselab_targets::math::Math { b }.exp_base2(x, |b, f| b.unary("math.exp2", f))
+    });
+    compare("exp_base2", &xs, &got, f64::exp, 2.0, 0.0);
+}
+
 #[test]
 fn log_is_accurate_and_handles_special_values() {
     check("math.log", f64::ln, 4.0, 0.0, f32::INFINITY);

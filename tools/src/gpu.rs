@@ -36,13 +36,14 @@ OPTIONS:
   -o <dir>            Write a bundle for tools/gpu/run.py: kernels.ptx, manifest.json
   --validate <dir>    Check a bundle without a GPU: manifest fields, buffer ids and roles,
                       each launch's kernel is a PTX .entry taking as many parameters as
-                      it is given buffers, every output is written, oracle sizes
+                      it is given buffers, no call of an undefined function, every
+                      output is written, oracle sizes
   --tile-options <o>   Options of --lower-loop-to-tile, e.g. 'max-rblock=2048 elements-per-warp=256'
   --fp-fusion <bool>  Contract a multiply and a dependent add into one fma (default:
                       true, as Triton's enable_fp_fusion; false: every op rounds)
-  --approx-exp <bool>  f32 exp as ex2.approx, as Triton's tl.exp (default: true; false:
-                      fuselab's exact expansion, as exact as the libdevice exp
-                      Inductor's kernels call)
+  --approx-exp <bool>  f32 exp as ex2.approx(x*log2 e), as Triton's tl.exp (default:
+                      true; false: the argument reduced exactly first, ~2 ulp as the
+                      libdevice exp Inductor's kernels call)
   --approx-div <bool>  f32 division as div.full.f32, as Triton compiles '/' (default:
                       true; false: IEEE div.rn.f32)
   --seed <n>          Seed of the bundle's inputs (default: 0)
@@ -525,6 +526,9 @@ fn ptx_entries(ptx: &str) -> Vec<(String, usize)> {
 /// Checks a bundle's manifest against its PTX (see `--help`); every problem found.
 pub fn validate(m: &Json, ptx: &str) -> Result<(), Vec<String>> {
     let mut errors = Vec::new();
+    for f in fuselab_targets::gpu::ptx::extern_functions(ptx) {
+        errors.push(format!("the PTX calls {f}, which it does not define"));
+    }
     if m["format"] != "fuselab-gpu-bundle/1" {
         errors.push(format!("unknown format {}", m["format"]));
     }
@@ -752,5 +756,7 @@ mod validation {
         let mut m = manifest();
         m["buffers"][0]["dtype"] = json!("f8");
         assert!(validate(&m, PTX).unwrap_err()[0].contains("unknown dtype"));
+        let undefined = format!(".extern .func  (.param .b32 func_retval0) __nv_expf\n(\n);\n{PTX}");
+        assert!(validate(&manifest(), &undefined).unwrap_err()[0].contains("calls __nv_expf"));
     }
 }

@@ -73,9 +73,10 @@ pub struct PtxOptions {
     /// Contract a multiply and a dependent add into one `fma` (one rounding instead of
     /// two), as Triton's `enable_fp_fusion` (default true) and nvcc's `--fmad=true` do.
     pub fp_fusion: bool,
-    /// f32 `exp` as `ex2.approx` ([`fast_exp`], Triton's `tl.exp`); false: fuselab's
-    /// exact expansion (the CPU target's, within 1-2 ulp — Inductor's kernels call
-    /// libdevice's `exp`, which is also exact to about 1 ulp).
+    /// f32 `exp` as `ex2.approx(x log2 e)` ([`fast_exp`], Triton's `tl.exp`: the
+    /// product's rounding costs |x| 6e-8 relative); false: the argument reduced exactly
+    /// first ([`accurate_exp`], libdevice's scheme, ~2 ulp over the range — Inductor's
+    /// kernels call libdevice's `exp`).
     pub approx_exp: bool,
     /// f32 division as `div.full.f32` (2 ulp, full range), as Triton compiles `/` on
     /// f32 (Inductor's kernels in the same run: `div.full.f32` in their PTX); false:
@@ -125,6 +126,8 @@ pub fn emit_ptx(module: MlirOperation, name: &str, options: PtxOptions) -> Resul
     }
     if options.approx_exp {
         fast_exp(scratch.operation());
+    } else {
+        accurate_exp(scratch.operation());
     }
     branching_sin_cos(scratch.operation());
     crate::math::expand_math_ops(scratch.operation());
@@ -153,6 +156,22 @@ fn fast_exp(root: MlirOperation) {
             let log2e = b.f32(std::f32::consts::LOG2_E);
             let scaled = b.binary("arith.mulf", x, log2e);
             Some(intrinsic(b, "llvm.nvvm.ex2.approx.f32", &[scaled], ty))
+        });
+    }
+}
+
+/// f32 `math.exp(x)` as [`crate::math::Math::exp_base2`] with `ex2.approx.f32`: the
+/// argument reduced exactly (libdevice's `expf` scheme, within ~2 ulp over the range).
+fn accurate_exp(root: MlirOperation) {
+    for op in ir::collect_ops(root, |n| n == "math.exp") {
+        let x = ir::operand(op, 0);
+        let ty = ir::value_type(x);
+        if !unsafe { mlir_sys::mlirTypeIsAF32(ty) } {
+            continue;
+        }
+        rewrite(op, |b| {
+            let mut m = crate::math::Math { b };
+            Some(m.exp_base2(x, |b, f| intrinsic(b, "llvm.nvvm.ex2.approx.f32", &[f], ty)))
         });
     }
 }
@@ -305,7 +324,29 @@ fn translate(module: &OwnedModule, options: PtxOptions) -> Result<String, PtxErr
     let buffer = machine
         .write_to_memory_buffer(&llvm_module, FileType::Assembly)
         .map_err(|e| PtxError(format!("the NVPTX back end failed: {e}")))?;
-    Ok(String::from_utf8_lossy(buffer.as_slice()).into_owned())
+    let ptx = String::from_utf8_lossy(buffer.as_slice()).into_owned();
+    let missing = extern_functions(&ptx);
+    if !missing.is_empty() {
+        return Err(PtxError(format!(
+            "the kernels call {}, which nothing defines (libdevice is not linked): \
+             the device could not load them",
+            missing.join(", ")
+        )));
+    }
+    Ok(ptx)
+}
+
+/// The functions `ptx` declares `.extern` (calls it does not define).
+pub fn extern_functions(ptx: &str) -> Vec<String> {
+    ptx.lines()
+        .filter(|l| l.trim_start().starts_with(".extern .func"))
+        .filter_map(|l| {
+            // `.extern .func (.param .b32 func_retval0) NAME` or `.extern .func NAME(`.
+            let after = l.rsplit(')').next().unwrap_or(l);
+            let before = after.split('(').next().unwrap_or(after);
+            before.split_whitespace().last().map(str::to_string)
+        })
+        .collect()
 }
 
 /// Sets the `contract` fast-math flag on every floating-point add, sub, mul and neg of
@@ -332,5 +373,19 @@ fn allow_contraction(module: &LlvmModule) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn undefined_calls_are_found() {
+        let ptx = ".extern .func  (.param .b32 func_retval0) __nv_fmaxf\n(\n\t.param .b32 a\n);\n.visible .entry k()\n{\n}\n";
+        assert_eq!(super::extern_functions(ptx), vec!["__nv_fmaxf".to_string()]);
+        assert!(super::extern_functions(".visible .entry k()\n{\n}\n").is_empty());
+        assert_eq!(
+            super::extern_functions(".extern .func f(\n);"),
+            vec!["f".to_string()]
+        );
     }
 }

@@ -19,14 +19,19 @@
 // CHECK: ld.global.nc.v4.b32
 // CHECK: shfl.sync.bfly.b32
 // CHECK: bar.sync{{[[:space:]]+}}0;
+// CHECK-NOT: 0f32A57060
 // CHECK: ex2.approx.f32
 // CHECK: st.global.v4.b32
 // CHECK: ret;
 // CHECK-NOT: .local
 // CHECK-NOT: __nv_
-// With --approx-exp=false, exp is fuselab's exact expansion: no ex2.approx.
+// With --approx-exp=false, exp reduces its argument exactly first (libdevice's scheme):
+// x log2(e) - n by an FMA with log2(e) (0f3FB8AA3B), then one with its low part
+// (0f32A57060), then one ex2.approx; by default neither FMA.
 // EXACT-LABEL: .visible .entry softmax_rows_fused_softmax_0(
-// EXACT-NOT: ex2.approx
+// EXACT: fma.rn.f32 {{.*}}, 0f3FB8AA3B,
+// EXACT-NEXT: fma.rn.f32 {{.*}}, 0f32A57060,
+// EXACT-NEXT: ex2.approx.f32
 // EXACT: ret;
 // The division by the row sum is div.full.f32, as Triton compiles `/` on f32; with
 // --approx-div=false IEEE div.rn.f32.
