@@ -233,6 +233,10 @@ fn compile(node: MlirOperation) -> Result<Body, ExecError> {
                 "arith.minimumf" | "arith.minsi" => Instr::Binary(nan_min, get(0)?, get(1)?),
                 "arith.negf" => Instr::Unary(|a| -a, get(0)?),
                 "arith.xori" => Instr::Binary(|a, b| bool_f((a != 0.0) != (b != 0.0)), get(0)?, get(1)?),
+                // Bitwise on the integer values (bools are 0 and 1): an unrolled `any` /
+                // `all` combines with them.
+                "arith.ori" => Instr::Binary(|a, b| ((a as i64) | (b as i64)) as f64, get(0)?, get(1)?),
+                "arith.andi" => Instr::Binary(|a, b| ((a as i64) & (b as i64)) as f64, get(0)?, get(1)?),
                 "arith.select" => Instr::Select(get(0)?, get(1)?, get(2)?),
                 "arith.cmpf" | "arith.cmpi" => {
                     let predicate = int_attr(op, "predicate")

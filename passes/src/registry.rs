@@ -160,6 +160,8 @@ pub struct PassContext {
     pub options: PassOptions,
     /// Driver-wide settings.
     pub settings: std::rc::Rc<DriverSettings>,
+    /// The running pass's argument (`inline-pointwise`), for messages.
+    pub pass: &'static str,
 }
 
 impl PassContext {
@@ -168,6 +170,31 @@ impl PassContext {
         self.settings
             .target
             .map_or(&Generic as &'static dyn Target, |t| t.0)
+    }
+
+    /// Refuses a function that still holds `aten` ops: the running pass works on loop IR
+    /// and would silently do nothing there. A located error at the first such op.
+    pub fn require_loop_ir(&self, func: mlir_sys::MlirOperation) -> Result<(), PassFailed> {
+        let pass = self.pass;
+        let Some(block) = fuselab_dialects::ir::body(func) else {
+            return Ok(());
+        };
+        let aten = fuselab_dialects::ir::block_ops(block)
+            .into_iter()
+            .find(|&op| fuselab_dialects::ir::op_name(op).starts_with("aten."));
+        match aten {
+            None => Ok(()),
+            Some(op) => {
+                self.sink.error(
+                    unsafe { fuselab_dialects::ir::op_ref(op) }.location(),
+                    format!(
+                        "'{}' is not lowered: --{pass} works on loop IR (run --aten-decompose --lower-aten-to-loop first)",
+                        fuselab_dialects::ir::op_name(op)
+                    ),
+                );
+                Err(PassFailed)
+            }
+        }
     }
 }
 
@@ -279,6 +306,7 @@ impl PassInfo {
                 sink: sink.clone(),
                 options,
                 settings: settings.clone(),
+                pass: self.argument,
             },
         };
         create_external(

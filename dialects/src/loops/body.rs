@@ -4,10 +4,14 @@
 
 use crate::{
     ir,
-    loops::{index::IndexExpr, names},
+    loops::{
+        index::{from_affine_map_attr, IndexExpr},
+        names,
+    },
     types::DType,
 };
 use mlir_sys::{MlirBlock, MlirContext, MlirLocation, MlirOperation, MlirType, MlirValue};
+use std::collections::HashMap;
 
 /// The MLIR scalar type of a dtype.
 pub fn scalar_type(ctx: MlirContext, dtype: DType) -> MlirType {
@@ -125,6 +129,68 @@ impl BodyBuilder {
         let mut operands = ir::block_arguments(self.block);
         operands.extend_from_slice(syms);
         self.op_with("affine.apply", &operands, index, &[("map", attr)])
+    }
+
+    /// Copies the ops of another node's `body` into this one with that node's indices at
+    /// `at` (one expression over this block's indices per index of `body`, symbols
+    /// `s0..` bound to `syms`); returns the value `body` yields. Loads and
+    /// `affine.apply`s get their maps substituted; block arguments used directly become
+    /// `affine.apply` of their expression; other ops are cloned with their operands
+    /// mapped. (Inlining a producer at a load, unrolling a small reduction.)
+    pub fn copy_body(
+        &self,
+        body: MlirBlock,
+        at: &[IndexExpr],
+        syms: &[MlirValue],
+    ) -> Result<MlirValue, String> {
+        let mut mapping: HashMap<usize, MlirValue> = HashMap::new();
+        for (k, arg) in ir::block_arguments(body).into_iter().enumerate() {
+            if !ir::users(arg).is_empty() {
+                let v = self.index_value_with(&at[k], syms);
+                mapping.insert(arg.ptr as usize, v);
+            }
+        }
+        let map_value =
+            |mapping: &HashMap<usize, MlirValue>, v: MlirValue| *mapping.get(&(v.ptr as usize)).unwrap_or(&v);
+        for op in ir::block_ops(body) {
+            let name = ir::op_name(op);
+            match name.as_str() {
+                names::YIELD => return Ok(map_value(&mapping, ir::operand(op, 0))),
+                names::LOAD | "affine.apply" => {
+                    let attr_name = if name == names::LOAD { "index" } else { "map" };
+                    let (pe, pdims, _) = from_affine_map_attr(ir::attr(op, attr_name).ok_or("missing map")?)
+                        .ok_or("bad map")?;
+                    let operands = ir::operands(op);
+                    let first_sym = if name == names::LOAD { 1 } else { pdims };
+                    let own_syms: Vec<MlirValue> = operands[first_sym..]
+                        .iter()
+                        .map(|v| map_value(&mapping, *v))
+                        .collect();
+                    let shifted: Vec<IndexExpr> = (0..own_syms.len())
+                        .map(|s| IndexExpr::sym(syms.len() + s))
+                        .collect();
+                    let e = pe.substitute(at, &shifted, &self.ranges);
+                    let mut all_syms = syms.to_vec();
+                    all_syms.extend(own_syms);
+                    let v = if name == names::LOAD {
+                        self.load(operands[0], &e, &all_syms, ir::value_type(ir::result(op, 0)))
+                    } else {
+                        self.index_value_with(&e, &all_syms)
+                    };
+                    mapping.insert(ir::result(op, 0).ptr as usize, v);
+                }
+                _ => {
+                    let copy = self.place(ir::clone(op));
+                    for (i, v) in ir::operands(op).into_iter().enumerate() {
+                        ir::set_operand(copy, i, map_value(&mapping, v));
+                    }
+                    for i in 0..ir::result_count(op) {
+                        mapping.insert(ir::result(op, i).ptr as usize, ir::result(copy, i));
+                    }
+                }
+            }
+        }
+        Err("a node body without gpu.yield".into())
     }
 
     /// Ends the body with `gpu.yield %value`.

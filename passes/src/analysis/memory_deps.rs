@@ -180,6 +180,7 @@ pub fn analyze_in_pass(
     cx: &crate::registry::PassContext,
 ) -> Result<(SchedGraph, String), crate::registry::PassFailed> {
     use melior::ir::operation::OperationLike as _;
+    cx.require_loop_ir(func.to_raw())?;
     let graph = analyze(func.to_raw()).map_err(|message| {
         cx.sink.error(func.location(), message);
         crate::registry::PassFailed

@@ -208,6 +208,7 @@ pub fn run_strategy(
     let mut reports = Vec::new();
     for func in ir::collect_ops(module.to_raw(), |n| n == "func.func") {
         let loc = unsafe { ir::op_ref(func) }.location();
+        cx.require_loop_ir(func)?;
         eliminate_dead_nodes(func);
         let graph = match analyze(func) {
             Ok(graph) => graph,

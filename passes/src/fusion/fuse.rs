@@ -17,7 +17,7 @@ static ID: PassId = PassId::new();
 /// The registry entry.
 pub const INFO: PassInfo = PassInfo {
     argument: "fuse",
-    summary: "Fuse with a strategy of the strategy table: strategy=inductor (inline-pointwise + inductor-fuse) or tvm",
+    summary: "Fuse with a strategy of the strategy table: strategy=inductor (unroll-small-reductions + inline-pointwise + inductor-fuse) or tvm",
     anchor: "builtin.module",
     options: &[PassOption {
         name: "strategy",
@@ -29,12 +29,15 @@ pub const INFO: PassInfo = PassInfo {
     id: &ID,
 };
 
-/// A context for running `info` with its default options, sharing `cx`'s sink/settings.
+/// A context for running `info` with its default options, sharing `cx`'s sink, settings
+/// and pass name.
 fn defaults_of(info: &PassInfo, cx: &PassContext) -> PassContext {
     PassContext {
         sink: cx.sink.clone(),
         options: info.parse_options("").unwrap_or_default(),
         settings: cx.settings.clone(),
+        // Messages name the pass the user ran (`--fuse`).
+        pass: cx.pass,
     }
 }
 

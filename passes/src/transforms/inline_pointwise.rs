@@ -19,7 +19,7 @@
 
 use crate::registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption};
 use fuselab_dialects::ir;
-use fuselab_dialects::loops::index::{from_affine_map_attr, unravel, IndexExpr};
+use fuselab_dialects::loops::index::{from_affine_map_attr, unravel};
 use fuselab_dialects::loops::names;
 use fuselab_dialects::{
     ir::string_list,
@@ -133,60 +133,7 @@ fn inline_load(load: MlirOperation, producer: MlirOperation) -> Result<MlirValue
         before: Some(load),
     };
     let pblock = ir::body(producer).ok_or("producer without body")?;
-    let mut mapping: HashMap<usize, MlirValue> = HashMap::new();
-    for (k, arg) in ir::block_arguments(pblock).into_iter().enumerate() {
-        // Block arguments used directly become affine.apply of the mapped index.
-        if !ir::users(arg).is_empty() {
-            let v = bx.index_value_with(&p_idx[k], &load_syms);
-            mapping.insert(arg.ptr as usize, v);
-        }
-    }
-    let map_value =
-        |mapping: &HashMap<usize, MlirValue>, v: MlirValue| *mapping.get(&(v.ptr as usize)).unwrap_or(&v);
-    let mut yielded = None;
-    for op in ir::block_ops(pblock) {
-        let name = ir::op_name(op);
-        match name.as_str() {
-            names::YIELD => yielded = Some(map_value(&mapping, ir::operand(op, 0))),
-            names::LOAD | "affine.apply" => {
-                let attr_name = if name == names::LOAD { "index" } else { "map" };
-                let (pe, pdims, _) =
-                    from_affine_map_attr(ir::attr(op, attr_name).ok_or("missing map")?).ok_or("bad map")?;
-                let operands = ir::operands(op);
-                let own_syms: Vec<MlirValue> = if name == names::LOAD {
-                    operands[1..].iter().map(|v| map_value(&mapping, *v)).collect()
-                } else {
-                    operands[pdims..]
-                        .iter()
-                        .map(|v| map_value(&mapping, *v))
-                        .collect()
-                };
-                let shifted: Vec<IndexExpr> = (0..own_syms.len())
-                    .map(|s| IndexExpr::sym(load_syms.len() + s))
-                    .collect();
-                let e = pe.substitute(&p_idx, &shifted, &consumer_ranges);
-                let mut syms = load_syms.clone();
-                syms.extend(own_syms);
-                let v = if name == names::LOAD {
-                    bx.load(operands[0], &e, &syms, ir::value_type(ir::result(op, 0)))
-                } else {
-                    bx.index_value_with(&e, &syms)
-                };
-                mapping.insert(ir::result(op, 0).ptr as usize, v);
-            }
-            _ => {
-                let copy = ir::clone(op);
-                for (i, v) in ir::operands(op).into_iter().enumerate() {
-                    ir::set_operand(copy, i, map_value(&mapping, v));
-                }
-                ir::insert_before(load, copy);
-                for i in 0..ir::result_count(op) {
-                    mapping.insert(ir::result(op, i).ptr as usize, ir::result(copy, i));
-                }
-            }
-        }
-    }
-    let value = yielded.ok_or("producer body without gpu.yield")?;
+    let value = bx.copy_body(pblock, &p_idx, &load_syms)?;
     ir::replace_uses(ir::result(load, 0), value);
     ir::erase(load);
     // The consumer now also computes what the producer came from (Inductor's origins).
@@ -218,6 +165,7 @@ fn top_level_node(mut op: MlirOperation) -> MlirOperation {
 
 fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     let func_raw = func.to_raw();
+    cx.require_loop_ir(func_raw)?;
     let Some(block) = ir::body(func_raw) else {
         return Ok(());
     };

@@ -2,3 +2,4 @@
 
 pub mod aten_decompose;
 pub mod inline_pointwise;
+pub mod unroll_small_reductions;

@@ -14,6 +14,8 @@
 // RUN: fuse-opt --help | FileCheck %s --check-prefix=PASSES
 // PASSES: --aten-decompose
 // PASSES: --lower-aten-to-loop
+// PASSES: --unroll-small-reductions
+// PASSES-NEXT: threshold=<uint> {{.*}}(default: 8)
 // PASSES: --inline-pointwise
 // PASSES-NEXT: realize-reads-threshold=<uint> {{.*}}(default: 4)
 // PASSES-NEXT: realize-opcount-threshold=<uint> {{.*}}(default: 30)
