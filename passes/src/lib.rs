@@ -30,6 +30,7 @@ pub static PASSES: &[PassInfo] = &[
     transforms::aten_decompose::INFO,
     conversion::lower_aten_to_loop::INFO,
     transforms::unroll_small_reductions::INFO,
+    transforms::split_reductions::INFO,
     transforms::inline_pointwise::INFO,
     analysis::print_memory_deps::INFO,
     fusion::tvm::print_post_dominators::INFO,

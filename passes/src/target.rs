@@ -125,6 +125,70 @@ pub trait Target: Sync {
 
     /// The stages that lower fused `loop` IR to this target's code, in order.
     fn stages(&self) -> &'static [Stage];
+
+    /// Into how many parts a reduction of `rnumel` elements per output, `numel` outputs,
+    /// is split (Inductor's `Reduction.num_splits`); 1: not split. Devices that reduce to
+    /// a single element well (Inductor's C++ back end: `REDUCE_TO_SINGLE_ELEMENT`) never
+    /// split, which is the default.
+    fn reduction_split(&self, numel: i64, rnumel: i64) -> i64 {
+        let _ = (numel, rnumel);
+        1
+    }
+}
+
+/// Inductor's split factor for an inner reduction on a GPU of `num_sm` multiprocessors
+/// (torch/_inductor/ir.py `Reduction.num_splits`, `inner_reduction_splits`): no split
+/// when there are at least `2 num_sm` outputs or at most 8192 elements per output;
+/// otherwise enough parts that each of `num_sm * 2048 / 512` blocks of 256 threads gets
+/// 32 to 512 elements per thread (a divisor of `rnumel` near that size where one is
+/// within 30, or 50 at the top).
+pub fn inner_reduction_splits(rnumel: i64, numel: i64, num_sm: i64) -> i64 {
+    const MIN_PER_THREAD: i64 = 32;
+    const MAX_PER_THREAD: i64 = 512;
+    const THREADS_PER_SM: i64 = 2048;
+    const THREADS: i64 = 32 * 8;
+    let min_per_device = MIN_PER_THREAD * num_sm * THREADS_PER_SM;
+    let max_per_device = MAX_PER_THREAD * num_sm * THREADS_PER_SM;
+    if numel >= 2 * num_sm || rnumel <= 8192 {
+        return 1;
+    }
+    let closest_divisor = |target: i64| -> i64 {
+        let mut best = 1;
+        let mut d = 1;
+        while d * d <= rnumel {
+            if rnumel % d == 0 {
+                for c in [d, rnumel / d] {
+                    if (c - target).abs() < (best - target).abs() {
+                        best = c;
+                    }
+                }
+            }
+            d += 1;
+        }
+        best
+    };
+    let total = rnumel.saturating_mul(numel);
+    let split_size = if total <= min_per_device {
+        MIN_PER_THREAD
+    } else if total < max_per_device {
+        let target_blocks = num_sm * THREADS_PER_SM / (2 * THREADS);
+        let blocks_per_output = (target_blocks + numel - 1) / numel;
+        let tmp = (rnumel + THREADS * blocks_per_output - 1) / (THREADS * blocks_per_output);
+        let closest = closest_divisor(tmp);
+        if (closest - tmp).abs() < 30 {
+            closest.max(MIN_PER_THREAD)
+        } else {
+            tmp
+        }
+    } else {
+        let closest = closest_divisor(MAX_PER_THREAD);
+        if (closest - MAX_PER_THREAD).abs() < 50 {
+            closest
+        } else {
+            MAX_PER_THREAD
+        }
+    };
+    (rnumel + split_size * THREADS - 1) / (split_size * THREADS)
 }
 
 impl fmt::Debug for dyn Target {
@@ -196,6 +260,22 @@ impl Target for Generic {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inductor_split_factors_on_an_h200() {
+        // Worked by hand from the rule with 132 SMs: a full amax over 2^25 elements lies
+        // between the per-device minimum (8,650,752) and maximum (138,412,032): 528
+        // target blocks, a split size near ceil(2^25 / (256 * 528)) = 249 -> the divisor
+        // 256, so 2^25 / (256 * 256) = 512 parts.
+        assert_eq!(inner_reduction_splits(1 << 25, 1, 132), 512);
+        // Below the minimum: 32 elements per thread, ceil(2^20 / (32 * 256)) = 128.
+        assert_eq!(inner_reduction_splits(1 << 20, 1, 132), 128);
+        // Above the maximum: 512 per thread, 2^28 / (512 * 256) = 2048.
+        assert_eq!(inner_reduction_splits(1 << 28, 1, 132), 2048);
+        // Small rows and many outputs are never split.
+        assert_eq!(inner_reduction_splits(8192, 1, 132), 1);
+        assert_eq!(inner_reduction_splits(1 << 25, 264, 132), 1);
+    }
 
     fn shape<'a>(numel: i64, reduction: Option<(i64, i64)>, ranges: &'a [&'a [i64]]) -> GroupShape<'a> {
         GroupShape {

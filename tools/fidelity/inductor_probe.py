@@ -1,7 +1,6 @@
-"""Real TorchInductor's decisions on small programs: for each program, the number of
-generated kernels (Triton on CUDA, C++ on CPU) and the bytes they access
-(`torch._inductor.metrics.num_bytes_accessed`), to compare with fuselab's Inductor
-strategy on the same programs (test/Transforms/*/ quote these figures).
+"""Real TorchInductor's decisions on small programs: for each program, the kernels it
+generates (Triton on CUDA, C++ on CPU; names from its output code), to compare with
+fuselab's Inductor strategy on the same programs (test/Transforms/*/ quote these).
 
     python3 tools/fidelity/inductor_probe.py [--device cuda|cpu] [NAME ...]
 
@@ -10,6 +9,7 @@ Each program is the PyTorch form of a test's MLIR function of the same name.
 
 import argparse
 import json
+import re
 
 import torch
 
@@ -28,7 +28,24 @@ def eight_sum_then_broadcast(x, z):
     return z * torch.exp(x).sum(dim=1, keepdim=True)
 
 
+def mid_sum(x):
+    # test/Transforms/SplitReductions: a full sum over 2^20 elements, negated.
+    return -torch.exp(x).sum()
+
+
+def big_amax(x):
+    return torch.abs(x).amax()
+
+
+def odd_sum(x):
+    # 1000 x 1001 elements: the split does not divide them.
+    return -torch.exp(x).sum()
+
+
 PROGRAMS = {
+    "mid_sum": (mid_sum, [(1024, 1024)]),
+    "big_amax": (big_amax, [(8192, 4096)]),
+    "odd_sum": (odd_sum, [(1000, 1001)]),
     "sum_then_broadcast": (sum_then_broadcast, [(4096, 4), (4096, 64)]),
     "neighbour_sum": (neighbour_sum, [(4096, 4), (4096,)]),
     "eight_sum_then_broadcast": (eight_sum_then_broadcast, [(4096, 8), (4096, 64)]),
@@ -36,20 +53,16 @@ PROGRAMS = {
 
 
 def probe(name, device):
-    from torch._inductor import metrics
+    from torch._inductor.utils import run_and_get_code
 
     fn, shapes = PROGRAMS[name]
     args = [torch.randn(s, device=device) for s in shapes]
     torch._dynamo.reset()
-    metrics.reset()
-    compiled = torch.compile(fn, dynamic=False)
-    compiled(*args)
-    return {
-        "program": name,
-        "device": device,
-        "kernels": metrics.generated_kernel_count,
-        "bytes": metrics.num_bytes_accessed,
-    }
+    _, code = run_and_get_code(torch.compile(fn, dynamic=False), *args)
+    # Generated kernels (each defined once in the output code; this programs' kernels
+    # are each called once).
+    kernels = sorted(set(re.findall(r"def (triton_\w+|cpp_\w+)\(", "\n".join(code))))
+    return {"program": name, "device": device, "kernels": len(kernels), "kernel_names": kernels}
 
 
 def main():

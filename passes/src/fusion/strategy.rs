@@ -176,7 +176,7 @@ mod tests {
         }
         assert_eq!(
             strategy_pipeline(strategy("inductor").expect("inductor")).text(),
-            "aten-decompose,lower-aten-to-loop,unroll-small-reductions,inline-pointwise,inductor-fuse"
+            "aten-decompose,lower-aten-to-loop,unroll-small-reductions,split-reductions,inline-pointwise,inductor-fuse"
         );
         assert_eq!(
             strategy_pipeline(strategy("tvm").expect("tvm")).text(),

@@ -2,4 +2,5 @@
 
 pub mod aten_decompose;
 pub mod inline_pointwise;
+pub mod split_reductions;
 pub mod unroll_small_reductions;

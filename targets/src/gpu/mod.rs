@@ -54,4 +54,15 @@ impl Target for Gpu {
     fn stages(&self) -> &'static [Stage] {
         STAGES
     }
+
+    /// Inductor's split of a full reduction (one output) on the H200's 132 SMs
+    /// ([`fuselab_passes::target::inner_reduction_splits`]); reductions with several
+    /// outputs are not split here (Inductor's other cases are not modelled).
+    fn reduction_split(&self, numel: i64, rnumel: i64) -> i64 {
+        if numel == 1 {
+            fuselab_passes::target::inner_reduction_splits(rnumel, numel, 132)
+        } else {
+            1
+        }
+    }
 }

@@ -12,7 +12,7 @@
 //!    emitting assembly: the PTX text.
 //!
 //! Fast math as Triton does it: f32 `exp` is `ex2.approx` of `x * log2(e)`
-//! ([`fast_exp`]), f32 `/` is `div.full.f32` ([`fast_div`]), and a multiply feeding an add may become one `fma` (Triton's
+//! ([`ex2_exp`]), f32 `/` is `div.full.f32` ([`fast_div`]), and a multiply feeding an add may become one `fma` (Triton's
 //! `enable_fp_fusion`, on by default: the LLVM target machine's `AllowFPOpFusion = Fast`;
 //! here the `contract` flag on every floating-point add, sub, mul and neg, which lets the
 //! same DAG combine fire — [`PtxOptions::fp_fusion`]). Nothing else is approximate: no
@@ -73,9 +73,9 @@ pub struct PtxOptions {
     /// Contract a multiply and a dependent add into one `fma` (one rounding instead of
     /// two), as Triton's `enable_fp_fusion` (default true) and nvcc's `--fmad=true` do.
     pub fp_fusion: bool,
-    /// f32 `exp` as `ex2.approx(x log2 e)` ([`fast_exp`], Triton's `tl.exp`: the
+    /// f32 `exp` as `ex2.approx(x log2 e)` ([`ex2_exp`], Triton's `tl.exp`: the
     /// product's rounding costs |x| 6e-8 relative); false: the argument reduced exactly
-    /// first ([`accurate_exp`], libdevice's scheme, ~2 ulp over the range — Inductor's
+    /// first ([`ex2_exp`], libdevice's scheme, ~2 ulp over the range — Inductor's
     /// kernels call libdevice's `exp`).
     pub approx_exp: bool,
     /// f32 division as `div.full.f32` (2 ulp, full range), as Triton compiles `/` on
@@ -124,11 +124,7 @@ pub fn emit_ptx(module: MlirOperation, name: &str, options: PtxOptions) -> Resul
     if options.approx_div {
         fast_div(scratch.operation());
     }
-    if options.approx_exp {
-        fast_exp(scratch.operation());
-    } else {
-        accurate_exp(scratch.operation());
-    }
+    ex2_exp(scratch.operation(), !options.approx_exp);
     branching_sin_cos(scratch.operation());
     crate::math::expand_math_ops(scratch.operation());
     native_intrinsics(scratch.operation());
@@ -142,36 +138,27 @@ pub fn emit_ptx(module: MlirOperation, name: &str, options: PtxOptions) -> Resul
     translate(&llvm_module, options)
 }
 
-/// f32 `math.exp(x)` as `ex2.approx.f32(x * log2(e))`, as Triton lowers `tl.exp` on
-/// NVIDIA GPUs (2 ulp for the power of two; the product's rounding adds |x| 6e-8
-/// relative). ±inf, NaN and subnormal results behave as exp's.
-fn fast_exp(root: MlirOperation) {
+/// f32 `math.exp(x)` through `ex2.approx.f32`: with `exact_reduction` false as
+/// `ex2.approx(x * log2(e))`, as Triton lowers `tl.exp` on NVIDIA GPUs (2 ulp for the
+/// power of two; the product's rounding adds |x| 6e-8 relative); with it
+/// [`crate::math::Math::exp_base2`], the argument reduced exactly first (libdevice's
+/// `expf` scheme, within ~2 ulp over the range). ±inf, NaN and subnormal results behave
+/// as exp's either way.
+fn ex2_exp(root: MlirOperation, exact_reduction: bool) {
     for op in ir::collect_ops(root, |n| n == "math.exp") {
         let x = ir::operand(op, 0);
         let ty = ir::value_type(x);
         if !unsafe { mlir_sys::mlirTypeIsAF32(ty) } {
             continue;
         }
+        let ex2 = |b: &mut Builder, v| intrinsic(b, "llvm.nvvm.ex2.approx.f32", &[v], ty);
         rewrite(op, |b| {
+            if exact_reduction {
+                return Some(crate::math::Math { b }.exp_base2(x, ex2));
+            }
             let log2e = b.f32(std::f32::consts::LOG2_E);
             let scaled = b.binary("arith.mulf", x, log2e);
-            Some(intrinsic(b, "llvm.nvvm.ex2.approx.f32", &[scaled], ty))
-        });
-    }
-}
-
-/// f32 `math.exp(x)` as [`crate::math::Math::exp_base2`] with `ex2.approx.f32`: the
-/// argument reduced exactly (libdevice's `expf` scheme, within ~2 ulp over the range).
-fn accurate_exp(root: MlirOperation) {
-    for op in ir::collect_ops(root, |n| n == "math.exp") {
-        let x = ir::operand(op, 0);
-        let ty = ir::value_type(x);
-        if !unsafe { mlir_sys::mlirTypeIsAF32(ty) } {
-            continue;
-        }
-        rewrite(op, |b| {
-            let mut m = crate::math::Math { b };
-            Some(m.exp_base2(x, |b, f| intrinsic(b, "llvm.nvvm.ex2.approx.f32", &[f], ty)))
+            Some(ex2(b, scaled))
         });
     }
 }

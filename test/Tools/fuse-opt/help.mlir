@@ -16,6 +16,7 @@
 // PASSES: --lower-aten-to-loop
 // PASSES: --unroll-small-reductions
 // PASSES-NEXT: threshold=<uint> {{.*}}(default: 8)
+// PASSES: --split-reductions
 // PASSES: --inline-pointwise
 // PASSES-NEXT: realize-reads-threshold=<uint> {{.*}}(default: 4)
 // PASSES-NEXT: realize-opcount-threshold=<uint> {{.*}}(default: 30)

@@ -83,7 +83,7 @@ impl Strategy for Inductor {
     }
 
     fn summary(&self) -> &'static str {
-        "TorchInductor's scheduler: unroll-small-reductions, inline-pointwise, then inductor-fuse"
+        "TorchInductor's scheduler: unroll-small-reductions, split-reductions, inline-pointwise, then inductor-fuse"
     }
 
     fn pass(&self) -> &'static PassInfo {
@@ -91,7 +91,7 @@ impl Strategy for Inductor {
     }
 
     fn prepare(&self) -> &'static [&'static str] {
-        &["unroll-small-reductions", "inline-pointwise"]
+        &["unroll-small-reductions", "split-reductions", "inline-pointwise"]
     }
 
     fn decide(

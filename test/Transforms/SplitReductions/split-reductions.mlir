@@ -1,0 +1,55 @@
+// RUN: fuse-opt %s --split-input-file --target=gpu --aten-decompose --lower-aten-to-loop --split-reductions | FileCheck %s
+// RUN: fuse-opt %s --split-input-file --aten-decompose --lower-aten-to-loop --split-reductions | FileCheck %s --check-prefix=CPU
+// RUN: fuse-opt %s --split-input-file --target=gpu --aten-decompose --lower-aten-to-loop --fuse --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=FUSED
+// RUN: fuse-run %s --target gpu --strategy inductor --function mid_sum | FileCheck %s --check-prefix=EXEC
+
+// The split computes what the input computes (the loop interpreter against the aten
+// oracle, the GPU target's decisions).
+// EXEC: inductor output #0 tensor<f32>: {{.*}} 0 mismatches  PASS
+
+// Inductor's split reduction on the H200 (Reduction.num_splits, inner_reduction_splits
+// with 132 SMs): a full sum over 2^20 elements is 128 partial sums of 8192 contiguous
+// elements, then a sum of the 128. The first level reads the input in its own order.
+// CHECK-LABEL: func.func @mid_sum
+// CHECK: %[[P:.*]] = "loop.reduction"() ({
+// CHECK-NEXT: ^bb0(%{{.*}}: index, %{{.*}}: index):
+// CHECK-NEXT: "loop.load"(%{{.*}}) {index = #[[FLAT:map[0-9]*]]}
+// CHECK: kind = "sum", name = "buf1_split", origins = ["sum"], ranges = array<i64: 128>, reduction_ranges = array<i64: 8192>} : () -> tensor<128xf32>
+// CHECK: "loop.reduction"() ({
+// CHECK-NEXT: ^bb0(%{{.*}}: index):
+// CHECK-NEXT: "loop.load"(%[[P]])
+// CHECK: kind = "sum", name = "buf1", origins = ["sum"], ranges = array<i64>, reduction_ranges = array<i64: 128>} : () -> tensor<f32>
+// The CPU target never splits (Inductor's C++ back end reduces to one element well).
+// CPU-LABEL: func.func @mid_sum
+// CPU: reduction_ranges = array<i64: 1024, 1024>
+// CPU-NOT: _split
+// With the Inductor strategy the first level fuses with the exp that feeds it, the second
+// with the negation: 2 kernels.
+// FUSED: "function": "mid_sum"
+// FUSED: "name": "fused_exp_sum_0"
+// FUSED: "iteration": [
+// FUSED-NEXT: 128,
+// FUSED-NEXT: 8192
+// FUSED: "name": "fused_neg_sum_1"
+// FUSED: "kernels": 2,
+func.func @mid_sum(%x: tensor<1024x1024xf32>) -> tensor<f32> {
+  %e = "aten.exp"(%x) : (tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  %m = "aten.sum"(%e) {dims = array<i64: 0, 1>, keepdim = false} : (tensor<1024x1024xf32>) -> tensor<f32>
+  %n = "aten.neg"(%m) : (tensor<f32>) -> tensor<f32>
+  return %n : tensor<f32>
+}
+
+// -----
+
+// Not split: 8192 elements or fewer, several outputs (only the one-output case is
+// modelled), a split that does not divide the elements (1000 x 1001: Inductor masks the
+// last block; fuselab keeps one reduction).
+// CHECK-LABEL: func.func @kept
+// CHECK-NOT: _split
+// CHECK: return
+func.func @kept(%a: tensor<8192xf32>, %b: tensor<64x65536xf32>, %c: tensor<1000x1001xf32>) -> (tensor<f32>, tensor<64xf32>, tensor<f32>) {
+  %s = "aten.sum"(%a) {dims = array<i64: 0>, keepdim = false} : (tensor<8192xf32>) -> tensor<f32>
+  %t = "aten.amax"(%b) {dims = array<i64: 1>, keepdim = false} : (tensor<64x65536xf32>) -> tensor<64xf32>
+  %u = "aten.sum"(%c) {dims = array<i64: 0, 1>, keepdim = false} : (tensor<1000x1001xf32>) -> tensor<f32>
+  return %s, %t, %u : tensor<f32>, tensor<64xf32>, tensor<f32>
+}
