@@ -1,77 +1,82 @@
-"""Real TorchInductor's decisions on small programs: for each program, the kernels it
-generates (Triton on CUDA, C++ on CPU; names from its output code), to compare with
-fuselab's Inductor strategy on the same programs (test/Transforms/*/ quote these).
+"""Real TorchInductor's decisions on the programs of `programs.py`: for each, the kernels
+Inductor generates (Triton on CUDA, C++ on CPU; names from its output code, each
+defined once) and, with `--export DIR`, the program exported for `fuse-import`
+(`torch.export` + `run_decompositions()`, weights are inputs: nothing to strip).
 
-    python3 tools/fidelity/inductor_probe.py [--device cuda|cpu] [NAME ...]
+    python3 tools/fidelity/inductor_probe.py [--device cuda|cpu] [--export DIR] [--json F] [NAME ...]
 
-Each program is the PyTorch form of a test's MLIR function of the same name.
+`tools/fidelity/compare.py` then runs fuselab's Inductor strategy on the archives and
+compares the kernel counts (docs/strategies/inductor.md, "Fidelity").
 """
 
 import argparse
 import json
+import os
 import re
+import sys
 
 import torch
 
-
-def sum_then_broadcast(x, z):
-    # test/Transforms/UnrollSmallReductions: a 4-element row sum feeding a broadcast.
-    return z * torch.exp(x).sum(dim=1, keepdim=True)
-
-
-def neighbour_sum(x, w):
-    return torch.exp(x).sum(dim=1) * w
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+# export_fixtures imports the workloads; on the device only tools/gpu's copy exists.
+sys.path.append(os.path.join(os.path.dirname(HERE), "gpu"))
+from programs import PROGRAMS, Program, inputs  # noqa: E402
 
 
-def eight_sum_then_broadcast(x, z):
-    # 8 elements: not below the threshold, stays a reduction.
-    return z * torch.exp(x).sum(dim=1, keepdim=True)
+def probe(name, device, export_dir, compile_=True):
+    import io
 
-
-def mid_sum(x):
-    # test/Transforms/SplitReductions: a full sum over 2^20 elements, negated.
-    return -torch.exp(x).sum()
-
-
-def big_amax(x):
-    return torch.abs(x).amax()
-
-
-def odd_sum(x):
-    # 1000 x 1001 elements: the split does not divide them.
-    return -torch.exp(x).sum()
-
-
-PROGRAMS = {
-    "mid_sum": (mid_sum, [(1024, 1024)]),
-    "big_amax": (big_amax, [(8192, 4096)]),
-    "odd_sum": (odd_sum, [(1000, 1001)]),
-    "sum_then_broadcast": (sum_then_broadcast, [(4096, 4), (4096, 64)]),
-    "neighbour_sum": (neighbour_sum, [(4096, 4), (4096,)]),
-    "eight_sum_then_broadcast": (eight_sum_then_broadcast, [(4096, 8), (4096, 64)]),
-}
-
-
-def probe(name, device):
     from torch._inductor.utils import run_and_get_code
 
-    fn, shapes = PROGRAMS[name]
-    args = [torch.randn(s, device=device) for s in shapes]
-    torch._dynamo.reset()
-    _, code = run_and_get_code(torch.compile(fn, dynamic=False), *args)
-    # Generated kernels (each defined once in the output code; this programs' kernels
-    # are each called once).
-    kernels = sorted(set(re.findall(r"def (triton_\w+|cpp_\w+)\(", "\n".join(code))))
-    return {"program": name, "device": device, "kernels": len(kernels), "kernel_names": kernels}
+    fn, specs = PROGRAMS[name]
+    args = inputs(specs, device)
+    row = {"program": name, "device": device, "torch": torch.__version__}
+    if compile_:
+        torch._dynamo.reset()
+        _, code = run_and_get_code(torch.compile(fn, dynamic=False), *args)
+        text = "\n".join(code)
+        kernels = sorted(set(re.findall(r"def (triton_\w+|cpp_\w+)\(", text)))
+        externs = sorted(set(re.findall(r"extern_kernels\.(\w+)\(", text)))
+        row.update(kernels=len(kernels), kernel_names=kernels, extern_kernels=externs)
+    if export_dir:
+        from export_fixtures import strip
+
+        try:
+            cpu_args = tuple(a.cpu() for a in args)
+            ep = torch.export.export(Program(fn), cpu_args).run_decompositions()
+            buf = io.BytesIO()
+            torch.export.save(ep, buf)
+            buf.seek(0)
+            # Without the sample inputs: the importer reads only model.json.
+            strip(buf, os.path.join(export_dir, f"{name}.pt2"))
+        except Exception as e:  # noqa: BLE001 - reported, not fatal
+            row["export_error"] = f"{type(e).__name__}: {e}"[:300]
+    return row
 
 
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("names", nargs="*")
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    p.add_argument("--export")
+    p.add_argument("--no-compile", action="store_true", help="only export")
+    p.add_argument("--json")
     a = p.parse_args()
+    if a.export:
+        os.makedirs(a.export, exist_ok=True)
+    rows = []
     for name in a.names or PROGRAMS:
-        print(json.dumps(probe(name, a.device)))
+        try:
+            row = probe(name, a.device, a.export, not a.no_compile)
+        except Exception as e:  # noqa: BLE001 - one program's failure is a row
+            row = {"program": name, "device": a.device, "error": f"{type(e).__name__}: {e}"[:300]}
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(rows, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,87 @@
+"""fuselab's Inductor strategy against real TorchInductor on the programs of
+`programs.py`: imports each exported archive (`fuse-import`), runs
+`--aten-decompose --lower-aten-to-loop --fuse` for the target the reference was
+measured on, and compares the number of generated (non-library) kernels with the
+kernels Inductor generated (`inductor_probe.py`'s JSON).
+
+    python3 tools/fidelity/compare.py [--bin DIR] [--target gpu]
+        [--reference test/Fidelity/Inputs/inductor-h200.json]
+        [--archives test/Fidelity/Inputs/inductor]
+
+Prints one row per program and `exact kernel-count matches: N of M`; exit status 1
+when a program does not import or compile. The tools are taken from `--bin`, else from
+PATH, else from target/debug.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+
+def fuselab_kernels(binary_dir, archive, target):
+    """fuselab's kernels (names) for one archive, or an error message."""
+    imported = subprocess.run(
+        [os.path.join(binary_dir, "fuse-import"), archive], capture_output=True, text=True
+    )
+    if imported.returncode != 0:
+        return None, imported.stderr.strip().splitlines()[0] if imported.stderr else "fuse-import failed"
+    fused = subprocess.run(
+        [
+            os.path.join(binary_dir, "fuse-opt"),
+            "-",
+            f"--target={target}",
+            "--aten-decompose",
+            "--lower-aten-to-loop",
+            "--fuse",
+            "--fusion-report=-",
+            "-o",
+            os.devnull,
+        ],
+        input=imported.stdout,
+        capture_output=True,
+        text=True,
+    )
+    if fused.returncode != 0:
+        return None, fused.stderr.strip().splitlines()[0] if fused.stderr else "fuse-opt failed"
+    report = json.loads(fused.stdout)
+    names = [k["name"] for f in report["functions"] for k in f["kernels"] if not k.get("extern")]
+    return names, None
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    repo = os.path.dirname(os.path.dirname(here))
+    p = argparse.ArgumentParser()
+    on_path = shutil.which("fuse-opt")
+    default_bin = os.path.dirname(on_path) if on_path else os.path.join(repo, "target", "debug")
+    p.add_argument("--bin", default=default_bin)
+    p.add_argument("--target", default="gpu")
+    p.add_argument("--reference", default=os.path.join(repo, "test", "Fidelity", "Inputs", "inductor-h200.json"))
+    p.add_argument("--archives", default=os.path.join(repo, "test", "Fidelity", "Inputs", "inductor"))
+    a = p.parse_args()
+    with open(a.reference) as f:
+        reference = json.load(f)
+    matches, failures = 0, 0
+    # One space between fields (FileCheck-friendly): program, Inductor's kernels,
+    # fuselab's, whether they are equal, fuselab's kernel names.
+    print("program inductor fuselab match fuselab-kernels")
+    for row in reference:
+        name = row["program"]
+        want = row.get("kernels")
+        names, error = fuselab_kernels(a.bin, os.path.join(a.archives, f"{name}.pt2"), a.target)
+        if error:
+            failures += 1
+            print(f"{name} {want} - ERROR {error}")
+            continue
+        same = want == len(names)
+        matches += same
+        print(f"{name} {want} {len(names)} {'yes' if same else 'NO'} {' '.join(names)}")
+    print(f"exact kernel-count matches: {matches} of {len(reference)}")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()

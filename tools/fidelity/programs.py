@@ -1,0 +1,113 @@
+"""Small programs for comparing fuselab's Inductor strategy with real TorchInductor: each
+exercises one fusion rule (pointwise chains and broadcasts, inner / outer / full / tiny
+reductions, normalizations, views, concatenation, gathers, matmul and convolution
+epilogues, half precision). Weights are inputs, so the programs are plain functions.
+
+`PROGRAMS[name] = (function, [input spec, ...])`, an input spec being a shape (f32), a
+`(shape, dtype)` pair, or `("index", shape, bound)` for int64 indices below `bound`.
+"""
+
+import torch
+import torch.nn.functional as F
+
+B16 = torch.bfloat16
+
+
+def p(fn, *inputs):
+    return (fn, list(inputs))
+
+
+PROGRAMS = {
+    # Pointwise.
+    "pw_chain": p(lambda x: torch.relu(x * 2 + 1), (1024, 512)),
+    "pw_row_broadcast": p(lambda x, b: x + b, (1024, 512), (512,)),
+    "pw_col_broadcast": p(lambda x, s: x * s[:, None], (1024, 512), (1024,)),
+    "pw_diamond": p(lambda x: (torch.exp(x) + 1) * (torch.exp(x) - 1), (1024, 512)),
+    "pw_two_outputs": p(lambda x: (x + 1, x * 2), (1024, 512)),
+    "pw_where": p(lambda x, y: torch.where(x > 0, x, y * 0.1), (1024, 512), (1024, 512)),
+    "pw_silu": p(lambda x: x * torch.sigmoid(x), (1024, 512)),
+    "pw_gelu_tanh": p(lambda x: F.gelu(x, approximate="tanh"), (1024, 512)),
+    "pw_pow_int": p(lambda x: x**3 + x**2, (1024, 512)),
+    "pw_softplus": p(lambda x: torch.log(torch.exp(x) + 1), (1024, 512)),
+    "pw_bf16": p(lambda x: torch.relu(x * 2), ((1024, 512), B16)),
+    # Reductions.
+    "row_sum": p(lambda x: x.sum(1), (1024, 512)),
+    "row_center": p(lambda x: x - x.mean(1, keepdim=True), (1024, 512)),
+    "row_max_exp": p(lambda x: torch.exp(x - x.amax(1, keepdim=True)), (1024, 512)),
+    "softmax": p(lambda x: torch.softmax(x, -1), (1024, 512)),
+    "log_softmax": p(lambda x: torch.log_softmax(x, -1), (1024, 512)),
+    "softmax_bf16": p(lambda x: torch.softmax(x, -1), ((1024, 512), B16)),
+    "layer_norm": p(lambda x, w, b: F.layer_norm(x, (512,), w, b), (1024, 512), (512,), (512,)),
+    "rms_norm": p(
+        lambda x, w: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w, (1024, 512), (512,)
+    ),
+    "residual_layer_norm": p(
+        lambda x, y, w, b: F.layer_norm(x + y, (512,), w, b), (1024, 512), (1024, 512), (512,), (512,)
+    ),
+    "var_rows": p(lambda x: x.var(1), (1024, 512)),
+    "col_sum": p(lambda x: x.sum(0), (1024, 512)),
+    "outer_sum_3d": p(lambda x: x.sum(1), (32, 64, 128)),
+    "mean_two_dims": p(lambda x: x.mean((1, 2)), (32, 64, 128)),
+    "full_sum_small": p(lambda x: x.sum(), (64, 64)),
+    "full_sum_split": p(lambda x: -torch.exp(x).sum(), (1024, 1024)),
+    "full_amax_split": p(lambda x: torch.abs(x).amax(), (2048, 2048)),
+    "tiny_reduce_4": p(lambda x, z: z * torch.exp(x).sum(1, keepdim=True), (4096, 4), (4096, 64)),
+    "tiny_reduce_8": p(lambda x, z: z * torch.exp(x).sum(1, keepdim=True), (4096, 8), (4096, 64)),
+    "two_reductions": p(lambda x: x.sum(1) + x.amax(1), (1024, 512)),
+    "sum_broadcast_back": p(lambda x, y: x.sum(1, keepdim=True) * y, (1024, 512), (1024, 512)),
+    "broadcast_reduce": p(lambda x, y: (x[:, None, :] * y[None, :, :]).sum(-1), (64, 32), (64, 32)),
+    # Views, concatenation, gathers.
+    "transpose_add": p(lambda x, y: x.t() + y, (512, 1024), (1024, 512)),
+    "transpose_reduce": p(lambda x: x.t().sum(1), (512, 1024)),
+    "reshape_relu": p(lambda x: torch.relu(x.view(64, 256) * 2), (128, 128)),
+    "cat_exp": p(lambda x, y: torch.cat([torch.exp(x), torch.exp(y)], 0), (512, 256), (512, 256)),
+    "slice_scale": p(lambda x: x[:, :100] * 2, (1024, 512)),
+    "gather_nll": p(
+        lambda x, t: -torch.log_softmax(x, -1).gather(1, t[:, None]).mean(),
+        (1024, 1000),
+        ("index", (1024,), 1000),
+    ),
+    # Library kernels and their epilogues.
+    "mm_relu": p(lambda a, w, b: torch.relu(a @ w + b), (256, 512), (512, 384), (384,)),
+    "mm_two_epilogues": p(lambda a, w: (torch.sigmoid(a @ w), (a @ w) * 2), (256, 512), (512, 384)),
+    "linear_gelu": p(lambda x, w, b: F.gelu(F.linear(x, w, b)), (256, 512), (1024, 512), (1024,)),
+    "attention": p(
+        lambda q, k, v: torch.softmax(q @ k.transpose(1, 2) / 8.0, -1) @ v,
+        (8, 128, 64),
+        (8, 128, 64),
+        (8, 128, 64),
+    ),
+    "conv_bn_relu": p(
+        lambda x, w, s, t: torch.relu(F.conv2d(x, w, padding=1) * s + t),
+        (2, 16, 32, 32),
+        (16, 16, 3, 3),
+        (1, 16, 1, 1),
+        (1, 16, 1, 1),
+    ),
+    "conv_residual": p(lambda x, w: torch.relu(F.conv2d(x, w, padding=1) + x), (2, 16, 32, 32), (16, 16, 3, 3)),
+}
+
+
+def inputs(specs, device):
+    """Seeded example inputs for `specs`."""
+    g = torch.Generator().manual_seed(0)
+    out = []
+    for s in specs:
+        if isinstance(s, tuple) and s and s[0] == "index":
+            out.append(torch.randint(0, s[2], s[1], generator=g).to(device))
+        elif isinstance(s, tuple) and len(s) == 2 and isinstance(s[1], torch.dtype):
+            out.append(torch.randn(s[0], generator=g).to(s[1]).to(device))
+        else:
+            out.append(torch.randn(s, generator=g).to(device))
+    return out
+
+
+class Program(torch.nn.Module):
+    """A program as a module, for torch.export."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *args):
+        return self.fn(*args)
