@@ -127,13 +127,95 @@ pub trait Target: Sync {
     fn stages(&self) -> &'static [Stage];
 
     /// Into how many parts a reduction of `rnumel` elements per output, `numel` outputs,
-    /// is split (Inductor's `Reduction.num_splits`); 1: not split. Devices that reduce to
-    /// a single element well (Inductor's C++ back end: `REDUCE_TO_SINGLE_ELEMENT`) never
-    /// split, which is the default.
-    fn reduction_split(&self, numel: i64, rnumel: i64) -> i64 {
-        let _ = (numel, rnumel);
+    /// is split (Inductor's `Reduction.num_splits`); `outer` when it reads its inputs
+    /// with every reduction index strided (a column reduction, Inductor's
+    /// `ReductionHint.OUTER`). 1: not split. Devices that reduce to a single element
+    /// well (Inductor's C++ back end: `REDUCE_TO_SINGLE_ELEMENT`) never split, which is
+    /// the default.
+    fn reduction_split(&self, numel: i64, rnumel: i64, outer: bool) -> i64 {
+        let _ = (numel, rnumel, outer);
         1
     }
+
+    /// Whether a reduction over fewer than Inductor's `unroll_reductions_threshold`
+    /// elements is unrolled even when it has a single output (Inductor does on GPUs:
+    /// `sympy_product(ranges) != 1 or is_gpu(device)`).
+    fn unrolls_single_output_reductions(&self) -> bool {
+        false
+    }
+}
+
+/// Inductor's `num_splits` for a GPU of `num_sm` multiprocessors (torch/_inductor/ir.py
+/// `Reduction.num_splits`, the split factors of `InductorChoices.reduction_split_factor`):
+/// one output: [`inner_reduction_splits`]; else no split for at most 32 elements per
+/// output or at least `64 num_sm` outputs, and otherwise the inner or the outer factor by
+/// how the reduction reads its inputs.
+pub fn gpu_reduction_split(numel: i64, rnumel: i64, outer: bool, num_sm: i64) -> i64 {
+    if numel == 1 {
+        return inner_reduction_splits(rnumel, numel, num_sm);
+    }
+    if rnumel <= 32 || numel >= num_sm * 2 * 32 {
+        return 1;
+    }
+    if outer {
+        outer_reduction_splits(rnumel, numel, num_sm)
+    } else {
+        inner_reduction_splits(rnumel, numel, num_sm)
+    }
+}
+
+/// The divisor of `n` closest to `target` (the smaller on ties).
+fn closest_divisor(n: i64, target: i64) -> i64 {
+    let mut best = 1;
+    let mut d = 1;
+    while d * d <= n {
+        if n % d == 0 {
+            for c in [d, n / d] {
+                if (c - target).abs() < (best - target).abs() {
+                    best = c;
+                }
+            }
+        }
+        d += 1;
+    }
+    best
+}
+
+/// Inductor's split factor for an outer (column) reduction: 4 reduced values per thread
+/// in blocks of 128 outputs and 256 threads; 32 to 512 elements per split (a divisor of
+/// `rnumel` near the target where one is within 20, or 50 at the top).
+pub fn outer_reduction_splits(rnumel: i64, numel: i64, num_sm: i64) -> i64 {
+    const MIN_PER_THREAD: i64 = 32;
+    const MAX_PER_THREAD: i64 = 512;
+    const THREADS_PER_SM: i64 = 2048;
+    const THREADS: i64 = 32 * 8;
+    const RVALS_PER_THREAD: i64 = 4;
+    const XVALS_PER_BLOCK: i64 = 128;
+    let min_per_device = MIN_PER_THREAD * num_sm * THREADS_PER_SM;
+    let max_per_device = MAX_PER_THREAD * num_sm * THREADS_PER_SM;
+    let xblocks = (numel + XVALS_PER_BLOCK - 1) / XVALS_PER_BLOCK;
+    let total = rnumel.saturating_mul(numel);
+    let split_size = if total < min_per_device {
+        MIN_PER_THREAD
+    } else if total < max_per_device {
+        let target_blocks = num_sm * THREADS_PER_SM / THREADS;
+        let target_blocks = (target_blocks + xblocks - 1) / xblocks;
+        let tmp = (rnumel + RVALS_PER_THREAD * target_blocks - 1) / (RVALS_PER_THREAD * target_blocks);
+        let closest = closest_divisor(rnumel, tmp);
+        if (tmp - closest).abs() < 20 {
+            closest.max(MIN_PER_THREAD)
+        } else {
+            tmp
+        }
+    } else {
+        let closest = closest_divisor(rnumel, MAX_PER_THREAD);
+        if (closest - MAX_PER_THREAD).abs() < 50 {
+            closest
+        } else {
+            MAX_PER_THREAD
+        }
+    };
+    (rnumel + RVALS_PER_THREAD * split_size - 1) / (RVALS_PER_THREAD * split_size)
 }
 
 /// Inductor's split factor for an inner reduction on a GPU of `num_sm` multiprocessors
@@ -152,21 +234,6 @@ pub fn inner_reduction_splits(rnumel: i64, numel: i64, num_sm: i64) -> i64 {
     if numel >= 2 * num_sm || rnumel <= 8192 {
         return 1;
     }
-    let closest_divisor = |target: i64| -> i64 {
-        let mut best = 1;
-        let mut d = 1;
-        while d * d <= rnumel {
-            if rnumel % d == 0 {
-                for c in [d, rnumel / d] {
-                    if (c - target).abs() < (best - target).abs() {
-                        best = c;
-                    }
-                }
-            }
-            d += 1;
-        }
-        best
-    };
     let total = rnumel.saturating_mul(numel);
     let split_size = if total <= min_per_device {
         MIN_PER_THREAD
@@ -174,14 +241,14 @@ pub fn inner_reduction_splits(rnumel: i64, numel: i64, num_sm: i64) -> i64 {
         let target_blocks = num_sm * THREADS_PER_SM / (2 * THREADS);
         let blocks_per_output = (target_blocks + numel - 1) / numel;
         let tmp = (rnumel + THREADS * blocks_per_output - 1) / (THREADS * blocks_per_output);
-        let closest = closest_divisor(tmp);
+        let closest = closest_divisor(rnumel, tmp);
         if (closest - tmp).abs() < 30 {
             closest.max(MIN_PER_THREAD)
         } else {
             tmp
         }
     } else {
-        let closest = closest_divisor(MAX_PER_THREAD);
+        let closest = closest_divisor(rnumel, MAX_PER_THREAD);
         if (closest - MAX_PER_THREAD).abs() < 50 {
             closest
         } else {
@@ -275,6 +342,21 @@ mod tests {
         // Small rows and many outputs are never split.
         assert_eq!(inner_reduction_splits(8192, 1, 132), 1);
         assert_eq!(inner_reduction_splits(1 << 25, 264, 132), 1);
+    }
+
+    #[test]
+    fn outer_split_factors_on_an_h200() {
+        // A column sum of 1024 x 512 (512 outputs of 1024): 4 blocks of 128 outputs,
+        // 2^19 elements below the minimum -> 32 per split, ceil(1024 / (4 * 32)) = 8
+        // (real Inductor: two kernels).
+        assert_eq!(gpu_reduction_split(512, 1024, true, 132), 8);
+        // The same shape read along its rows is not split (512 >= 2 * 132 outputs).
+        assert_eq!(gpu_reduction_split(512, 1024, false, 132), 1);
+        // Few elements per output or very many outputs: never.
+        assert_eq!(gpu_reduction_split(512, 32, true, 132), 1);
+        assert_eq!(gpu_reduction_split(132 * 64, 4096, true, 132), 1);
+        // One output: the inner rule whatever the layout.
+        assert_eq!(gpu_reduction_split(1, 1 << 20, true, 132), 128);
     }
 
     fn shape<'a>(numel: i64, reduction: Option<(i64, i64)>, ranges: &'a [&'a [i64]]) -> GroupShape<'a> {

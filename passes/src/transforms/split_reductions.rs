@@ -1,13 +1,15 @@
 //! `--split-reductions`: Inductor's split reductions (torch/_inductor/ir.py
 //! `Reduction.create` / `num_splits` / `create_multilayer`): a reduction the target
-//! splits (`Target::reduction_split`; the GPU target: a full reduction over more than
-//! 8192 elements, Inductor's `inner_reduction_splits` on 132 SMs) becomes two. The first
-//! reduces `split` contiguous blocks of the flattened reduction in parallel
-//! (`ranges = [split]`, `reduction_ranges = [rnumel / split]`) — it reads its input in
-//! the input's own order, so it can fuse with the producers as Inductor's first layer
-//! does — and the second reduces the `split` partial results. The CPU target never
-//! splits (Inductor's C++ back end reduces to one element well), nor does a pipeline
-//! without a target.
+//! splits (`Target::reduction_split`; the GPU target: Inductor's factors for 132 SMs)
+//! becomes two. The first reduces `split` contiguous blocks of the reduction index for
+//! every output in parallel (`ranges = ranges ++ [split]`, `reduction_ranges =
+//! [rnumel / split]`) — it reads its inputs as the original did, so it fuses with the
+//! producers as Inductor's first layer does — and the second reduces each output's
+//! `split` partial results. Whether a reduction is *outer* (a column reduction) is
+//! Inductor's rule: among its loads that use every index, more of them with every
+//! reduction index strided (coefficient > 1) than not. The CPU target never splits
+//! (Inductor's C++ back end reduces to one element well), nor does a pipeline without a
+//! target.
 //!
 //! Only reductions whose element count `split` divides are split (Inductor masks the
 //! last block instead); sum, prod, max and min (not argmax/argmin, as Inductor).
@@ -17,7 +19,7 @@ use fuselab_dialects::{
     ir::{self, i64s},
     loops::{
         body::BodyBuilder,
-        index::{unravel, IndexExpr},
+        index::{contiguous_index, from_affine_map_attr, unravel, IndexExpr},
         names,
     },
     types::TensorType,
@@ -46,7 +48,10 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     for node in ir::ops_named(block, names::REDUCTION) {
         let numel: i64 = i64s(node, "ranges").iter().product();
         let rnumel: i64 = i64s(node, "reduction_ranges").iter().product();
-        let split = target.reduction_split(numel, rnumel);
+        let Some(outer) = reads_outer(node) else {
+            continue;
+        };
+        let split = target.reduction_split(numel, rnumel, outer);
         if split <= 1 || rnumel % split != 0 {
             continue;
         }
@@ -58,7 +63,31 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     Ok(())
 }
 
-/// Replaces the one-output reduction `node` by its two levels (unchanged when its kind
+/// Whether `node` is an outer reduction (Inductor's `ReductionHint.OUTER`): of its loads
+/// whose index uses every loop index, more read with every reduction index strided than
+/// not. `None` when no load uses every index (Inductor then does not split).
+fn reads_outer(node: MlirOperation) -> Option<bool> {
+    let body = ir::body(node)?;
+    let n = i64s(node, "ranges").len();
+    let all = n + i64s(node, "reduction_ranges").len();
+    let (mut outer, mut inner) = (0, 0);
+    for load in ir::ops_named(body, names::LOAD) {
+        let Some((index, _, _)) = ir::attr(load, "index").and_then(from_affine_map_attr) else {
+            continue;
+        };
+        if !(0..all).all(|d| index.uses_dim(d)) {
+            continue;
+        }
+        // floordiv / mod / indirect indices: no plain stride, counted as inner.
+        match index.linear_coefficients(all) {
+            Some(strides) if strides[n..].iter().all(|&s| s.abs() > 1) => outer += 1,
+            _ => inner += 1,
+        }
+    }
+    (outer + inner > 0).then_some(outer > inner)
+}
+
+/// Replaces the reduction `node` by its two levels (unchanged when its kind
 /// or body does not allow it).
 fn split_node(node: MlirOperation, split: i64) -> Result<(), String> {
     let kind = ir::attr(node, "kind")
@@ -85,18 +114,24 @@ fn split_node(node: MlirOperation, split: i64) -> Result<(), String> {
     let rranges = i64s(node, "reduction_ranges");
     let rnumel: i64 = rranges.iter().product();
     let part = rnumel / split;
-    // Level 1: `split` outputs, each over a contiguous block of the flattened reduction.
-    let first = BodyBuilder::new_block(ctx, loc, vec![split, part]);
-    let flat = IndexExpr::dim(0).scale(part).add(&IndexExpr::dim(1));
-    let mut at: Vec<IndexExpr> = ranges.iter().map(|_| IndexExpr::constant(0)).collect();
-    at.extend(unravel(&flat, &rranges, &[split, part]));
+    let n = ranges.len();
+    // Level 1: for every output, `split` partial results, each over a contiguous block
+    // of the flattened reduction index.
+    let mut first_ranges = ranges.clone();
+    first_ranges.extend([split, part]);
+    let first = BodyBuilder::new_block(ctx, loc, first_ranges.clone());
+    let flat = IndexExpr::dim(n).scale(part).add(&IndexExpr::dim(n + 1));
+    let mut at: Vec<IndexExpr> = (0..n).map(IndexExpr::dim).collect();
+    at.extend(unravel(&flat, &rranges, &first_ranges));
     let value = first.copy_body(body, &at, &[])?;
     first.finish(value);
     let name = ir::attr(node, "name")
         .and_then(fuselab_dialects::attrs::string_raw)
         .unwrap_or_default();
+    let mut partial_shape: Vec<i64> = ranges.clone();
+    partial_shape.push(split);
     let partial_ty = TensorType {
-        shape: vec![split],
+        shape: partial_shape.clone(),
         dtype: result.dtype,
     };
     let partial_ty = ir::parse_type(ctx, &partial_ty.to_string()).ok_or("partial result type")?;
@@ -124,15 +159,18 @@ fn split_node(node: MlirOperation, split: i64) -> Result<(), String> {
         op
     };
     let level1 = create(
-        level(&[split], &[part], &format!("{name}_split")),
+        level(&partial_shape, &[part], &format!("{name}_split")),
         partial_ty,
         first.block,
     );
-    // Level 2: the original outputs over the `split` partial results.
-    let mut all = ranges.clone();
-    all.push(split);
-    let second = BodyBuilder::new_block(ctx, loc, all);
-    let partial = second.load(ir::result(level1, 0), &IndexExpr::dim(ranges.len()), &[], element);
+    // Level 2: the original outputs over their `split` partial results.
+    let second = BodyBuilder::new_block(ctx, loc, partial_shape.clone());
+    let partial = second.load(
+        ir::result(level1, 0),
+        &contiguous_index(&partial_shape),
+        &[],
+        element,
+    );
     second.finish(partial);
     let level2 = create(
         level(&ranges, &[split], &name),

@@ -55,14 +55,14 @@ impl Target for Gpu {
         STAGES
     }
 
-    /// Inductor's split of a full reduction (one output) on the H200's 132 SMs
-    /// ([`fuselab_passes::target::inner_reduction_splits`]); reductions with several
-    /// outputs are not split here (Inductor's other cases are not modelled).
-    fn reduction_split(&self, numel: i64, rnumel: i64) -> i64 {
-        if numel == 1 {
-            fuselab_passes::target::inner_reduction_splits(rnumel, numel, 132)
-        } else {
-            1
-        }
+    /// Inductor's reduction splits on the H200's 132 SMs
+    /// ([`fuselab_passes::target::gpu_reduction_split`]).
+    fn reduction_split(&self, numel: i64, rnumel: i64, outer: bool) -> i64 {
+        fuselab_passes::target::gpu_reduction_split(numel, rnumel, outer, 132)
+    }
+
+    /// Inductor unrolls tiny single-output reductions on GPUs.
+    fn unrolls_single_output_reductions(&self) -> bool {
+        true
     }
 }

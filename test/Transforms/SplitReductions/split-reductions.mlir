@@ -41,15 +41,27 @@ func.func @mid_sum(%x: tensor<1024x1024xf32>) -> tensor<f32> {
 
 // -----
 
-// Not split: 8192 elements or fewer, several outputs (only the one-output case is
-// modelled), a split that does not divide the elements (1000 x 1001: Inductor masks the
-// last block; fuselab keeps one reduction).
+// Several outputs: a row max over 64 rows of 65,536 is an inner reduction (its loads
+// read the reduction index with stride 1) with fewer than 2 x 132 outputs: 8 partial
+// maxima per row (Inductor's inner factor). A column sum of 1024 x 512 reads the
+// reduction index with stride 512: an outer reduction, 8 partial sums per column
+// (Inductor's outer factor; real Inductor makes 2 kernels for it,
+// test/Fidelity/inductor-programs.mlir). Not split: 8192 elements or fewer, and a split
+// that does not divide the elements (1000 x 1001: Inductor masks the last block;
+// fuselab keeps one reduction).
 // CHECK-LABEL: func.func @kept
 // CHECK-NOT: _split
+// CHECK: reduction_ranges = array<i64: 8192>} : () -> tensor<f32>
+// CHECK: kind = "max", name = "buf1_split", origins = ["amax"], ranges = array<i64: 64, 8>, reduction_ranges = array<i64: 8192>} : () -> tensor<64x8xf32>
+// CHECK: kind = "max", name = "buf1", origins = ["amax"], ranges = array<i64: 64>, reduction_ranges = array<i64: 8>}
+// CHECK-NOT: _split
+// CHECK: reduction_ranges = array<i64: 1000, 1001>} : () -> tensor<f32>
+// CHECK: kind = "sum", name = "buf3_split", origins = ["sum"], ranges = array<i64: 512, 8>, reduction_ranges = array<i64: 128>} : () -> tensor<512x8xf32>
 // CHECK: return
-func.func @kept(%a: tensor<8192xf32>, %b: tensor<64x65536xf32>, %c: tensor<1000x1001xf32>) -> (tensor<f32>, tensor<64xf32>, tensor<f32>) {
+func.func @kept(%a: tensor<8192xf32>, %b: tensor<64x65536xf32>, %c: tensor<1000x1001xf32>, %d: tensor<1024x512xf32>) -> (tensor<f32>, tensor<64xf32>, tensor<f32>, tensor<512xf32>) {
   %s = "aten.sum"(%a) {dims = array<i64: 0>, keepdim = false} : (tensor<8192xf32>) -> tensor<f32>
   %t = "aten.amax"(%b) {dims = array<i64: 1>, keepdim = false} : (tensor<64x65536xf32>) -> tensor<64xf32>
   %u = "aten.sum"(%c) {dims = array<i64: 0, 1>, keepdim = false} : (tensor<1000x1001xf32>) -> tensor<f32>
-  return %s, %t, %u : tensor<f32>, tensor<64xf32>, tensor<f32>
+  %v = "aten.sum"(%d) {dims = array<i64: 0>, keepdim = false} : (tensor<1024x512xf32>) -> tensor<512xf32>
+  return %s, %t, %u, %v : tensor<f32>, tensor<64xf32>, tensor<f32>, tensor<512xf32>
 }

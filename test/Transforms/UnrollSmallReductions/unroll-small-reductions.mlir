@@ -1,11 +1,12 @@
 // RUN: fuse-opt %s --split-input-file --aten-decompose --lower-aten-to-loop --unroll-small-reductions | FileCheck %s
 // RUN: fuse-opt %s --split-input-file --aten-decompose --lower-aten-to-loop --unroll-small-reductions=threshold=1 | FileCheck %s --check-prefix=NEVER
+// RUN: fuse-opt %s --split-input-file --target=gpu --aten-decompose --lower-aten-to-loop --unroll-small-reductions | FileCheck %s --check-prefix=GPU
 // RUN: fuse-opt %s --split-input-file --aten-decompose --lower-aten-to-loop --fuse --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=FUSED
 // RUN: not fuse-opt %s --split-input-file --fuse -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNLOWERED
 // RUN: not fuse-opt %s --split-input-file --unroll-small-reductions -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNLOWERED-UNROLL
 
 // Loop-IR passes refuse aten input (they would do nothing), at the first aten op.
-// UNLOWERED: unroll-small-reductions.mlir:40:8: error: 'aten.exp' is not lowered: --fuse works on loop IR (run --aten-decompose --lower-aten-to-loop first)
+// UNLOWERED: unroll-small-reductions.mlir:41:8: error: 'aten.exp' is not lowered: --fuse works on loop IR (run --aten-decompose --lower-aten-to-loop first)
 // UNLOWERED-UNROLL: error: 'aten.exp' is not lowered: --unroll-small-reductions works on loop IR
 
 // Inductor's Reduction.create: a reduction over fewer than unroll_reductions_threshold
@@ -61,8 +62,12 @@ func.func @eight_sum_then_broadcast(%x: tensor<4096x8xf32>, %z: tensor<4096x64xf
 // -----
 
 // One output element (a full reduction of 4 values) stays a reduction (the rule needs
-// more than one); so do max over ints and an `any` (bool max) below 8 — they unroll
-// with maxsi / ori.
+// more than one) — except on a GPU target, where Inductor unrolls it too
+// (`sympy_product(ranges) != 1 or is_gpu(device)`); max over ints and an `any` (bool
+// max) below 8 unroll with maxsi / ori.
+// GPU-LABEL: func.func @kinds
+// GPU-NOT: "loop.reduction"
+// GPU: return
 // CHECK-LABEL: func.func @kinds
 // CHECK: "loop.reduction"
 // CHECK: kind = "sum", {{.*}}ranges = array<i64>, reduction_ranges = array<i64: 4>} : () -> tensor<f32>
