@@ -9,6 +9,23 @@
 // RUN: fuse-import --help | FileCheck %s --check-prefix=HELP
 // RUN: fuse-import %S/Inputs/name_clash.pt2 | FileCheck %s --check-prefix=CLASH
 // RUN: fuse-import %S/Inputs/hardtanh_assert.pt2 | FileCheck %s --check-prefix=HARDTANH
+// RUN: fuse-import %S/Inputs/group_norm.pt2 | FileCheck %s --check-prefix=GROUPNORM
+// RUN: fuse-import %S/Inputs/group_norm.pt2 -o %t.gn.mlir
+// RUN: fuse-run %t.gn.mlir --jit | FileCheck %s --check-prefix=GNEXEC
+
+// aten.native_group_norm (group_norm.pt2: basic_block.pt2 with its first batch norm node
+// rewritten, in model.json, into native_group_norm(input, weight, bias, N=2, C=16,
+// HxW=64, group=4, eps=1e-5) as torch.export writes it): its definition — the input
+// viewed as [N, G, C/G * HxW], centred by the group mean, scaled by rsqrt(biased
+// variance + eps), viewed back, per-channel affine; only output 0 is computed.
+// GROUPNORM: %[[G:.*]] = "aten.view"(%convolution) : (tensor<2x16x8x8xf32>) -> tensor<2x4x256xf32>
+// GROUPNORM-NEXT: %[[M:.*]] = "aten.mean"(%[[G]]) {dims = array<i64: 2>, keepdim = true} : (tensor<2x4x256xf32>) -> tensor<2x4x1xf32>
+// GROUPNORM-NEXT: %[[V:.*]] = "aten.var"(%[[G]]) {dims = array<i64: 2>, keepdim = true, correction = 0 : i64}
+// GROUPNORM: "aten.rsqrt"
+// GROUPNORM: "aten.sub"(%[[G]], %[[M]])
+// GROUPNORM: "aten.view"(%{{.*}}) : (tensor<2x4x256xf32>) -> tensor<2x16x8x8xf32>
+// GROUPNORM: "aten.view"(%p_bn1_weight) : (tensor<16xf32>) -> tensor<1x16x1x1xf32>
+// GNEXEC: inductor output #0 tensor<2x16x8x8xf32>: {{.*}} 0 mismatches  PASS
 
 // torch.export archives (tools/export_fixtures.py, weights stripped) to aten MLIR.
 

@@ -45,6 +45,8 @@ PROGRAMS = {
         lambda x, y, w, b: F.layer_norm(x + y, (512,), w, b), (1024, 512), (1024, 512), (512,), (512,)
     ),
     "var_rows": p(lambda x: x.var(1), (1024, 512)),
+    "group_norm": p(lambda x, w, b: F.group_norm(x, 8, w, b), (4, 64, 16, 16), (64,), (64,)),
+    "group_norm_silu": p(lambda x, w, b: F.silu(F.group_norm(x, 8, w, b)), (4, 64, 16, 16), (64,), (64,)),
     "col_sum": p(lambda x: x.sum(0), (1024, 512)),
     "outer_sum_3d": p(lambda x: x.sum(1), (32, 64, 128)),
     "mean_two_dims": p(lambda x: x.mean((1, 2)), (32, 64, 128)),

@@ -1,4 +1,4 @@
-//! Reductions and the normalizations built on them: sum/mean/amax/amin/var/any, softmax, layer norm, batch norm (inference).
+//! Reductions and the normalizations built on them: sum/mean/amax/amin/var/any, softmax, layer norm, group norm, batch norm (inference).
 
 use super::super::*;
 use super::Rule;
@@ -71,6 +71,84 @@ pub(super) static RULES: &[Rule] = &[
                 float_literal(eps, "f64")
             );
             em.finish(node, "layer_norm", &[&x, &w, &b], &attrs)
+        },
+    },
+    Rule {
+        targets: &["aten.native_group_norm.default"],
+        import: |em, node, _| {
+            // Group norm as its definition (PyTorch's decomposition): the input viewed as
+            // [N, G, C/G * HxW], centred by the group mean and scaled by
+            // rsqrt(biased variance + eps), viewed back, then the per-channel affine.
+            let loc = node.loc.clone();
+            em.only_outputs(node, &[0])?;
+            let x = em.tensor(node, "input")?;
+            let out = em.out_type(node, 0)?;
+            let groups = em.int_arg(node, "group", None)?;
+            let eps = node.arg("eps").and_then(as_float).unwrap_or(1e-5);
+            let (n, c) = match out.shape.as_slice() {
+                [n, c, ..] => (*n, *c),
+                _ => return Err(em.node_error(node, "group norm needs an [N, C, ...] input")),
+            };
+            if groups <= 0 || c % groups != 0 {
+                return Err(em.node_error(node, format!("{c} channels do not split into {groups} groups")));
+            }
+            let per_group = out.shape[1..].iter().product::<i64>() / groups;
+            let grouped = TType {
+                shape: vec![n, groups, per_group],
+                dtype: out.dtype,
+            };
+            let stat = TType {
+                shape: vec![n, groups, 1],
+                dtype: out.dtype,
+            };
+            let xg = em.view(None, &x, grouped.shape.clone(), &loc);
+            let mean = em.op(
+                None,
+                "mean",
+                &[&xg],
+                "dims = array<i64: 2>, keepdim = true",
+                &stat,
+                &loc,
+            );
+            let var = em.op(
+                None,
+                "var",
+                &[&xg],
+                "dims = array<i64: 2>, keepdim = true, correction = 0 : i64",
+                &stat,
+                &loc,
+            );
+            let scalar = TType {
+                shape: vec![],
+                dtype: out.dtype,
+            };
+            let e = em.constant(Scalar::Float(eps), &scalar, &loc);
+            let ve = em.op(None, "add", &[&var, &e], "", &stat, &loc);
+            let r = em.op(None, "rsqrt", &[&ve], "", &stat, &loc);
+            let d = em.op(None, "sub", &[&xg, &mean], "", &grouped, &loc);
+            let normed = em.op(None, "mul", &[&d, &r], "", &grouped, &loc);
+            let normed = em.view(None, &normed, out.shape.clone(), &loc);
+            let mut pshape = vec![1; out.rank()];
+            pshape[1] = c;
+            let param = |this: &mut Emitter, arg: &str, default: f64| -> R<String> {
+                let p = match node.arg(arg) {
+                    Some(_) => this.tensor(node, arg)?,
+                    None => this.splat(
+                        None,
+                        Scalar::Float(default),
+                        &TType {
+                            shape: vec![c],
+                            dtype: out.dtype,
+                        },
+                        &loc,
+                    ),
+                };
+                Ok(this.view(None, &p, pshape.clone(), &loc))
+            };
+            let w = param(em, "weight", 1.0)?;
+            let b = param(em, "bias", 0.0)?;
+            let s = em.op(None, "mul", &[&normed, &w], "", &out, &loc);
+            em.finish(node, "add", &[&s, &b], "")
         },
     },
     Rule {
