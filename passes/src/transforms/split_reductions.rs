@@ -11,8 +11,9 @@
 //! (Inductor's C++ back end reduces to one element well), nor does a pipeline without a
 //! target.
 //!
-//! Only reductions whose element count `split` divides are split (Inductor masks the
-//! last block instead); sum, prod, max and min (not argmax/argmin, as Inductor).
+//! Where `split` does not divide the elements the last block is masked, as Inductor's:
+//! its reads are clamped to the last element and the reduction's identity is used past
+//! the end. Sum, prod, max and min (not argmax/argmin, as Inductor).
 
 use crate::registry::{PassContext, PassFailed, PassId, PassInfo};
 use fuselab_dialects::{
@@ -52,7 +53,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
             continue;
         };
         let split = target.reduction_split(numel, rnumel, outer);
-        if split <= 1 || rnumel % split != 0 {
+        if split <= 1 {
             continue;
         }
         if let Err(message) = split_node(node, split) {
@@ -61,6 +62,21 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
         }
     }
     Ok(())
+}
+
+/// The identity of reduction `kind` on `dtype` values.
+fn identity(kind: &str, dtype: fuselab_dialects::types::DType) -> f64 {
+    let bool_ = dtype == fuselab_dialects::types::DType::I1;
+    match (kind, dtype.is_float(), bool_) {
+        ("prod", ..) => 1.0,
+        ("max", true, _) => f64::NEG_INFINITY,
+        ("min", true, _) => f64::INFINITY,
+        ("max", false, true) => 0.0,
+        ("min", false, true) => 1.0,
+        ("max", false, false) => i64::MIN as f64,
+        ("min", false, false) => i64::MAX as f64,
+        _ => 0.0,
+    }
 }
 
 /// Whether `node` is an outer reduction (Inductor's `ReductionHint.OUTER`): of its loads
@@ -113,7 +129,7 @@ fn split_node(node: MlirOperation, split: i64) -> Result<(), String> {
     let ranges = i64s(node, "ranges");
     let rranges = i64s(node, "reduction_ranges");
     let rnumel: i64 = rranges.iter().product();
-    let part = rnumel / split;
+    let part = (rnumel + split - 1) / split;
     let n = ranges.len();
     // Level 1: for every output, `split` partial results, each over a contiguous block
     // of the flattened reduction index.
@@ -122,8 +138,25 @@ fn split_node(node: MlirOperation, split: i64) -> Result<(), String> {
     let first = BodyBuilder::new_block(ctx, loc, first_ranges.clone());
     let flat = IndexExpr::dim(n).scale(part).add(&IndexExpr::dim(n + 1));
     let mut at: Vec<IndexExpr> = (0..n).map(IndexExpr::dim).collect();
-    at.extend(unravel(&flat, &rranges, &first_ranges));
-    let value = first.copy_body(body, &at, &[])?;
+    let value = if rnumel % split == 0 {
+        at.extend(unravel(&flat, &rranges, &first_ranges));
+        first.copy_body(body, &at, &[])?
+    } else {
+        // The last block runs past the elements (Inductor masks it): the body reads at
+        // the flat index clamped to the last element (an index symbol) and the
+        // reduction's identity stands in past the end.
+        let index = first.index_value(&flat);
+        let last = first.index_constant(rnumel - 1);
+        let clamped = first.op("arith.minsi", &[index, last], ir::value_type(index));
+        at.extend(unravel(&IndexExpr::sym(0), &rranges, &first_ranges));
+        let value = first.copy_body(body, &at, &[clamped])?;
+        let count = first.index_constant(rnumel);
+        let i1 = ir::parse_type(ctx, "i1").ok_or("i1")?;
+        let slt = ir::i64_attr(ctx, 2);
+        let inside = first.op_with("arith.cmpi", &[index, count], i1, &[("predicate", slt)]);
+        let id = first.constant(identity(&kind, result.dtype), result.dtype);
+        first.op("arith.select", &[inside, value, id], element)
+    };
     first.finish(value);
     let name = ir::attr(node, "name")
         .and_then(fuselab_dialects::attrs::string_raw)
