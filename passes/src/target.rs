@@ -164,6 +164,12 @@ pub fn gpu_reduction_split(numel: i64, rnumel: i64, outer: bool, num_sm: i64) ->
     }
 }
 
+/// Inductor's constants for split reductions (`Reduction.num_splits`).
+const MIN_PER_THREAD: i64 = 32;
+const MAX_PER_THREAD: i64 = 512;
+const THREADS_PER_SM: i64 = 2048;
+const THREADS: i64 = 32 * 8;
+
 /// The divisor of `n` closest to `target` (the smaller on ties).
 fn closest_divisor(n: i64, target: i64) -> i64 {
     let mut best = 1;
@@ -181,39 +187,35 @@ fn closest_divisor(n: i64, target: i64) -> i64 {
     best
 }
 
+/// Inductor prefers even splits: the divisor of `n` nearest `target` when it is within
+/// `tolerance`.
+fn even_split(n: i64, target: i64, tolerance: i64) -> Option<i64> {
+    let closest = closest_divisor(n, target);
+    ((closest - target).abs() < tolerance).then_some(closest)
+}
+
+/// The split size of a reduction too large for the device at 512 elements per thread.
+fn largest_split_size(rnumel: i64) -> i64 {
+    even_split(rnumel, MAX_PER_THREAD, 50).unwrap_or(MAX_PER_THREAD)
+}
+
 /// Inductor's split factor for an outer (column) reduction: 4 reduced values per thread
 /// in blocks of 128 outputs and 256 threads; 32 to 512 elements per split (a divisor of
 /// `rnumel` near the target where one is within 20, or 50 at the top).
 pub fn outer_reduction_splits(rnumel: i64, numel: i64, num_sm: i64) -> i64 {
-    const MIN_PER_THREAD: i64 = 32;
-    const MAX_PER_THREAD: i64 = 512;
-    const THREADS_PER_SM: i64 = 2048;
-    const THREADS: i64 = 32 * 8;
     const RVALS_PER_THREAD: i64 = 4;
     const XVALS_PER_BLOCK: i64 = 128;
-    let min_per_device = MIN_PER_THREAD * num_sm * THREADS_PER_SM;
-    let max_per_device = MAX_PER_THREAD * num_sm * THREADS_PER_SM;
     let xblocks = (numel + XVALS_PER_BLOCK - 1) / XVALS_PER_BLOCK;
     let total = rnumel.saturating_mul(numel);
-    let split_size = if total < min_per_device {
+    let split_size = if total < MIN_PER_THREAD * num_sm * THREADS_PER_SM {
         MIN_PER_THREAD
-    } else if total < max_per_device {
+    } else if total < MAX_PER_THREAD * num_sm * THREADS_PER_SM {
         let target_blocks = num_sm * THREADS_PER_SM / THREADS;
         let target_blocks = (target_blocks + xblocks - 1) / xblocks;
         let tmp = (rnumel + RVALS_PER_THREAD * target_blocks - 1) / (RVALS_PER_THREAD * target_blocks);
-        let closest = closest_divisor(rnumel, tmp);
-        if (tmp - closest).abs() < 20 {
-            closest.max(MIN_PER_THREAD)
-        } else {
-            tmp
-        }
+        even_split(rnumel, tmp, 20).map_or(tmp, |c| c.max(MIN_PER_THREAD))
     } else {
-        let closest = closest_divisor(rnumel, MAX_PER_THREAD);
-        if (closest - MAX_PER_THREAD).abs() < 50 {
-            closest
-        } else {
-            MAX_PER_THREAD
-        }
+        largest_split_size(rnumel)
     };
     (rnumel + RVALS_PER_THREAD * split_size - 1) / (RVALS_PER_THREAD * split_size)
 }
@@ -225,35 +227,19 @@ pub fn outer_reduction_splits(rnumel: i64, numel: i64, num_sm: i64) -> i64 {
 /// 32 to 512 elements per thread (a divisor of `rnumel` near that size where one is
 /// within 30, or 50 at the top).
 pub fn inner_reduction_splits(rnumel: i64, numel: i64, num_sm: i64) -> i64 {
-    const MIN_PER_THREAD: i64 = 32;
-    const MAX_PER_THREAD: i64 = 512;
-    const THREADS_PER_SM: i64 = 2048;
-    const THREADS: i64 = 32 * 8;
-    let min_per_device = MIN_PER_THREAD * num_sm * THREADS_PER_SM;
-    let max_per_device = MAX_PER_THREAD * num_sm * THREADS_PER_SM;
     if numel >= 2 * num_sm || rnumel <= 8192 {
         return 1;
     }
     let total = rnumel.saturating_mul(numel);
-    let split_size = if total <= min_per_device {
+    let split_size = if total <= MIN_PER_THREAD * num_sm * THREADS_PER_SM {
         MIN_PER_THREAD
-    } else if total < max_per_device {
+    } else if total < MAX_PER_THREAD * num_sm * THREADS_PER_SM {
         let target_blocks = num_sm * THREADS_PER_SM / (2 * THREADS);
         let blocks_per_output = (target_blocks + numel - 1) / numel;
         let tmp = (rnumel + THREADS * blocks_per_output - 1) / (THREADS * blocks_per_output);
-        let closest = closest_divisor(rnumel, tmp);
-        if (closest - tmp).abs() < 30 {
-            closest.max(MIN_PER_THREAD)
-        } else {
-            tmp
-        }
+        even_split(rnumel, tmp, 30).map_or(tmp, |c| c.max(MIN_PER_THREAD))
     } else {
-        let closest = closest_divisor(rnumel, MAX_PER_THREAD);
-        if (closest - MAX_PER_THREAD).abs() < 50 {
-            closest
-        } else {
-            MAX_PER_THREAD
-        }
+        largest_split_size(rnumel)
     };
     (rnumel + split_size * THREADS - 1) / (split_size * THREADS)
 }

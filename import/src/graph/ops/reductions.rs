@@ -128,25 +128,8 @@ pub(super) static RULES: &[Rule] = &[
             let d = em.op(None, "sub", &[&xg, &mean], "", &grouped, &loc);
             let normed = em.op(None, "mul", &[&d, &r], "", &grouped, &loc);
             let normed = em.view(None, &normed, out.shape.clone(), &loc);
-            let mut pshape = vec![1; out.rank()];
-            pshape[1] = c;
-            let param = |this: &mut Emitter, arg: &str, default: f64| -> R<String> {
-                let p = match node.arg(arg) {
-                    Some(_) => this.tensor(node, arg)?,
-                    None => this.splat(
-                        None,
-                        Scalar::Float(default),
-                        &TType {
-                            shape: vec![c],
-                            dtype: out.dtype,
-                        },
-                        &loc,
-                    ),
-                };
-                Ok(this.view(None, &p, pshape.clone(), &loc))
-            };
-            let w = param(em, "weight", 1.0)?;
-            let b = param(em, "bias", 0.0)?;
+            let w = channel_param(em, node, "weight", 1.0, &out)?;
+            let b = channel_param(em, node, "bias", 0.0, &out)?;
             let s = em.op(None, "mul", &[&normed, &w], "", &out, &loc);
             em.finish(node, "add", &[&s, &b], "")
         },
@@ -167,25 +150,10 @@ pub(super) static RULES: &[Rule] = &[
             let mut bshape = vec![1; out.rank()];
             bshape[1] = c;
             let eps = node.arg("eps").and_then(as_float).unwrap_or(1e-5);
-            let param = |this: &mut Emitter, arg: &str, default: f64| -> R<String> {
-                let p = match node.arg(arg) {
-                    Some(_) => this.tensor(node, arg)?,
-                    None => this.splat(
-                        None,
-                        Scalar::Float(default),
-                        &TType {
-                            shape: vec![c],
-                            dtype: out.dtype,
-                        },
-                        &loc,
-                    ),
-                };
-                Ok(this.view(None, &p, bshape.clone(), &loc))
-            };
-            let mean = param(em, "running_mean", 0.0)?;
-            let var = param(em, "running_var", 1.0)?;
-            let w = param(em, "weight", 1.0)?;
-            let b = param(em, "bias", 0.0)?;
+            let mean = channel_param(em, node, "running_mean", 0.0, &out)?;
+            let var = channel_param(em, node, "running_var", 1.0, &out)?;
+            let w = channel_param(em, node, "weight", 1.0, &out)?;
+            let b = channel_param(em, node, "bias", 0.0, &out)?;
             let bty = TType {
                 shape: bshape.clone(),
                 dtype: out.dtype,
@@ -207,3 +175,25 @@ pub(super) static RULES: &[Rule] = &[
         },
     },
 ];
+
+/// A per-channel parameter `arg` of `node` (`[C]`, or `default` everywhere when the
+/// export passes none), viewed as `[1, C, 1, ...]` to broadcast over `out`.
+fn channel_param(em: &mut Emitter, node: &Node, arg: &str, default: f64, out: &TType) -> R<String> {
+    let loc = node.loc.clone();
+    let c = out.shape.get(1).copied().unwrap_or(1);
+    let p = match node.arg(arg) {
+        Some(_) => em.tensor(node, arg)?,
+        None => em.splat(
+            None,
+            Scalar::Float(default),
+            &TType {
+                shape: vec![c],
+                dtype: out.dtype,
+            },
+            &loc,
+        ),
+    };
+    let mut shape = vec![1; out.rank()];
+    shape[1] = c;
+    Ok(em.view(None, &p, shape, &loc))
+}
