@@ -108,36 +108,20 @@ impl Math<'_> {
         (self.select(nan, zero, x), nan)
     }
 
+    /// `2^n` for an i32 `n` in [-126, 127], from its exponent bits.
+    fn pow2_bits(&mut self, n: Value) -> Value {
+        let (bias, shift) = (self.i32c(127), self.i32c(23));
+        let biased = self.bin("addi", n, bias);
+        let bits = self.bin("shli", biased, shift);
+        self.as_f32("arith.bitcast", bits)
+    }
+
     /// `2^n` for an i32 `n` in [-126, 128], as two exact power-of-two factors.
     fn exp2i(&mut self, n: Value) -> (Value, Value) {
         let one = self.i32c(1);
-        let bias = self.i32c(127);
-        let shift = self.i32c(23);
         let half = self.bin("shrsi", n, one);
         let other = self.bin("subi", n, half);
-        let mut factor = |k: Value| {
-            let biased = self.bin("addi", k, bias);
-            let bits = self.bin("shli", biased, shift);
-            self.as_f32("arith.bitcast", bits)
-        };
-        (factor(half), factor(other))
-    }
-
-    /// `exp(x)`: x = n ln2 + r, |r| <= ln2/2, exp(r) by its degree-7 Taylor polynomial
-    /// (error < 1e-8 relative), times 2^n ([`Math::exp_scaled`]).
-    pub fn exp(&mut self, x: Value) -> Value {
-        self.exp_scaled(x, |m, clamped| {
-            let log2e = m.f32c(std::f32::consts::LOG2_E);
-            let t = m.bin("mulf", clamped, log2e);
-            let n = m.unary("math.roundeven", t);
-            let (l2hi, l2lo) = (m.f32c(LN2_HI), m.f32c(LN2_LO));
-            let a = m.bin("mulf", n, l2hi);
-            let r = m.bin("subf", clamped, a);
-            let b = m.bin("mulf", n, l2lo);
-            let r = m.bin("subf", r, b);
-            let inv_fact: Vec<f64> = (0..8).map(|k| 1.0 / (1..=k).product::<u64>() as f64).collect();
-            (n, m.horner(r, &inv_fact, false))
-        })
+        (self.pow2_bits(half), self.pow2_bits(other))
     }
 
     /// `exp(x)` from a base-2 exponential `pow2` (such as `ex2.approx.f32`: +inf above
@@ -167,28 +151,33 @@ impl Math<'_> {
         let f = self.b.value("math.fma", &[x, l2e_lo, f], f32t, &[]);
         let p = pow2(self.b, f);
         let ni = self.as_i32("arith.fptosi", n);
-        let (bias, shift) = (self.i32c(127), self.i32c(23));
-        let biased = self.bin("addi", ni, bias);
-        let bits = self.bin("shli", biased, shift);
-        let scale = self.as_f32("arith.bitcast", bits);
+        let scale = self.pow2_bits(ni);
         self.bin("mulf", p, scale)
     }
 
-    /// `exp(x)` as `2^n p` where `core(clamped x)` gives the integer-valued f32 `n`
-    /// and `p`: `x` is clamped to where f32 `exp` is finite and not 0, NaN passes
-    /// through, and `2^n` is applied as two normal factors (so results below the
-    /// smallest normal are IEEE subnormals, as libm and PyTorch's eager CPU kernels give;
-    /// no flush to zero), results below half the smallest subnormal are 0. (Clamping
+    /// `exp(x)`: x = n ln2 + r, |r| <= ln2/2, exp(r) by its degree-7 Taylor polynomial
+    /// (error < 1e-8 relative), times 2^n as two normal factors, so results below the
+    /// smallest normal are IEEE subnormals (as libm and PyTorch's eager CPU kernels give;
+    /// no flush to zero), and results below half the smallest subnormal are 0. (Clamping
     /// at the smallest normal instead made every softmax entry of a far-below-max score
     /// 1.2e-38, subnormal after the division, and the following kernels slow.)
-    fn exp_scaled(&mut self, x: Value, core: impl FnOnce(&mut Self, Value) -> (Value, Value)) -> Value {
+    pub fn exp(&mut self, x: Value) -> Value {
         const HI: f32 = 88.722_84; // ln(f32::MAX)
         const LO: f32 = -103.972_08; // ln(2^-150): below, exp(x) rounds to 0
         let (xn, nan) = self.unnan(x);
         let (lo, hi) = (self.f32c(LO), self.f32c(HI));
         let clamped = self.bin("maximumf", xn, lo);
         let clamped = self.bin("minimumf", clamped, hi);
-        let (n, p) = core(self, clamped);
+        let log2e = self.f32c(std::f32::consts::LOG2_E);
+        let t = self.bin("mulf", clamped, log2e);
+        let n = self.unary("math.roundeven", t);
+        let (l2hi, l2lo) = (self.f32c(LN2_HI), self.f32c(LN2_LO));
+        let a = self.bin("mulf", n, l2hi);
+        let r = self.bin("subf", clamped, a);
+        let b = self.bin("mulf", n, l2lo);
+        let r = self.bin("subf", r, b);
+        let inv_fact: Vec<f64> = (0..8).map(|k| 1.0 / (1..=k).product::<u64>() as f64).collect();
+        let p = self.horner(r, &inv_fact, false);
         let ni = self.as_i32("arith.fptosi", n);
         let (s1, s2) = self.exp2i(ni);
         let v = self.bin("mulf", p, s1);

@@ -59,7 +59,8 @@ struct Options {
     validate: Option<String>,
     tile_options: Option<String>,
     ptx: PtxOptions,
-    /// `--fp-fusion` was given (it means something only where PTX is made).
+    /// `--fp-fusion`, `--approx-exp` or `--approx-div` was given (they mean something
+    /// only where PTX is made).
     ptx_chosen: bool,
     file: String,
     strategy: String,

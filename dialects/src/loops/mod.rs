@@ -213,6 +213,42 @@ pub fn node_ranges(node: mlir_sys::MlirOperation) -> Option<Vec<i64>> {
     Some(all)
 }
 
+/// What a rewrite of a `loop.reduction` needs of it: its kind, body, the element type
+/// the body yields and the result's tensor type.
+#[derive(Clone, Debug)]
+pub struct ReductionParts {
+    /// `sum`, `prod`, `max`, `min`.
+    pub kind: String,
+    /// The body block.
+    pub body: mlir_sys::MlirBlock,
+    /// The type the body yields.
+    pub element: mlir_sys::MlirType,
+    /// The result type.
+    pub result: crate::types::TensorType,
+}
+
+/// The parts of reduction `node` when its body yields the result's own element type (so
+/// combining the yielded values computes the result); `None` otherwise — a bool sum
+/// counted in int64, say — or for a malformed node.
+pub fn reduction_parts(node: mlir_sys::MlirOperation) -> Option<ReductionParts> {
+    use crate::ir;
+    let body = ir::body(node)?;
+    let yielded = *ir::block_ops(body).last()?;
+    let element = ir::value_type(ir::operand(yielded, 0));
+    let result = ir::tensor_type(ir::result(node, 0))?;
+    let result_element = body::scalar_type(ir::context(node), result.dtype);
+    if !unsafe { mlir_sys::mlirTypeEqual(element, result_element) } {
+        return None;
+    }
+    let kind = ir::attr(node, attr::KIND).and_then(crate::attrs::string_raw)?;
+    Some(ReductionParts {
+        kind,
+        body,
+        element,
+        result,
+    })
+}
+
 /// An extern's `operand_views`: per operand `[]` or `[offset, sizes..., strides...]`.
 pub fn operand_views(op: mlir_sys::MlirOperation) -> Vec<Vec<i64>> {
     crate::ir::attr(op, attr::OPERAND_VIEWS)

@@ -21,7 +21,7 @@ use fuselab_dialects::{
     loops::{
         body::BodyBuilder,
         index::{contiguous_index, from_affine_map_attr, unravel, IndexExpr},
-        names,
+        names, reduction_parts, ReductionParts,
     },
     types::TensorType,
 };
@@ -106,26 +106,20 @@ fn reads_outer(node: MlirOperation) -> Option<bool> {
 /// Replaces the reduction `node` by its two levels (unchanged when its kind
 /// or body does not allow it).
 fn split_node(node: MlirOperation, split: i64) -> Result<(), String> {
-    let kind = ir::attr(node, "kind")
-        .and_then(fuselab_dialects::attrs::string_raw)
-        .unwrap_or_default();
+    let Some(ReductionParts {
+        kind,
+        body,
+        element,
+        result,
+    }) = reduction_parts(node)
+    else {
+        return Ok(());
+    };
     if !matches!(kind.as_str(), "sum" | "prod" | "max" | "min") {
         return Ok(());
     }
-    let body = ir::body(node).ok_or("reduction without a body")?;
-    let yielded = *ir::block_ops(body).last().ok_or("reduction with an empty body")?;
-    let element = ir::value_type(ir::operand(yielded, 0));
-    let result = ir::tensor_type(ir::result(node, 0)).ok_or("reduction result is not a tensor")?;
     let ctx = ir::context(node);
     let loc = ir::location(node);
-    if !unsafe {
-        mlir_sys::mlirTypeEqual(
-            element,
-            fuselab_dialects::loops::body::scalar_type(ctx, result.dtype),
-        )
-    } {
-        return Ok(());
-    }
     let ranges = i64s(node, "ranges");
     let rranges = i64s(node, "reduction_ranges");
     let rnumel: i64 = rranges.iter().product();

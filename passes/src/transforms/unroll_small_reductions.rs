@@ -15,7 +15,7 @@
 use crate::registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption};
 use fuselab_dialects::{
     ir::{self, i64s},
-    loops::{body::BodyBuilder, index::IndexExpr, names},
+    loops::{body::BodyBuilder, index::IndexExpr, names, reduction_parts, ReductionParts},
 };
 use melior::ir::{operation::OperationLike as _, OperationRef};
 use mlir_sys::{MlirOperation, MlirType, MlirValue};
@@ -80,25 +80,22 @@ fn combiner(kind: &str, ty: MlirType) -> Option<&'static str> {
 /// Replaces reduction `node` by the pointwise node computing it (unchanged when the rule
 /// does not apply).
 fn unroll(node: MlirOperation) -> Result<(), String> {
-    let body = ir::body(node).ok_or("reduction without a body")?;
-    let ops = ir::block_ops(body);
-    let yield_op = *ops.last().ok_or("reduction with an empty body")?;
-    let result_ty = ir::tensor_type(ir::result(node, 0)).ok_or("reduction result is not a tensor")?;
-    let element = ir::value_type(ir::operand(yield_op, 0));
-    let ctx = ir::context(node);
-    let result_element = fuselab_dialects::loops::body::scalar_type(ctx, result_ty.dtype);
-    let kind = ir::attr(node, "kind")
-        .and_then(fuselab_dialects::attrs::string_raw)
-        .unwrap_or_default();
+    let Some(ReductionParts {
+        kind, body, element, ..
+    }) = reduction_parts(node)
+    else {
+        return Ok(());
+    };
     let Some(combine) = combiner(&kind, element) else {
         return Ok(());
     };
-    let has_regions = ops
+    let has_regions = ir::block_ops(body)
         .iter()
         .any(|&op| unsafe { mlir_sys::mlirOperationGetNumRegions(op) } > 0);
-    if !unsafe { mlir_sys::mlirTypeEqual(element, result_element) } || has_regions {
+    if has_regions {
         return Ok(());
     }
+    let ctx = ir::context(node);
     let ranges = i64s(node, "ranges");
     let rranges = i64s(node, "reduction_ranges");
     let bx = BodyBuilder::new_block(ctx, ir::location(node), ranges.clone());

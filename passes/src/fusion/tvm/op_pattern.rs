@@ -466,13 +466,17 @@ impl TvmGraph {
         }
         if mode == PatternMode::Relay {
             // The result shape of each op node: its named (leaving) member's type.
-            let shape = |n: &TvmNode| -> Option<Vec<i64>> {
-                let m = n.members.iter().find(|&&m| graph.nodes[m].name == n.name)?;
-                ir::tensor_type(ir::result(loop_ops[*m], 0)).map(|t| t.shape)
-            };
+            let shapes: Vec<Option<Vec<i64>>> = out
+                .nodes
+                .iter()
+                .map(|n| {
+                    let m = n.members.iter().find(|&&m| graph.nodes[m].name == n.name)?;
+                    ir::tensor_type(ir::result(loop_ops[*m], 0)).map(|t| t.shape)
+                })
+                .collect();
             for p in graph.inputs.len()..out.nodes.len() {
                 for &c in &out.consumers[p] {
-                    let same = shape(&out.nodes[p]).is_some_and(|s| Some(s) == shape(&out.nodes[c]));
+                    let same = shapes[p].is_some() && shapes[p] == shapes[c];
                     if out.nodes[c].kind == OpPatternKind::Broadcast && same {
                         out.elementwise_edges.insert((p, c));
                     }

@@ -116,13 +116,12 @@ fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed>
         elements_per_warp: cx.options.uint("elements-per-warp") as i64,
         max_warps: cx.options.uint("max-warps") as i64,
     };
-    for (name, v) in [
-        ("max-rblock", config.max_rblock),
-        ("block-elements", config.block_elements),
-        ("elements-per-warp", config.elements_per_warp),
-        ("max-warps", config.max_warps),
+    for (name, v, limit) in [
+        ("max-rblock", config.max_rblock, 1 << 20),
+        ("block-elements", config.block_elements, 1 << 20),
+        ("elements-per-warp", config.elements_per_warp, 1 << 20),
+        ("max-warps", config.max_warps, 32),
     ] {
-        let limit = if name == "max-warps" { 32 } else { 1 << 20 };
         if !(1..=limit).contains(&v) || v & (v - 1) != 0 {
             cx.sink.error(
                 module.location(),
