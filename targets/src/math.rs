@@ -27,6 +27,17 @@ const LN2_HI: f32 = 0.693_359_4;
 /// See [`LN2_HI`].
 const LN2_LO: f32 = -2.121_944_4e-4;
 
+/// What [`Math::exp_base2`] takes from a target: the operations a GPU has natively
+/// (NVPTX: `ex2.approx.ftz.f32`, `fma.rm.f32`, `cvt.sat.f32.f32`).
+pub trait ExpPrimitives {
+    /// `2^f` for an f32 `f` (may flush subnormal results to 0).
+    fn pow2(&self, b: &mut Builder, f: Value) -> Value;
+    /// `a m + c` in f32, rounded toward -inf.
+    fn fma_down(&self, b: &mut Builder, a: Value, m: Value, c: Value) -> Value;
+    /// `x` clamped to [0, 1], NaN to 0.
+    fn saturate(&self, b: &mut Builder, x: Value) -> Value;
+}
+
 /// Builds the expansions at a [`Builder`]'s insertion point.
 pub struct Math<'a> {
     /// The builder of the generated function.
@@ -124,35 +135,57 @@ impl Math<'_> {
         (self.pow2_bits(half), self.pow2_bits(other))
     }
 
-    /// `exp(x)` from a base-2 exponential `pow2` (such as `ex2.approx.f32`: +inf above
-    /// 128, IEEE subnormals then 0 below -126, NaN for NaN) called once, libdevice's
-    /// `expf` scheme: `x log2(e) = n + f` with `n` the nearest integer clamped to
-    /// [-126, 126] (NaN gives an `n` too), `f` computed by two FMAs with log2(e) in two
-    /// parts (so `f` is exact to f32 rounding for every `x`, where a plain `x * log2(e)`
-    /// loses |x| 6e-8 relative), then `pow2(f) 2^n` with `2^n` a normal float built from
-    /// its exponent bits. Beyond the clamp `f` carries the rest: `pow2` overflows to inf,
-    /// or gives the one rounding to a subnormal or 0; ±inf and NaN go through `f`. With
+    /// `exp(x)` by libdevice's `expf` scheme, from a target's [`ExpPrimitives`]:
+    /// `x log2(e) = n + f` with `n = floor(x log2(e))` clamped to [-126, 126] and `f`
+    /// computed by two FMAs with log2(e) in two parts (so `f` is exact to f32 rounding
+    /// for every `x`, where a plain `x * log2(e)` loses |x| 6e-8 relative), then
+    /// `pow2(f) 2^n`, the one rounding of a subnormal result in the last multiply.
+    ///
+    /// The clamp and the floor are three operations and no conversion (on NVIDIA GPUs
+    /// `roundeven` and `fptosi` are conversions at a quarter of the FMA rate, the rate
+    /// of `ex2` itself, and tripled the cost of an exp):
+    /// `s = saturate(x log2(e) / 252 + 1/2)` maps the clamp range onto [0, 1] (NaN to
+    /// 0); `j = s 252 + (1.5 2^23 + 1)` rounded down is an integer float whose low
+    /// mantissa bits are `n + 127`, so `bits(j) << 23` is `2^n` and
+    /// `j - (1.5 2^23 + 127)` is `n`. Beyond the clamp `f`
+    /// carries the rest: `pow2` overflows to inf, or gives a small normal that the last
+    /// multiply rounds to a subnormal or 0 (`pow2` may flush subnormals: its own results
+    /// are subnormal only where `exp` is 0 anyway); ±inf and NaN go through `f`. With
     /// `ex2.approx.f32` (2^-22 relative) the result is within ~2 ulp over the range.
-    pub fn exp_base2(&mut self, x: Value, pow2: impl Fn(&mut Builder, Value) -> Value) -> Value {
+    pub fn exp_base2(&mut self, x: Value, ops: &dyn ExpPrimitives) -> Value {
         const LOG2_E_LO: f64 = std::f64::consts::LOG2_E - std::f32::consts::LOG2_E as f64;
+        const MAGIC: f32 = 12_582_913.0; // 1.5 2^23 + 1
         let (l2e, l2e_lo) = (self.f32c(std::f32::consts::LOG2_E), self.f32c(LOG2_E_LO as f32));
-        let t = self.bin("mulf", x, l2e);
-        let n = self.unary("math.roundeven", t);
-        // Clamped by compare and select: a NaN `n` compares unordered-less and becomes
-        // -126 (NVVM would call libdevice for `maxnumf`).
-        let (lo, hi) = (self.f32c(-126.0), self.f32c(126.0));
-        let below = self.fcmp(CmpF::Ult, n, lo);
-        let n = self.select(below, lo, n);
-        let above = self.fcmp(CmpF::Ogt, n, hi);
-        let n = self.select(above, hi, n);
-        let minus_n = self.unary("arith.negf", n);
         let f32t = self.b.f32_type();
+        let (scale, half) = (self.f32c(std::f32::consts::LOG2_E / 252.0), self.f32c(0.5));
+        let s = self.b.value("math.fma", &[x, scale, half], f32t, &[]);
+        let s = ops.saturate(self.b, s);
+        let (span, magic) = (self.f32c(252.0), self.f32c(MAGIC));
+        let j = ops.fma_down(self.b, s, span, magic);
+        let unbias = self.f32c(-(MAGIC + 126.0));
+        let n = self.bin("addf", j, unbias);
+        let minus_n = self.unary("arith.negf", n);
         let f = self.b.value("math.fma", &[x, l2e, minus_n], f32t, &[]);
         let f = self.b.value("math.fma", &[x, l2e_lo, f], f32t, &[]);
-        let p = pow2(self.b, f);
-        let ni = self.as_i32("arith.fptosi", n);
-        let scale = self.pow2_bits(ni);
+        let p = ops.pow2(self.b, f);
+        let bits = self.as_i32("arith.bitcast", j);
+        let shift = self.i32c(23);
+        let bits = self.bin("shli", bits, shift);
+        let scale = self.as_f32("arith.bitcast", bits);
         self.bin("mulf", p, scale)
+    }
+
+    /// `t` (|t| < 2^22) rounded to the nearest integer, ties to even, by adding and
+    /// subtracting 1.5 2^23 (the sum's ulp is 1, so the add rounds; no fast-math flag
+    /// lets LLVM fold the pair) — no conversion, see [`Math::exp_base2`]: the rounded
+    /// value, and the sum's bits as an i32, `0x4B400000 + round(t)`, whose low bits are
+    /// those of `round(t)` (mod 4, for a quadrant).
+    fn round_by_magic(&mut self, t: Value) -> (Value, Value) {
+        let magic = self.f32c(12_582_912.0);
+        let shifted = self.bin("addf", t, magic);
+        let rounded = self.bin("subf", shifted, magic);
+        let bits = self.as_i32("arith.bitcast", shifted);
+        (rounded, bits)
     }
 
     /// `exp(x)`: x = n ln2 + r, |r| <= ln2/2, exp(r) by its degree-7 Taylor polynomial
@@ -309,6 +342,51 @@ impl Math<'_> {
         self.select(nan, x, v)
     }
 
+    /// `erf(x)` for GPUs, branch-free and without a division: `x P(x^2)` for |x| <
+    /// 0.875, else `sign(x) (1 - exp(Q(t)))` with `t = min(|x|, 4)` (erf rounds to 1
+    /// beyond), `P` of degree 5 and `Q` of degree 8 fitted by `tools/fit/erf.py`
+    /// (minimax against double-precision erf/erfc: relative 1e-8 and absolute 5e-11
+    /// before f32 rounding; 2.4 ulp after it, without FMA contraction). The `exp` stays
+    /// a `math.exp` op for the target to lower (on NVIDIA GPUs one `ex2`). NaN
+    /// propagates through either side, ±inf gives ±1. Against [`Math::erf`]: no IEEE
+    /// division and no second exp scheme (about a third of the instructions).
+    pub fn erf_gpu(&mut self, x: Value) -> Value {
+        const P: [f64; 6] = [
+            1.128_379_159e+00,
+            -3.761_255_715e-01,
+            1.128_252_419e-01,
+            -2.679_395_504e-02,
+            5.035_872_397e-03,
+            -6.222_423_658e-04,
+        ];
+        const Q: [f64; 9] = [
+            1.416_557_611e-04,
+            -1.129_333_739e+00,
+            -6.337_738_903e-01,
+            -1.077_158_923e-01,
+            2.466_247_095e-02,
+            -3.938_879_071e-03,
+            3.622_149_152e-04,
+            -8.511_961_050e-06,
+            -9.389_198_336e-07,
+        ];
+        let ax = self.unary("math.absf", x);
+        let z = self.bin("mulf", x, x);
+        let p = self.horner(z, &P, false);
+        let series = self.bin("mulf", x, p);
+        let four = self.f32c(4.0);
+        let beyond = self.fcmp(CmpF::Ogt, ax, four);
+        let t = self.select(beyond, four, ax);
+        let q = self.horner(t, &Q, false);
+        let e = self.unary("math.exp", q);
+        let one = self.f32c(1.0);
+        let tail = self.bin("subf", one, e);
+        let tail = self.bin_named("math.copysign", tail, x);
+        let limit = self.f32c(0.875);
+        let small = self.fcmp(CmpF::Olt, ax, limit);
+        self.select(small, series, tail)
+    }
+
     /// `sin(x)` (`cosine` false) or `cos(x)` for GPUs: for |x| < 4096 in f32 — pi/2 in
     /// three parts (Cephes's pi/4 constants doubled: `j P1` exact, the reduction error
     /// near f32 rounding), Cephes's minimax polynomials on |r| <= pi/4 —, else
@@ -335,14 +413,15 @@ impl Math<'_> {
         let x = self.select(small, x, zero);
         let two_over_pi = self.f32c(std::f32::consts::FRAC_2_PI);
         let t = self.bin("mulf", x, two_over_pi);
-        let j = self.unary("math.roundeven", t);
+        // |t| < 2608: rounded without a conversion; the bits' low two bits are the
+        // quadrant's.
+        let (j, q) = self.round_by_magic(t);
         let mut r = x;
         for part in [1.570_312_5_f32, 4.837_513e-4, 7.549_79e-8] {
             let p = self.f32c(part);
             let jp = self.bin("mulf", j, p);
             r = self.bin("subf", r, jp);
         }
-        let q = self.as_i32("arith.fptosi", j);
         (self.minimax_sin_or_cos(r, q, cosine), small)
     }
 

@@ -3,7 +3,7 @@
 //! special values, against f64 references.
 
 use fuselab_dialects::{
-    build::{Builder, OwnedModule},
+    build::{Builder, CmpF, OwnedModule, Value},
     ir,
     types::{DType, TensorType},
     FuseContext,
@@ -13,7 +13,7 @@ use fuselab_targets::{
         jit::{HostBuffer, Jit},
         lower_loop_to_cpu::HostSignature,
     },
-    math::expand,
+    math::{expand, ExpPrimitives},
 };
 
 /// Compiles `y[i] = f(x[i])` with the expansion of `name` and runs it on `xs`.
@@ -133,14 +133,39 @@ fn exp_is_accurate_and_handles_special_values() {
     check("math.exp", f64::exp, 4.0, 0.0, f32::INFINITY);
 }
 
+/// [`Math::exp_base2`]'s primitives on the CPU: an exact `exp2`, the round-down FMA as
+/// `floor(a m) + c` (exact for the integer `c` and `a m` in [0, 252] that the scheme
+/// gives it), saturation by compare and select.
+struct CpuPrimitives;
+
+impl ExpPrimitives for CpuPrimitives {
+    fn pow2(&self, b: &mut Builder, f: Value) -> Value {
+        b.unary("math.exp2", f)
+    }
+
+    fn fma_down(&self, b: &mut Builder, a: Value, m: Value, c: Value) -> Value {
+        let am = b.binary("arith.mulf", a, m);
+        let down = b.unary("math.floor", am);
+        b.binary("arith.addf", down, c)
+    }
+
+    fn saturate(&self, b: &mut Builder, x: Value) -> Value {
+        let (zero, one) = (b.f32(0.0), b.f32(1.0));
+        let below = b.cmpf(CmpF::Ult, x, zero);
+        let x = b.select(below, zero, x);
+        let above = b.cmpf(CmpF::Ogt, x, one);
+        b.select(above, one, x)
+    }
+}
+
 /// The GPU's exact-argument exp ([`Math::exp_base2`]) with an exact base-2 exponential
-/// (libm's `exp2f` here, `ex2.approx.f32` on the device): the reduction, the clamps and
-/// the scaling keep exp within 2 ulp, with subnormals, 0, ±inf and NaN right.
+/// (libm's `exp2f` here, `ex2.approx.ftz.f32` on the device): the reduction, the clamp
+/// and the scaling keep exp within 2 ulp, with subnormals, 0, ±inf and NaN right.
 #[test]
 fn base2_exp_reduces_the_argument_exactly() {
     let xs: Vec<f32> = grid();
     let got = run_with(&xs, |b, x| {
-        fuselab_targets::math::Math { b }.exp_base2(x, |b, f| b.unary("math.exp2", f))
+        fuselab_targets::math::Math { b }.exp_base2(x, &CpuPrimitives)
     });
     compare("exp_base2", &xs, &got, f64::exp, 2.0, 0.0);
 }
@@ -158,6 +183,21 @@ fn tanh_is_accurate_and_handles_special_values() {
 #[test]
 fn erf_is_accurate_and_handles_special_values() {
     check("math.erf", libm::erf, 8.0, 2e-7, f32::INFINITY);
+}
+
+/// The GPU's erf ([`Math::erf_gpu`], its exp lowered as the CPU lowers `math.exp`):
+/// within 4 ulp (2^-23 relative) everywhere, ±1 at ±inf, NaN for NaN, -0 for -0.
+#[test]
+fn gpu_erf_is_accurate_and_handles_special_values() {
+    let xs = grid();
+    let got = run_with(&xs, |b, x| fuselab_targets::math::Math { b }.erf_gpu(x));
+    compare("erf_gpu", &xs, &got, libm::erf, 4.0, 0.0);
+    let got = run_with(&[-0.0], |b, x| fuselab_targets::math::Math { b }.erf_gpu(x));
+    assert!(
+        got[0] == 0.0 && got[0].is_sign_negative(),
+        "erf_gpu(-0) = {}",
+        got[0]
+    );
 }
 
 #[test]

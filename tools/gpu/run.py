@@ -122,7 +122,9 @@ class Bundle:
             view_of(self.flat[a], views[i] if i < len(views) else [], self.shape(a))
             for i, a in enumerate(args[:-1])
         ]
-        out = self.flat[args[-1]].view(self.shape(args[-1]))
+        # The library kernel's own result shape: its buffer may be an output of another
+        # shape (a returned reshape of it).
+        out = self.flat[args[-1]].view(s.get("out_shape") or self.shape(args[-1]))
         kind = s["kind"]
         if kind in ("mm", "bmm") and len(ins) > 2:
             # The folded bias in the GEMM's epilogue (beta = 1), as Inductor's
@@ -234,6 +236,11 @@ def time_it(f, runs, warmup):
 def kernel_time(f, runs):
     """Mean GPU time per call of every kernel (and copy) `f` launches, from the CUDA
     profiler (CUPTI sees cupy's launches and torch's alike)."""
+    return kernel_times(f, runs)[0]
+
+
+def kernel_times(f, runs):
+    """`kernel_time`, and each kernel's share: [[name, us per call]], largest first."""
     from torch.profiler import ProfilerActivity, profile
 
     f()
@@ -242,7 +249,17 @@ def kernel_time(f, runs):
         for _ in range(runs):
             f()
         torch.cuda.synchronize()
-    return sum(e.self_device_time_total for e in prof.key_averages()) / runs
+    events = [(e.key[:80], e.self_device_time_total / runs) for e in prof.key_averages() if e.self_device_time_total > 0]
+    events.sort(key=lambda kv: -kv[1])
+    return sum(us for _, us in events), [[k, round(us, 2)] for k, us in events]
+
+
+def registers(b):
+    """Registers and local (spill) bytes per thread of each kernel the bundle launched."""
+    return {
+        name: [f.attributes.get("num_regs"), f.attributes.get("local_size_bytes")]
+        for name, f in b.kernels.items()
+    }
 
 
 def minimal_bytes(b):
@@ -298,7 +315,8 @@ def main():
                     print(json.dumps(row), flush=True)
                 continue
             row["fuselab_wall_us"] = time_it(b.run, a.runs, a.warmup)
-            row["fuselab_us"] = kernel_time(b.run, a.runs)
+            row["fuselab_us"], row["fuselab_kernels"] = kernel_times(b.run, a.runs)
+            row["registers"] = registers(b)
             row["fuselab_tbs"] = minimal_bytes(b) / (row["fuselab_us"] * 1e-6) / 1e12
             if fn is not None and not a.no_inductor:
                 key = (b.m["function"], tuple(tuple(t.shape) for t in b.inputs))
@@ -309,7 +327,7 @@ def main():
                 with torch.no_grad():
                     call = lambda: compiled(*b.inputs)  # noqa: E731
                     row["inductor_wall_us"] = time_it(call, a.runs, a.warmup)
-                    row["inductor_us"] = kernel_time(call, a.runs)
+                    row["inductor_us"], row["inductor_kernels"] = kernel_times(call, a.runs)
                 row["inductor_tbs"] = minimal_bytes(b) / (row["inductor_us"] * 1e-6) / 1e12
                 row["ratio"] = row["fuselab_us"] / row["inductor_us"]
         except Exception as e:  # one bundle's failure is reported, the others run

@@ -42,8 +42,8 @@ OPTIONS:
   --fp-fusion <bool>  Contract a multiply and a dependent add into one fma (default:
                       true, as Triton's enable_fp_fusion; false: every op rounds)
   --approx-exp <bool>  f32 exp as ex2.approx(x*log2 e), as Triton's tl.exp (default:
-                      true; false: the argument reduced exactly first, ~2 ulp as the
-                      libdevice exp Inductor's kernels call)
+                      false: the argument reduced exactly first, libdevice's expf
+                      scheme, ~2 ulp, as the libdevice exp Inductor's kernels call)
   --approx-div <bool>  f32 division as div.full.f32, as Triton compiles '/' (default:
                       true; false: IEEE div.rn.f32)
   --seed <n>          Seed of the bundle's inputs (default: 0)

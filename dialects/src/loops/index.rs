@@ -295,6 +295,21 @@ impl IndexExpr {
         Some(coeffs)
     }
 
+    /// The coefficient of `d<k>` where it appears only as a term of its own (0 where it
+    /// does not appear); `None` where it also appears inside a floordiv or mod. The
+    /// stride of a read along one loop dim, whatever the other dims do.
+    pub fn dim_coefficient(&self, k: usize) -> Option<i64> {
+        let mut coefficient = 0;
+        for (atom, c) in &self.terms {
+            match atom {
+                Atom::Dim(d) if *d == k => coefficient = *c,
+                other if atom_uses_dim(other, k) => return None,
+                _ => {}
+            }
+        }
+        Some(coefficient)
+    }
+
     /// Whether an indirect index (symbol) appears.
     pub fn has_symbols(&self) -> bool {
         self.terms.iter().any(|(a, _)| atom_has_symbols(a))
@@ -550,6 +565,22 @@ mod tests {
         let wide = [1024, 2048];
         assert_eq!(e.floordiv(1024, &wide).to_inductor(), "d0 + ((d1)//1024)");
         assert_eq!(e.modulo(1024, &wide).to_inductor(), "Mod(d1, 1024)");
+    }
+
+    #[test]
+    fn dim_coefficients_are_the_linear_strides() {
+        // [96, 64, 512] read through a split of d0 into (8, 12): d0 only inside div/mod.
+        let ranges = [96, 64, 512];
+        let e = d(0)
+            .floordiv(12, &ranges)
+            .scale(1_179_648)
+            .add(&d(0).modulo(12, &ranges).scale(64))
+            .add(&d(1))
+            .add(&d(2).scale(2304));
+        assert_eq!(e.dim_coefficient(0), None);
+        assert_eq!(e.dim_coefficient(1), Some(1));
+        assert_eq!(e.dim_coefficient(2), Some(2304));
+        assert_eq!(e.dim_coefficient(3), Some(0));
     }
 
     #[test]

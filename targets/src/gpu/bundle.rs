@@ -189,6 +189,10 @@ fn plan(func: MlirOperation) -> Result<Plan, String> {
                     if let Some(g) = ir::integer(op, "groups") {
                         ints.push(("groups".to_string(), vec![g]));
                     }
+                    let shape = ir::i64s(op, "fuselab.shape");
+                    if !shape.is_empty() {
+                        ints.push(("out_shape".to_string(), shape));
+                    }
                     steps.push(Step::Extern {
                         kind,
                         args,

@@ -11,8 +11,10 @@
 //! 3. LLVM's `default<O3>` pipeline and the NVPTX target machine (`sm_90a`, `+ptx80`)
 //!    emitting assembly: the PTX text.
 //!
-//! Fast math as Triton does it: f32 `exp` is `ex2.approx` of `x * log2(e)`
-//! ([`ex2_exp`]), f32 `/` is `div.full.f32` ([`fast_div`]), and a multiply feeding an add may become one `fma` (Triton's
+//! Fast math as Triton and Inductor's libdevice calls do it: f32 `exp` is libdevice's
+//! `expf` scheme, one `ex2.approx.ftz` after an exact argument reduction ([`ex2_exp`];
+//! Triton's `tl.exp`, `ex2.approx` of `x * log2(e)`, as an option), f32 `erf` a fitted
+//! polynomial and one exp ([`gpu_erf`]), f32 `/` is `div.full.f32` ([`fast_div`]), and a multiply feeding an add may become one `fma` (Triton's
 //! `enable_fp_fusion`, on by default: the LLVM target machine's `AllowFPOpFusion = Fast`;
 //! here the `contract` flag on every floating-point add, sub, mul and neg, which lets the
 //! same DAG combine fire — [`PtxOptions::fp_fusion`]). Nothing else is approximate: no
@@ -74,9 +76,9 @@ pub struct PtxOptions {
     /// two), as Triton's `enable_fp_fusion` (default true) and nvcc's `--fmad=true` do.
     pub fp_fusion: bool,
     /// f32 `exp` as `ex2.approx(x log2 e)` ([`ex2_exp`], Triton's `tl.exp`: the
-    /// product's rounding costs |x| 6e-8 relative); false: the argument reduced exactly
-    /// first ([`ex2_exp`], libdevice's scheme, ~2 ulp over the range — Inductor's
-    /// kernels call libdevice's `exp`).
+    /// product's rounding costs |x| 6e-8 relative); false (the default): the argument
+    /// reduced exactly first ([`ex2_exp`], libdevice's scheme, ~2 ulp over the range —
+    /// Inductor 2.11's kernels call libdevice's `exp`).
     pub approx_exp: bool,
     /// f32 division as `div.full.f32` (2 ulp, full range), as Triton compiles `/` on
     /// f32 (Inductor's kernels in the same run: `div.full.f32` in their PTX); false:
@@ -88,7 +90,7 @@ impl Default for PtxOptions {
     fn default() -> Self {
         PtxOptions {
             fp_fusion: true,
-            approx_exp: true,
+            approx_exp: false,
             approx_div: true,
         }
     }
@@ -124,6 +126,7 @@ pub fn emit_ptx(module: MlirOperation, name: &str, options: PtxOptions) -> Resul
     if options.approx_div {
         fast_div(scratch.operation());
     }
+    gpu_erf(scratch.operation());
     ex2_exp(scratch.operation(), !options.approx_exp);
     branching_sin_cos(scratch.operation());
     crate::math::expand_math_ops(scratch.operation());
@@ -138,12 +141,12 @@ pub fn emit_ptx(module: MlirOperation, name: &str, options: PtxOptions) -> Resul
     translate(&llvm_module, options)
 }
 
-/// f32 `math.exp(x)` through `ex2.approx.f32`: with `exact_reduction` false as
-/// `ex2.approx(x * log2(e))`, as Triton lowers `tl.exp` on NVIDIA GPUs (2 ulp for the
-/// power of two; the product's rounding adds |x| 6e-8 relative); with it
-/// [`crate::math::Math::exp_base2`], the argument reduced exactly first (libdevice's
-/// `expf` scheme, within ~2 ulp over the range). ±inf, NaN and subnormal results behave
-/// as exp's either way.
+/// f32 `math.exp(x)` through `ex2.approx`: with `exact_reduction` false as
+/// `ex2.approx.f32(x * log2(e))`, as Triton lowers `tl.exp` on NVIDIA GPUs (2 ulp for
+/// the power of two; the product's rounding adds |x| 6e-8 relative); with it
+/// [`crate::math::Math::exp_base2`] over [`Nvptx`], the argument reduced exactly first
+/// (libdevice's `expf` scheme, the `libdevice.exp` Inductor's kernels call, within ~2
+/// ulp over the range). ±inf, NaN and subnormal results behave as exp's either way.
 fn ex2_exp(root: MlirOperation, exact_reduction: bool) {
     for op in ir::collect_ops(root, |n| n == "math.exp") {
         let x = ir::operand(op, 0);
@@ -151,15 +154,55 @@ fn ex2_exp(root: MlirOperation, exact_reduction: bool) {
         if !unsafe { mlir_sys::mlirTypeIsAF32(ty) } {
             continue;
         }
-        let ex2 = |b: &mut Builder, v| intrinsic(b, "llvm.nvvm.ex2.approx.f32", &[v], ty);
         rewrite(op, |b| {
             if exact_reduction {
-                return Some(crate::math::Math { b }.exp_base2(x, ex2));
+                return Some(crate::math::Math { b }.exp_base2(x, &Nvptx));
             }
             let log2e = b.f32(std::f32::consts::LOG2_E);
             let scaled = b.binary("arith.mulf", x, log2e);
-            Some(ex2(b, scaled))
+            Some(intrinsic(b, "llvm.nvvm.ex2.approx.f32", &[scaled], ty))
         });
+    }
+}
+
+/// The NVPTX instructions [`crate::math::Math::exp_base2`] is written for:
+/// `ex2.approx.ftz.f32` (one MUFU op; the non-ftz form adds a rescaling around it for
+/// subnormal results, which the scheme never needs from it), `fma.rm.f32`,
+/// `cvt.sat.f32.f32`.
+struct Nvptx;
+
+impl crate::math::ExpPrimitives for Nvptx {
+    fn pow2(&self, b: &mut Builder, f: mlir_sys::MlirValue) -> mlir_sys::MlirValue {
+        let ty = ir::value_type(f);
+        intrinsic(b, "llvm.nvvm.ex2.approx.ftz.f32", &[f], ty)
+    }
+
+    fn fma_down(
+        &self,
+        b: &mut Builder,
+        a: mlir_sys::MlirValue,
+        m: mlir_sys::MlirValue,
+        c: mlir_sys::MlirValue,
+    ) -> mlir_sys::MlirValue {
+        let ty = ir::value_type(a);
+        intrinsic(b, "llvm.nvvm.fma.rm.f", &[a, m, c], ty)
+    }
+
+    fn saturate(&self, b: &mut Builder, x: mlir_sys::MlirValue) -> mlir_sys::MlirValue {
+        let ty = ir::value_type(x);
+        intrinsic(b, "llvm.nvvm.saturate.f", &[x], ty)
+    }
+}
+
+/// f32 `math.erf` as [`crate::math::Math::erf_gpu`] (its `exp` then lowered by
+/// [`ex2_exp`]): no division, one `ex2` (the CPU target keeps [`crate::math::Math::erf`]).
+fn gpu_erf(root: MlirOperation) {
+    for op in ir::collect_ops(root, |n| n == "math.erf") {
+        let x = ir::operand(op, 0);
+        if !unsafe { mlir_sys::mlirTypeIsAF32(ir::value_type(x)) } {
+            continue;
+        }
+        rewrite(op, |b| Some(crate::math::Math { b }.erf_gpu(x)));
     }
 }
 

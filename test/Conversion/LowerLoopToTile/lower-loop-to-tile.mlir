@@ -134,14 +134,15 @@ func.func @cat(%a: tensor<3xf32>, %b: tensor<5xf32>) -> tensor<8xf32> {
 
 // A full reduction and its scalar epilogue (mean then neg): both produce one value, so
 // they are one row — one program computes the sum (looped over 4096-wide chunks) and
-// the epilogue from its registers, as Inductor's xnumel = 1 kernel does. One kernel.
+// the epilogue from its registers, as Inductor's xnumel = 1 kernel does. One kernel, of
+// max-warps-single (16) warps.
 // CHECK-LABEL: "tile.kernel"
 // CHECK: scf.for
 // CHECK: "tile.reduce"(%{{.*}}) {axis = 1 : i64, kind = "sum"}
 // CHECK: arith.divf
 // CHECK: arith.negf
 // CHECK: "tile.store"
-// CHECK: grid = array<i64: 1>, num_warps = 8 : i64, sym_name = "mean_neg_fused_mean_neg_0"
+// CHECK: grid = array<i64: 1>, num_warps = 16 : i64, sym_name = "mean_neg_fused_mean_neg_0"
 // CHECK-NOT: "tile.kernel"
 // CHECK: func.func @mean_neg
 func.func @mean_neg(%x: tensor<64x1000xf32>) -> tensor<f32> {

@@ -3,6 +3,7 @@
 //! bf16 in f32, rounded after every op as eager PyTorch does), reductions with a
 //! register accumulator over RBLOCK chunks, masked stores.
 
+use super::tiles::{tiled_warps, transposed_tiles, transposed_view_tiles, Tiles};
 use super::*;
 use crate::math::widen;
 use fuselab_dialects::{
@@ -52,46 +53,6 @@ fn kernel_local(run: &[MlirOperation]) -> HashSet<usize> {
         .filter(|&r| ir::users(r).into_iter().all(read_in_run))
         .map(|r| r.ptr as usize)
         .collect()
-}
-
-/// The launch rule's knobs (the pass options).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TileConfig {
-    /// The widest RBLOCK: rows wider are looped over in chunks of it.
-    pub max_rblock: i64,
-    /// Elements of a row kernel's block (XBLOCK = this / RBLOCK rows).
-    pub block_elements: i64,
-    /// Block elements per warp of a row kernel (1 to `max_warps` warps).
-    pub elements_per_warp: i64,
-    /// The most warps of a row kernel.
-    pub max_warps: i64,
-}
-
-impl Default for TileConfig {
-    fn default() -> Self {
-        Self {
-            max_rblock: 4096,
-            block_elements: 1024,
-            elements_per_warp: 256,
-            max_warps: 8,
-        }
-    }
-}
-
-impl TileConfig {
-    /// Triton-like launch parameters for `xnumel` rows of at most `rnumel` inner
-    /// elements (see the module documentation): `(XBLOCK, RBLOCK, num_warps)`.
-    pub fn launch(&self, xnumel: i64, rnumel: i64) -> (i64, i64, i64) {
-        let np2 = |v: i64| (v.max(1) as u64).next_power_of_two() as i64;
-        if rnumel <= 1 {
-            let xb = np2(xnumel).min(1024);
-            return (xb, 1, (xb / 32).clamp(1, 4));
-        }
-        let rb = np2(rnumel).min(self.max_rblock);
-        let xb = (self.block_elements / rb).min(np2(xnumel)).max(1);
-        let warps = (xb * rb / self.elements_per_warp).clamp(1, self.max_warps);
-        (xb, rb, warps)
-    }
 }
 
 impl Lowering {
@@ -160,11 +121,11 @@ impl Lowering {
         }
     }
 
-    fn index(&mut self, c: i64) -> V {
+    pub(super) fn index(&mut self, c: i64) -> V {
         V::S(self.b.index(c))
     }
 
-    fn iop(&mut self, name: &str, a: V, b: V) -> V {
+    pub(super) fn iop(&mut self, name: &str, a: V, b: V) -> V {
         let index = self.b.index_type();
         self.op_on(name, &[a, b], index, &[])
     }
@@ -182,7 +143,7 @@ impl Lowering {
     }
 
     /// `a floordiv c` and `a mod c` (non-negative) for a constant `c > 0`.
-    fn floordiv(&mut self, a: V, c: i64) -> V {
+    pub(super) fn floordiv(&mut self, a: V, c: i64) -> V {
         if c == 1 {
             return a;
         }
@@ -190,7 +151,7 @@ impl Lowering {
         self.iop("arith.floordivsi", a, k)
     }
 
-    fn modulo(&mut self, a: V, c: i64) -> V {
+    pub(super) fn modulo(&mut self, a: V, c: i64) -> V {
         let q = self.floordiv(a, c);
         let k = self.index(c);
         let m = self.iop("arith.muli", q, k);
@@ -443,6 +404,12 @@ impl Lowering {
         };
         let rnumel = run.iter().map(|&m| inner(m)).max().unwrap_or(1);
         let (xb, rb, warps) = self.config.launch(xnumel, rnumel);
+        let tiles = if rb == 1 {
+            transposed_tiles(run, &prefix, xb)
+        } else {
+            None
+        };
+        let warps = if tiles.is_some() { tiled_warps(xb) } else { warps };
         let grid = (xnumel + xb - 1) / xb;
         // Buffers: what the members write, then what they read. A reduction read only
         // by this kernel's members stays in registers and gets no buffer (Inductor
@@ -486,7 +453,7 @@ impl Lowering {
         let host_block = self.b.pop();
         // No insertion block: the kernel is built detached (it lives at module level).
         let Open { op: kernel, args } = self.b.open("tile.kernel", &[], &[], &attributes, &types);
-        let mut kstate = self.preamble(&host_args, &args, xnumel, xb, rb);
+        let mut kstate = self.preamble(&host_args, &args, xnumel, xb, rb, tiles);
         kstate.local = local;
         let result = self.members_in(&mut kstate, run, &prefix, &inner);
         self.b.close(names::YIELD, &[]);
@@ -497,22 +464,39 @@ impl Lowering {
             ir::erase(kernel);
             return Err(e);
         }
+        if self.config.hoist_loads {
+            super::hoist::hoist_input_loads(kernel);
+        }
         self.b.at(loc);
         self.launch(kernel, &symbol, &host_args);
         Ok(())
     }
 
-    /// The program's rows and masks.
-    fn preamble(&mut self, host_args: &[Value], args: &[Value], xnumel: i64, xb: i64, rb: i64) -> Kernel {
+    /// The program's rows and masks: `pid * XBLOCK + arange(XBLOCK)`, or with `tiles`
+    /// the rows of one [`Tiles`] tile.
+    fn preamble(
+        &mut self,
+        host_args: &[Value],
+        args: &[Value],
+        xnumel: i64,
+        xb: i64,
+        rb: i64,
+        tiles: Option<Tiles>,
+    ) -> Kernel {
         let index = self.b.index_type();
         let i64t = self.b.int_type(64);
         let axis0 = self.b.int_attr(i64t, 0);
         let pid = self.b.value("tile.program_id", &[], index, &[("axis", axis0)]);
         let col = self.b.tensor_type(&[xb, 1], index);
         let xs = self.b.value("tile.arange", &[], col, &[("axis", axis0)]);
-        let step = self.b.index(xb);
-        let start = self.b.binary("arith.muli", pid, step);
-        let x = self.iop("arith.addi", V::S(start), V::B(xs, [xb, 1]));
+        let x = match tiles {
+            None => {
+                let step = self.b.index(xb);
+                let start = self.b.binary("arith.muli", pid, step);
+                self.iop("arith.addi", V::S(start), V::B(xs, [xb, 1]))
+            }
+            Some(t) => self.tile_rows(V::S(pid), V::B(xs, [xb, 1]), t),
+        };
         // Sizes that divide the block need no mask (Triton specializes on divisibility
         // the same way): a constant-true mask lets the GPU lowering drop the selects and
         // branches, and LLVM vectorize the accesses.
@@ -754,13 +738,22 @@ impl Lowering {
 
     /// A strided view copied into its own buffer by a kernel of its own.
     pub(super) fn view(&mut self, label: &str, op: MlirOperation) -> Result<(), TileError> {
-        let out = self.result_buffer(op)?;
         let base = self.buffer(op, ir::operand(op, 0))?;
+        // A reshape reads its source's buffer as it is; only one that must land in an
+        // output buffer its source was not written into is copied.
+        let written_elsewhere = self.output_buffer(op).is_some_and(|o| o.v.ptr != base.v.ptr);
+        if super::is_reshape(op) && !written_elsewhere {
+            self.bufs.insert(ir::result(op, 0).ptr as usize, base);
+            return Ok(());
+        }
+        let out = self.result_buffer(op)?;
         let layout = i64s(op, "layout");
         let rank = (layout.len().max(1) - 1) / 2;
         let (offset, sizes, strides) = (layout[0], &layout[1..=rank], &layout[rank + 1..]);
         let numel: i64 = sizes.iter().product();
         let (xb, rb, warps) = self.config.launch(numel, 1);
+        let tiles = transposed_view_tiles(sizes, strides, xb);
+        let warps = if tiles.is_some() { tiled_warps(xb) } else { warps };
         let symbol = self.symbol(label);
         let host_args = vec![out.v, base.v];
         let types: Vec<MlirType> = host_args.iter().map(|&v| ir::value_type(v)).collect();
@@ -776,7 +769,7 @@ impl Lowering {
         ];
         let host_block = self.b.pop();
         let Open { op: kernel, args } = self.b.open("tile.kernel", &[], &[], &attributes, &types);
-        let k = self.preamble(&host_args, &args, numel, xb, rb);
+        let k = self.preamble(&host_args, &args, numel, xb, rb, tiles);
         let x = V::B(k.x, [xb, 1]);
         let coords = self.unravel(x, sizes);
         let mut at = self.index(offset);

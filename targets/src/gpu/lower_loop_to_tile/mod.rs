@@ -21,8 +21,10 @@
 //! - kernels with inner work: `RBLOCK = next_pow2(rnumel)` up to 4096 — the whole row in
 //!   registers (a persistent reduction) —, else an `scf.for` over 4096-wide chunks
 //!   carrying the accumulator (a looped reduction); `XBLOCK = 1024 / RBLOCK` rows (at
-//!   least 1); one warp per 256 block elements, 1 to 8 warps. These four numbers are the
-//!   options `max-rblock`, `block-elements`, `elements-per-warp`, `max-warps`; Inductor autotunes such
+//!   least 1); one warp per 256 block elements, 1 to 8 warps (16 for a kernel that is a
+//!   single program, a full reduction: measured on log_softmax_nll's mean, 5.2 -> 4.4
+//!   µs). These numbers are the options `max-rblock`, `block-elements`,
+//!   `elements-per-warp`, `max-warps`, `max-warps-single`; Inductor autotunes such
 //!   choices, fuselab takes them as given. The defaults are measured (H200, ×16 rows,
 //!   docs/gpu.md): 256 elements per warp against 128 moved layernorm / softmax /
 //!   two_reductions from 3.8 to 4.2 TB/s; rows of 4096 in registers against 1024-wide
@@ -50,9 +52,12 @@ use melior::ir::{operation::OperationLike as _, OperationRef};
 use mlir_sys::{MlirBlock, MlirOperation, MlirType};
 use std::collections::{HashMap, HashSet};
 
+mod config;
+mod hoist;
 mod kernel;
+mod tiles;
 
-pub use kernel::TileConfig;
+pub use config::TileConfig;
 
 static ID: PassId = PassId::new();
 
@@ -87,6 +92,18 @@ pub const INFO: PassInfo = PassInfo {
             default: "8",
             help: "the most warps of a row kernel (a power of two, at most 32: 1024 threads)",
         },
+        PassOption {
+            name: "max-warps-single",
+            kind: OptionKind::UInt,
+            default: "16",
+            help: "the most warps of a row kernel that is a single program, e.g. a full reduction (a power of two, at most 32)",
+        },
+        PassOption {
+            name: "hoist-loads",
+            kind: OptionKind::Bool,
+            default: "false",
+            help: "issue loads of read-only inputs before the kernel's first reduction",
+        },
     ],
     run,
     id: &ID,
@@ -115,12 +132,15 @@ fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed>
         block_elements: cx.options.uint("block-elements") as i64,
         elements_per_warp: cx.options.uint("elements-per-warp") as i64,
         max_warps: cx.options.uint("max-warps") as i64,
+        max_warps_single: cx.options.uint("max-warps-single") as i64,
+        hoist_loads: cx.options.flag("hoist-loads"),
     };
     for (name, v, limit) in [
         ("max-rblock", config.max_rblock, 1 << 20),
         ("block-elements", config.block_elements, 1 << 20),
         ("elements-per-warp", config.elements_per_warp, 1 << 20),
         ("max-warps", config.max_warps, 32),
+        ("max-warps-single", config.max_warps_single, 32),
     ] {
         if !(1..=limit).contains(&v) || v & (v - 1) != 0 {
             cx.sink.error(
@@ -257,8 +277,18 @@ fn tile_function(func: MlirOperation, module: MlirBlock, config: TileConfig) -> 
             v: args[params.len() - ir::operands(ret).len() + i],
             ty,
         };
-        match produced_by_node(v).filter(|n| !g.direct_out.contains_key(&(n.ptr as usize))) {
+        let node = produced_by_node(v).filter(|n| !g.direct_out.contains_key(&(n.ptr as usize)));
+        match node {
             Some(node) => {
+                // A returned reshape of a temporary: the temporary is written into the
+                // output buffer itself (the same bytes), the view costs nothing.
+                for source in reshaped_sources(node) {
+                    let Some(s) = produced_by_node(source) else { break };
+                    if g.direct_out.contains_key(&(s.ptr as usize)) {
+                        break;
+                    }
+                    g.direct_out.insert(s.ptr as usize, out.clone());
+                }
                 g.direct_out.insert(node.ptr as usize, out);
             }
             None => copies.push((v, out)),
@@ -275,6 +305,38 @@ fn tile_function(func: MlirOperation, module: MlirBlock, config: TileConfig) -> 
     Ok(())
 }
 
+/// The values `v` is a reshape of, nearest first: while `v` is a [`is_reshape`] view,
+/// its source.
+fn reshaped_sources(mut v: mlir_sys::MlirValue) -> Vec<mlir_sys::MlirValue> {
+    let mut sources = Vec::new();
+    while let Some(view) = ir::defining_op(v).filter(|&d| is_reshape(d)) {
+        v = ir::operand(view, 0);
+        sources.push(v);
+    }
+    sources
+}
+
+/// Whether the `loop.view` `op` only renames its source's elements: offset 0, as many
+/// elements, row-major strides (a size-1 dim's stride is never used). Its buffer is
+/// then its source's buffer: no copy kernel (Inductor's `ReinterpretView` of a
+/// contiguous buffer is free in the same way).
+pub(super) fn is_reshape(op: MlirOperation) -> bool {
+    if ir::op_name(op) != names::VIEW {
+        return false;
+    }
+    let layout = i64s(op, "layout");
+    let rank = (layout.len().max(1) - 1) / 2;
+    let (sizes, strides) = (&layout[1..=rank], &layout[rank + 1..]);
+    let source = ir::tensor_type(ir::operand(op, 0));
+    let contiguous = fuselab_dialects::types::contiguous_strides(sizes);
+    layout[0] == 0
+        && source.is_some_and(|t| t.numel() == sizes.iter().product::<i64>())
+        && sizes
+            .iter()
+            .zip(strides.iter().zip(&contiguous))
+            .all(|(&n, (s, c))| n == 1 || s == c)
+}
+
 impl Lowering {
     pub(super) fn buffer(&self, op: MlirOperation, v: mlir_sys::MlirValue) -> Result<Buf, TileError> {
         self.bufs
@@ -286,10 +348,10 @@ impl Lowering {
     /// The buffer `op` writes: the output it is returned as, or a new temporary
     /// (`memref.alloc` in the host function).
     pub(super) fn result_buffer(&mut self, op: MlirOperation) -> Result<Buf, TileError> {
-        let result = ir::result(op, 0);
-        if let Some(b) = self.direct_out.get(&(result.ptr as usize)) {
-            return Ok(b.clone());
+        if let Some(b) = self.output_buffer(op) {
+            return Ok(b);
         }
+        let result = ir::result(op, 0);
         let ty = ir::tensor_type(result).ok_or_else(|| err(op, "result is not a supported tensor"))?;
         let mt = memref(&self.b, &ty);
         let shape = ir::i64_array_attr(self.b.context(), &ty.shape);
@@ -301,6 +363,11 @@ impl Lowering {
             &[("operandSegmentSizes", segments), ("fuselab.shape", shape)],
         );
         Ok(Buf { v, ty })
+    }
+
+    /// The output buffer `op`'s result is written into, if it is returned.
+    pub(super) fn output_buffer(&self, op: MlirOperation) -> Option<Buf> {
+        self.direct_out.get(&(ir::result(op, 0).ptr as usize)).cloned()
     }
 
     /// The function's ops, in order.
@@ -422,8 +489,14 @@ impl Lowering {
         }
         args.push(out.v);
         let named = ir::named_attributes(op);
-        let attributes: Vec<(&str, mlir_sys::MlirAttribute)> =
+        let mut attributes: Vec<(&str, mlir_sys::MlirAttribute)> =
             named.iter().map(|(k, a)| (k.as_str(), widen_attr(*a))).collect();
+        // The result's own shape: its buffer may be an output of another shape (a
+        // returned reshape of it).
+        let shape = ir::tensor_type(ir::result(op, 0))
+            .ok_or_else(|| err(op, "result is not a supported tensor"))?
+            .shape;
+        attributes.push(("fuselab.shape", ir::i64_array_attr(self.b.context(), &shape)));
         self.b.open("tile.extern", &[], &[], &attributes, &[]);
         self.b.close(names::YIELD, &args);
         self.bufs.insert(ir::result(op, 0).ptr as usize, out);
