@@ -107,7 +107,8 @@
 // LOGSOFTMAXNLL: "totals": {
 // LOGSOFTMAXNLL-NEXT: "kernels": 2,
 // LOGSOFTMAXNLL-NEXT: "extern_kernels": 0,
-// TVM on the export graph: 3 groups (TVM 0.27: 5; see docs/strategies/tvm.md).
+// TVM on the export graph: 5 groups, as TVM 0.27 (gather is kOpaque there: unsqueeze,
+// gather and squeeze stay apart; docs/strategies/tvm.md).
 // RUN: fuse-import %S/Inputs/log_softmax_nll.pt2 | fuse-opt - --aten-decompose --lower-aten-to-loop="materialize-views=true" --tvm-fuse-ops --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=TVM-LOGSOFTMAXNLL
 // TVM-LOGSOFTMAXNLL: "totals": {
-// TVM-LOGSOFTMAXNLL: "launches": 3,
+// TVM-LOGSOFTMAXNLL: "launches": 5,

@@ -1,10 +1,13 @@
-"""fuselab's Inductor strategy against real TorchInductor on the programs of
-`programs.py`: imports each exported archive (`fuse-import`), runs
-`--aten-decompose --lower-aten-to-loop --fuse` for the target the reference was
-measured on, and compares the number of generated (non-library) kernels with the
-kernels Inductor generated (`inductor_probe.py`'s JSON).
+"""fuselab's strategies against the real systems on the programs of `programs.py`:
+imports each exported archive (`fuse-import`), runs `--aten-decompose
+--lower-aten-to-loop --fuse=strategy=S` for the target the reference was measured on,
+and compares the number of kernels with the reference's: for the Inductor strategy the
+generated (non-library) kernels against the kernels Inductor generated
+(`inductor_probe.py`'s JSON), for the TVM strategy every fused group (TVM fuses
+matmuls and convolutions into its groups) against the `call_tir`s of Relax's `main`
+(`tvm_probe.py`'s JSON).
 
-    python3 tools/fidelity/compare.py [--bin DIR] [--target gpu]
+    python3 tools/fidelity/compare.py [--bin DIR] [--strategy inductor|tvm] [--target gpu]
         [--reference test/Fidelity/Inputs/inductor-h200.json]
         [--archives test/Fidelity/Inputs/inductor]
 
@@ -21,7 +24,7 @@ import subprocess
 import sys
 
 
-def fuselab_kernels(binary_dir, archive, target):
+def fuselab_kernels(binary_dir, archive, target, strategy):
     """fuselab's kernels (names) for one archive, or an error message."""
     imported = subprocess.run(
         [os.path.join(binary_dir, "fuse-import"), archive], capture_output=True, text=True
@@ -34,8 +37,10 @@ def fuselab_kernels(binary_dir, archive, target):
             "-",
             f"--target={target}",
             "--aten-decompose",
-            "--lower-aten-to-loop",
-            "--fuse",
+            # The TVM strategy's own lowering (Strategy::lowering_options): views are
+            # nodes of their own, as Relax's reshape/permute ops are.
+            "--lower-aten-to-loop=materialize-views=true" if strategy == "tvm" else "--lower-aten-to-loop",
+            f"--fuse=strategy={strategy}",
             "--fusion-report=-",
             "-o",
             os.devnull,
@@ -47,7 +52,12 @@ def fuselab_kernels(binary_dir, archive, target):
     if fused.returncode != 0:
         return None, fused.stderr.strip().splitlines()[0] if fused.stderr else "fuse-opt failed"
     report = json.loads(fused.stdout)
-    names = [k["name"] for f in report["functions"] for k in f["kernels"] if not k.get("extern")]
+    names = [
+        k["name"]
+        for f in report["functions"]
+        for k in f["kernels"]
+        if strategy == "tvm" or not k.get("extern")
+    ]
     return names, None
 
 
@@ -58,6 +68,7 @@ def main():
     on_path = shutil.which("fuse-opt")
     default_bin = os.path.dirname(on_path) if on_path else os.path.join(repo, "target", "debug")
     p.add_argument("--bin", default=default_bin)
+    p.add_argument("--strategy", default="inductor", choices=["inductor", "tvm"])
     p.add_argument("--target", default="gpu")
     p.add_argument("--reference", default=os.path.join(repo, "test", "Fidelity", "Inputs", "inductor-h200.json"))
     p.add_argument("--archives", default=os.path.join(repo, "test", "Fidelity", "Inputs", "inductor"))
@@ -65,13 +76,13 @@ def main():
     with open(a.reference) as f:
         reference = json.load(f)
     matches, failures = 0, 0
-    # One space between fields (FileCheck-friendly): program, Inductor's kernels,
+    # One space between fields (FileCheck-friendly): program, the reference's kernels,
     # fuselab's, whether they are equal, fuselab's kernel names.
-    print("program inductor fuselab match fuselab-kernels")
+    print(f"program {'tvm' if a.strategy == 'tvm' else 'inductor'} fuselab match fuselab-kernels")
     for row in reference:
         name = row["program"]
         want = row.get("kernels")
-        names, error = fuselab_kernels(a.bin, os.path.join(a.archives, f"{name}.pt2"), a.target)
+        names, error = fuselab_kernels(a.bin, os.path.join(a.archives, f"{name}.pt2"), a.target, a.strategy)
         if error:
             failures += 1
             print(f"{name} {want} - ERROR {error}")

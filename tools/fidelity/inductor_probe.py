@@ -37,7 +37,10 @@ def probe(name, device, export_dir, compile_=True):
         torch._dynamo.reset()
         _, code = run_and_get_code(torch.compile(fn, dynamic=False), *args)
         text = "\n".join(code)
-        kernels = sorted(set(re.findall(r"def (triton_\w+|cpp_\w+)\(", text)))
+        # Triton kernels are `def triton_...(`; C++ kernels `cpp_fused_... = async_compile.cpp_pybinding(`.
+        triton = re.findall(r"def (triton_\w+)\(", text)
+        cpp = re.findall(r"^(cpp_\w+) = async_compile\.cpp", text, re.MULTILINE)
+        kernels = sorted(set(triton + cpp))
         externs = sorted(set(re.findall(r"extern_kernels\.(\w+)\(", text)))
         row.update(kernels=len(kernels), kernel_names=kernels, extern_kernels=externs)
     if export_dir:

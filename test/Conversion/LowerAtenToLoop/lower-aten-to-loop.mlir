@@ -203,6 +203,24 @@ func.func @materialized_views(%x: tensor<3x4xf32>) -> tensor<4x1xf32> {
 
 // -----
 
+// A view to its own shape is no op even then (Relax's graph of a torch.export program
+// has none): exp reads the argument itself. An expand to its own shape stays a node, as
+// Relax keeps its broadcast_to.
+// VIEWS-LABEL: func.func @identity_views
+// VIEWS: "loop.load"(%arg0) {index = affine_map<(d0, d1) -> (d0 * 4 + d1)>}
+// VIEWS: origins = ["exp"]
+// VIEWS: origins = ["expand"]
+// VIEWS-NOT: origins = ["view"]
+// VIEWS: return
+func.func @identity_views(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %v = "aten.view"(%x) : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %e = "aten.exp"(%v) : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %b = "aten.expand"(%e) {size = array<i64: 3, 4>} : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %b : tensor<3x4xf32>
+}
+
+// -----
+
 // Comparisons are arith.cmpf (ordered; ne is unordered-or-not-equal, as NaN != x) or
 // arith.cmpi; logical_not is xor with true; any is a max reduction over i1.
 // CHECK-LABEL: func.func @predicates

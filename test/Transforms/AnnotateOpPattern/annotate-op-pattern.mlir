@@ -20,7 +20,7 @@
 // RELAX: name = "buf6", op_pattern = "kOutEWiseFusable", origins = ["mean"]
 // RELAX: kind = "max", name = "buf7", op_pattern = "kOutEWiseFusable", origins = ["softmax"]
 // RELAX: name = "buf11", op_pattern = "kOutEWiseFusable", origins = ["softmax"]
-// RELAX: name = "buf12", op_pattern = "kInjective", origins = ["gather"]
+// RELAX: name = "buf12", op_pattern = "kOpaque", origins = ["gather"]
 // RELAX: kind = "mm", name = "buf13", op_pattern = "kOutEWiseFusable"
 // RELAX: name = "buf14", op_pattern = "kInjective", origins = ["cat"]
 // RELAX: name = "buf15", op_pattern = "kInjective", origins = ["reshape"]

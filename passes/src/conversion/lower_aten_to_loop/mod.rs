@@ -293,7 +293,10 @@ impl Lowering {
                 let input = &operands[0];
                 let map = view_map(&aten, input.shape(), &out.shape)?;
                 let access = input.remap(&out.shape, &map);
-                if self.materialize_views {
+                // A reshape to its own shape is no op at all (Relax's graph of a
+                // torch.export program has none: `bmm`'s 3-D views vanish), not a copy.
+                let identity = matches!(kind, View | Reshape) && input.shape() == out.shape.as_slice();
+                if self.materialize_views && !identity {
                     let value = self.copy_as(op, &access, &origin)?;
                     ir::replace_uses(result, value);
                 } else {

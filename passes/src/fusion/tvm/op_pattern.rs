@@ -154,8 +154,14 @@ fn load_pattern(
     if broadcast {
         return Some(OpPatternKind::Broadcast);
     }
-    // Injective: only store variables appear (indirect indices are loaded at store
-    // indices themselves).
+    // An indirect index (a value loaded at run time, as gather's): opaque. Measured,
+    // not read: TVM 0.27's AnnotateTIROpPattern gives the legalized `gather` PrimFunc
+    // `op_pattern` 8 (kOpaque), so Relax keeps a gather apart from its index's producer
+    // (tools/fidelity/tvm_probe.py, gather_nll: `expand_dims` and `gather` separate).
+    if load_idx.iter().any(IndexExpr::has_symbols) {
+        return None;
+    }
+    // Injective: only store variables appear.
     let only_store_vars = load_idx
         .iter()
         .all(|e| (0..ranges.len()).all(|k| k < store_rank || !e.uses_dim(k)));

@@ -1,0 +1,25 @@
+// RUN: python3 %S/../../tools/fidelity/compare.py --target cpu --reference %S/Inputs/inductor-cpu.json | FileCheck %s
+
+// fuselab's Inductor strategy for the CPU target against real TorchInductor's C++
+// back end (torch 2.15 on this CPU) on the 46 programs of tools/fidelity/programs.py:
+// Inductor's kernels are Inputs/inductor-cpu.json, written by
+// `tools/fidelity/inductor_probe.py --device cpu`. The CPU target never splits a
+// reduction (full_sum_split, full_amax_split: one kernel, as Inductor on CPU) and
+// unrolls only reductions of fewer than 8 elements (tiny_reduce_4).
+// The differences, each a rule not modelled: the C++ back end fuses nodes that share
+// their outer loops even where the inner loops differ (its outer-loop fusion: group
+// norm's statistics and normalization, tiny_reduce_8's 8-element sums and the
+// 64-wide product, gather_nll's rows and its mean — 1 kernel each), and it reorders a
+// convolution's weights for oneDNN in a kernel of its own (conv_*: 2).
+// CHECK: program inductor fuselab match fuselab-kernels
+// CHECK: group_norm 1 2 NO
+// CHECK: group_norm_silu 1 2 NO
+// CHECK: full_sum_split 1 1 yes
+// CHECK: full_amax_split 1 1 yes
+// CHECK: tiny_reduce_4 1 1 yes
+// CHECK: tiny_reduce_8 1 2 NO
+// CHECK: gather_nll 1 2 NO
+// CHECK: attention 1 1 yes
+// CHECK: conv_bn_relu 2 1 NO
+// CHECK: conv_residual 2 1 NO
+// CHECK: exact kernel-count matches: 40 of 46
