@@ -10,7 +10,6 @@ compares the kernel counts (docs/strategies/inductor.md, "Fidelity").
 """
 
 import argparse
-import json
 import os
 import re
 import sys
@@ -22,7 +21,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 # export_fixtures imports the workloads; on the device only tools/gpu's copy exists.
 sys.path.append(os.path.join(os.path.dirname(HERE), "gpu"))
-from programs import PROGRAMS, Program, inputs  # noqa: E402
+from programs import PROGRAMS, Program, inputs, probe_all  # noqa: E402
 
 
 def probe(name, device, export_dir, compile_=True):
@@ -69,18 +68,7 @@ def main():
     a = p.parse_args()
     if a.export:
         os.makedirs(a.export, exist_ok=True)
-    rows = []
-    for name in a.names or PROGRAMS:
-        try:
-            row = probe(name, a.device, a.export, not a.no_compile)
-        except Exception as e:  # noqa: BLE001 - one program's failure is a row
-            row = {"program": name, "device": a.device, "error": f"{type(e).__name__}: {e}"[:300]}
-        print(json.dumps(row), flush=True)
-        rows.append(row)
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(rows, f, indent=1)
-
+    probe_all(a.names, lambda name: probe(name, a.device, a.export, not a.no_compile), a.json)
 
 if __name__ == "__main__":
     main()

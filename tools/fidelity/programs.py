@@ -7,6 +7,8 @@ epilogues, half precision). Weights are inputs, so the programs are plain functi
 `(shape, dtype)` pair, or `("index", shape, bound)` for int64 indices below `bound`.
 """
 
+import json
+
 import torch
 import torch.nn.functional as F
 
@@ -113,3 +115,21 @@ class Program(torch.nn.Module):
 
     def forward(self, *args):
         return self.fn(*args)
+
+
+def probe_all(names, probe, json_path=None):
+    """`probe(name)` (a JSON row) for each of `names` (all programs when empty), each
+    printed as it comes; a program whose probe raises gets a row with its error.
+    The rows are written to `json_path` if given."""
+    rows = []
+    for name in names or PROGRAMS:
+        try:
+            row = probe(name)
+        except Exception as e:  # noqa: BLE001 - one program's failure is a row
+            row = {"program": name, "error": f"{type(e).__name__}: {e}"[:300]}
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump(rows, f, indent=1)
+    return rows

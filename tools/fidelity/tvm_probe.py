@@ -15,7 +15,6 @@ strategy with these counts (docs/strategies/tvm.md, "Fidelity").
 """
 
 import argparse
-import json
 import os
 import sys
 
@@ -23,7 +22,7 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from programs import PROGRAMS, Program, inputs  # noqa: E402
+from programs import PROGRAMS, Program, inputs, probe_all  # noqa: E402
 
 
 def amax(node, importer):
@@ -75,20 +74,12 @@ def main():
     p.add_argument("names", nargs="*")
     p.add_argument("--json")
     a = p.parse_args()
-    rows = []
-    for name in a.names or PROGRAMS:
-        row = {"program": name, "torch": torch.__version__}
-        try:
-            names, version = relax_groups(name)
-            row.update(tvm=version, kernels=len(names), kernel_names=names)
-        except Exception as e:  # noqa: BLE001 - one program's failure is a row
-            row["error"] = f"{type(e).__name__}: {e}"[:300]
-        print(json.dumps(row), flush=True)
-        rows.append(row)
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(rows, f, indent=1)
 
+    def probe(name):
+        names, version = relax_groups(name)
+        return {"program": name, "torch": torch.__version__, "tvm": version, "kernels": len(names), "kernel_names": names}
+
+    probe_all(a.names, probe, a.json)
 
 if __name__ == "__main__":
     main()
