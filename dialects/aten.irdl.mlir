@@ -366,6 +366,20 @@ irdl.dialect @aten {
     %t2 = irdl.base "!builtin.tensor"
     irdl.results(result: %t2)
   }
+  // group_norm(input, weight, bias) {num_groups, eps}: input [N, C, ...], weight and
+  // bias [C]; statistics over each group of C / num_groups channels and all the dims
+  // after them.
+  irdl.operation @group_norm {
+    %t0 = irdl.base "!builtin.tensor"
+    %t1 = irdl.base "!builtin.tensor"
+    %t2 = irdl.base "!builtin.tensor"
+    %num_groups = irdl.base "#builtin.integer"
+    %eps = irdl.base "#builtin.float"
+    irdl.attributes { "num_groups" = %num_groups, "eps" = %eps }
+    irdl.operands(input: %t0, weight: %t1, bias: %t2)
+    %t3 = irdl.base "!builtin.tensor"
+    irdl.results(result: %t3)
+  }
   // ---- matmul family and convolution (extern kernels after lowering)
   // mm(self [M,K], mat2 [K,N]) -> [M,N]
   irdl.operation @mm {

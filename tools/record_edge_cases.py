@@ -110,6 +110,16 @@ def var_cases():
     return [x], outs
 
 
+def group_norm_cases():
+    # 3 groups of 2 channels x 3 positions; the last batch entry's groups are constant
+    # (variance 0: rsqrt(eps) scales exact zeros).
+    x = torch.arange(36, dtype=torch.float32).reshape(2, 6, 3) * 0.25 - 3.0
+    x[1] = torch.tensor([1.5, -2.0, 4.0]).repeat_interleave(6).reshape(6, 3)
+    w = f32([1.0, -0.5, 2.0, 0.25, 1.5, -1.0])
+    b = f32([0.0, 0.1, -0.2, 0.3, -0.4, 0.5])
+    return [x, w, b], [torch.nn.functional.group_norm(x, 3, w, b, eps=1e-5)]
+
+
 def int_ops():
     a = i64([3, -3, 7, 0])
     b = i64([2, 2, -2, 5])
@@ -135,6 +145,7 @@ CASES = [
     pow_cases,
     softmax_inf,
     var_cases,
+    group_norm_cases,
     int_ops,
 ]
 

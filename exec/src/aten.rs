@@ -337,6 +337,27 @@ pub fn eval_op(op: &AtenOp, args: &[&Tensor], out: &TensorType) -> Result<Tensor
             }
             Tensor::new(out.shape.clone(), out.dtype, data)
         }
+        GroupNorm => {
+            let groups = op.int(attr::NUM_GROUPS).ok_or("missing num_groups")?.max(1) as usize;
+            let eps = op.float(attr::EPS).ok_or("missing eps")?;
+            let (n, c) = (x.shape[0].max(0) as usize, x.shape[1].max(1) as usize);
+            let rest = x.numel() / (n * c).max(1);
+            let per_group = c / groups * rest;
+            let (w, b) = (args[1], args[2]);
+            let mut data = vec![0.0; x.numel()];
+            for (g, chunk) in x.data.chunks(per_group.max(1)).enumerate() {
+                let count = chunk.len() as f64;
+                let mean = chunk.iter().sum::<f64>() / count;
+                let var = chunk.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / count;
+                let r = 1.0 / (var + eps).sqrt();
+                for (i, v) in chunk.iter().enumerate() {
+                    let at = g * per_group + i;
+                    let channel = (at / rest) % c;
+                    data[at] = (v - mean) * r * w.data[channel] + b.data[channel];
+                }
+            }
+            Tensor::new(out.shape.clone(), out.dtype, data)
+        }
         Mm | Bmm => matmul(args[0], args[1], out),
         Addmm => {
             let prod = matmul(args[1], args[2], out);

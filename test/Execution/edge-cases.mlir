@@ -10,6 +10,7 @@
 // RUN: fuse-run %s --function pow_cases --expect %S/Inputs/edge-pow-cases.json | FileCheck %s
 // RUN: fuse-run %s --function softmax_inf --expect %S/Inputs/edge-softmax-inf.json | FileCheck %s
 // RUN: fuse-run %s --function var_cases --expect %S/Inputs/edge-var-cases.json | FileCheck %s
+// RUN: fuse-run %s --function group_norm_cases --expect %S/Inputs/edge-group-norm-cases.json | FileCheck %s
 // RUN: fuse-run %s --function int_ops --expect %S/Inputs/edge-int-ops.json | FileCheck %s
 // RUN: fuse-run %s --jit --function nan_reductions --expect %S/Inputs/edge-nan-reductions.json | FileCheck %s
 // RUN: fuse-run %s --jit --function nan_pointwise --expect %S/Inputs/edge-nan-pointwise.json | FileCheck %s
@@ -18,6 +19,7 @@
 // RUN: fuse-run %s --jit --function pow_cases --expect %S/Inputs/edge-pow-cases.json | FileCheck %s
 // RUN: fuse-run %s --jit --function softmax_inf --expect %S/Inputs/edge-softmax-inf.json | FileCheck %s
 // RUN: fuse-run %s --jit --function var_cases --expect %S/Inputs/edge-var-cases.json | FileCheck %s
+// RUN: fuse-run %s --jit --function group_norm_cases --expect %S/Inputs/edge-group-norm-cases.json | FileCheck %s
 // RUN: fuse-run %s --jit --function int_ops --expect %S/Inputs/edge-int-ops.json | FileCheck %s
 
 // CHECK: reference output #0 {{.*}} PASS
@@ -89,6 +91,14 @@ func.func @var_cases(%x: tensor<2x4xf32>) -> (tensor<2xf32>, tensor<2xf32>, tens
   %2 = "aten.var"(%x) {dims = array<i64: 1>, keepdim = false, correction = 0 : i64} : (tensor<2x4xf32>) -> tensor<2xf32>
   %3 = "aten.var"(%x) {dims = array<i64: 1>, keepdim = false, correction = 1 : i64} : (tensor<2x4xf32>) -> tensor<2xf32>
   return %0, %1, %2, %3 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+}
+
+// group_norm (torch.nn.functional.group_norm, 3 groups; the second entry's groups are
+// constant, so their variance is 0): the composite as the reference interpreter runs it
+// and as every pipeline decomposes it.
+func.func @group_norm_cases(%x: tensor<2x6x3xf32>, %w: tensor<6xf32>, %b: tensor<6xf32>) -> tensor<2x6x3xf32> {
+  %0 = "aten.group_norm"(%x, %w, %b) {num_groups = 3 : i64, eps = 1.0e-05 : f64} : (tensor<2x6x3xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<2x6x3xf32>
+  return %0 : tensor<2x6x3xf32>
 }
 
 func.func @int_ops(%a: tensor<4xi64>, %b: tensor<4xi64>) -> (tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<1xi64>, tensor<4xi1>, tensor<4xi1>, tensor<4xf32>) {

@@ -10,13 +10,13 @@
 // (its index is loaded at run time), so it stays apart from its index's unsqueeze
 // (gather_nll, was 3); a reshape to its own shape is no op (attention's 3-D bmm views
 // vanish in Relax's graph, so the bmm absorbs the division: was 9).
-// The difference, a rule not modelled: Relax keeps group_norm one op (nn.group_norm,
-// one TIR function); fuse-import writes it as its definition, 4 groups.
+// And group_norm is one op, as Relax's nn.group_norm (one TIR function): fuse-import
+// writes one aten.group_norm, whose decomposition keeps its eager op (was 4 groups).
 // CHECK: program tvm fuselab match fuselab-kernels
 // CHECK: row_max_exp 2 2 yes
 // CHECK: rms_norm 2 2 yes
-// CHECK: group_norm 1 4 NO
-// CHECK: group_norm_silu 1 4 NO
+// CHECK: group_norm 1 1 yes group_norm
+// CHECK: group_norm_silu 1 1 yes fused_group_norm_sigmoid_mul
 // CHECK: full_amax_split 1 1 yes
 // CHECK: two_reductions 3 3 yes
 // CHECK: transpose_reduce 2 2 yes
@@ -25,4 +25,4 @@
 // CHECK: linear_gelu 2 2 yes
 // CHECK: attention 6 6 yes
 // CHECK: conv_bn_relu 1 1 yes
-// CHECK: exact kernel-count matches: 44 of 46
+// CHECK: exact kernel-count matches: 46 of 46

@@ -189,7 +189,7 @@ impl Gen {
                 )
             }
             9 if rank > 0 => {
-                let r = self.rng.below(4);
+                let r = self.rng.below(5);
                 let shape = x.shape.clone();
                 let last = *shape.last().unwrap_or(&1);
                 match r {
@@ -204,6 +204,16 @@ impl Gen {
                         } else {
                             self.emit("rms_norm", &[&x, &w], &attrs, shape)
                         }
+                    }
+                    4 if rank >= 2 => {
+                        // Groups of channels: a divisor of C.
+                        let c = shape[1];
+                        let divisors: Vec<i64> = (1..=c).filter(|g| c % g == 0).collect();
+                        let groups = divisors[self.rng.below(divisors.len() as u64) as usize];
+                        let w = self.input(vec![c], "f32");
+                        let b = self.input(vec![c], "f32");
+                        let attrs = format!("num_groups = {groups} : i64, eps = 1.0e-05 : f64");
+                        self.emit("group_norm", &[&x, &w, &b], &attrs, shape)
                     }
                     _ => return,
                 }
@@ -771,6 +781,7 @@ mod tests {
         for op in [
             "aten.softmax",
             "aten.layer_norm",
+            "aten.group_norm",
             "aten.gather",
             "aten.cat",
             "aten.transpose",

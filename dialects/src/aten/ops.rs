@@ -92,6 +92,7 @@ aten_ops! {
     LogSoftmax = "log_softmax": Composite,
     LayerNorm = "layer_norm": Composite,
     RmsNorm = "rms_norm": Composite,
+    GroupNorm = "group_norm": Composite,
     Mm = "mm": Contraction,
     Bmm = "bmm": Contraction,
     Addmm = "addmm": Contraction,
@@ -148,8 +149,10 @@ pub mod attr {
     pub const DIM1: &str = "dim1";
     /// `array<i64>`: trailing shape normalized by layer_norm/rms_norm.
     pub const NORMALIZED_SHAPE: &str = "normalized_shape";
-    /// `f64`: epsilon of layer_norm/rms_norm.
+    /// `f64`: epsilon of layer_norm/rms_norm/group_norm.
     pub const EPS: &str = "eps";
+    /// `i64`: group_norm's number of channel groups.
+    pub const NUM_GROUPS: &str = "num_groups";
     /// `"none"` or `"tanh"`: gelu's approximation.
     pub const APPROXIMATE: &str = "approximate";
     /// `array<i64>`: convolution stride per spatial dim.

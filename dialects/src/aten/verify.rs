@@ -234,12 +234,31 @@ fn check_normalized_shape(op: &AtenOp, input: &TensorType, params: &[TensorType]
     Ok(())
 }
 
+fn check_groups(op: &AtenOp, input: &TensorType, params: &[TensorType]) -> Check {
+    let groups = required(op.int(attr::NUM_GROUPS), attr::NUM_GROUPS)?;
+    required(op.float(attr::EPS), attr::EPS)?;
+    let Some(&channels) = input.shape.get(1) else {
+        return Err(format!(
+            "expects an [N, C, ...] input, got {}",
+            shape_str(&input.shape)
+        ));
+    };
+    if groups <= 0 || channels % groups != 0 {
+        return Err(format!("{channels} channels do not split into {groups} groups"));
+    }
+    for (param, name) in params.iter().zip(["weight", "bias"]) {
+        expect_shape(name, &param.shape, &[channels])?;
+    }
+    Ok(())
+}
+
 fn check_composite(op: &AtenOp, inputs: &[TensorType], result: &TensorType) -> Check {
     let input = &inputs[0];
     match op.kind() {
         AtenOpKind::Softmax | AtenOpKind::LogSoftmax => {
             wrap_dim(required(op.dim(), attr::DIM)?, input.rank())?;
         }
+        AtenOpKind::GroupNorm => check_groups(op, input, &inputs[1..])?,
         _ => check_normalized_shape(op, input, &inputs[1..])?,
     }
     if !input.dtype.is_float() {

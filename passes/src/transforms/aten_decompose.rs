@@ -37,7 +37,7 @@ static ID: PassId = PassId::new();
 pub const INFO: PassInfo = PassInfo {
     argument: "aten-decompose",
     summary:
-        "Decompose composite aten ops (layer_norm, softmax, gelu, linear, mean, var, ...) into primitives",
+        "Decompose composite aten ops (layer_norm, group_norm, softmax, gelu, linear, mean, var, ...) into primitives",
     anchor: "func.func",
     options: &[],
     run,
@@ -49,7 +49,7 @@ pub fn is_composite(kind: AtenOpKind) -> bool {
     use AtenOpKind::*;
     matches!(
         kind,
-        Mean | Var | LayerNorm | RmsNorm | Softmax | LogSoftmax | Gelu | Silu | Linear | Addmm
+        Mean | Var | LayerNorm | RmsNorm | GroupNorm | Softmax | LogSoftmax | Gelu | Silu | Linear | Addmm
     )
 }
 
@@ -280,6 +280,37 @@ fn decompose(op: MlirOperation, eager_id: i64) -> Option<MlirValue> {
                 let n = e.binary(AtenOpKind::Mul, x, r, xt);
                 e.binary(AtenOpKind::Mul, n, w, xt)
             }
+        }
+        AtenOpKind::GroupNorm => {
+            // PyTorch's definition: x viewed as [N, G, C/G * rest], centred by the group
+            // mean and scaled by rsqrt(biased variance + eps), viewed back, then the
+            // per-channel affine with weight and bias viewed as [C, 1, ...].
+            let groups = aten.int(attr::NUM_GROUPS)?;
+            let eps = aten.float(attr::EPS)?;
+            let (n, c) = (xt.shape[0], xt.shape[1]);
+            let gt = TensorType {
+                shape: vec![n, groups, xt.numel() / (n * groups).max(1)],
+                dtype: xt.dtype,
+            };
+            let xg = e.unary(AtenOpKind::View, x, &gt);
+            let (m, _) = e.mean(xg, &gt, &[2], true);
+            let (v, vt) = e.var(xg, &gt, &[2], true, 0);
+            let eps = e.scalar(eps, &vt);
+            let ve = e.binary(AtenOpKind::Add, v, eps, &vt);
+            let r = e.unary(AtenOpKind::Rsqrt, ve, &vt);
+            let d = e.binary(AtenOpKind::Sub, xg, m, &gt);
+            let normed = e.binary(AtenOpKind::Mul, d, r, &gt);
+            let normed = e.unary(AtenOpKind::View, normed, xt);
+            let mut pshape = vec![1; xt.rank()];
+            pshape[1] = c;
+            let pt = TensorType {
+                shape: pshape,
+                dtype: xt.dtype,
+            };
+            let w = e.unary(AtenOpKind::View, args[1], &pt);
+            let b = e.unary(AtenOpKind::View, args[2], &pt);
+            let scaled = e.binary(AtenOpKind::Mul, normed, w, xt);
+            e.binary(AtenOpKind::Add, scaled, b, xt)
         }
         AtenOpKind::Softmax | AtenOpKind::LogSoftmax => {
             let dim = wrap(aten.dim()?, xt.rank());

@@ -384,3 +384,27 @@ func.func @conv_padding_overflow(%x: tensor<2x3x8x8xf32>, %w: tensor<6x1x3x3xf32
   %0 = "aten.convolution"(%x, %w) {stride = array<i64: 2, 2>, padding = array<i64: 4611686018427387904, 2>, dilation = array<i64: 2, 2>, groups = 3 : i64} : (tensor<2x3x8x8xf32>, tensor<6x1x3x3xf32>) -> tensor<2x6x4x4xf32>
   return %0 : tensor<2x6x4x4xf32>
 }
+
+// -----
+
+func.func @group_norm_groups(%x: tensor<2x6x4xf32>, %w: tensor<6xf32>, %b: tensor<6xf32>) -> tensor<2x6x4xf32> {
+  // expected-error@+1 {{'aten.group_norm' op 6 channels do not split into 4 groups}}
+  %0 = "aten.group_norm"(%x, %w, %b) {num_groups = 4 : i64, eps = 1.0e-05 : f64} : (tensor<2x6x4xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<2x6x4xf32>
+  return %0 : tensor<2x6x4xf32>
+}
+
+// -----
+
+func.func @group_norm_weight(%x: tensor<2x6x4xf32>, %w: tensor<4xf32>, %b: tensor<6xf32>) -> tensor<2x6x4xf32> {
+  // expected-error@+1 {{'aten.group_norm' op weight shape [4] does not match the expected shape [6]}}
+  %0 = "aten.group_norm"(%x, %w, %b) {num_groups = 3 : i64, eps = 1.0e-05 : f64} : (tensor<2x6x4xf32>, tensor<4xf32>, tensor<6xf32>) -> tensor<2x6x4xf32>
+  return %0 : tensor<2x6x4xf32>
+}
+
+// -----
+
+func.func @group_norm_rank(%x: tensor<6xf32>, %w: tensor<6xf32>, %b: tensor<6xf32>) -> tensor<6xf32> {
+  // expected-error@+1 {{'aten.group_norm' op expects an [N, C, ...] input, got [6]}}
+  %0 = "aten.group_norm"(%x, %w, %b) {num_groups = 3 : i64, eps = 1.0e-05 : f64} : (tensor<6xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<6xf32>
+  return %0 : tensor<6xf32>
+}

@@ -90,7 +90,9 @@ func.func @composites(%x: tensor<4x8xf32>, %w: tensor<8xf32>, %b: tensor<8xf32>)
   %2 = "aten.layer_norm"(%1, %w, %b) {normalized_shape = array<i64: 8>, eps = 1.0e-05 : f64} : (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
   // CHECK: "aten.rms_norm"(%{{.*}}, %{{.*}}) {eps = 9.9999999999999995E-7 : f64, normalized_shape = array<i64: 8>}
   %3 = "aten.rms_norm"(%2, %w) {normalized_shape = array<i64: 8>, eps = 1.0e-06 : f64} : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
-  return %3 : tensor<4x8xf32>
+  // CHECK: "aten.group_norm"(%{{.*}}, %{{.*}}, %{{.*}}) {eps = 1.000000e-05 : f64, num_groups = 2 : i64}
+  %4 = "aten.group_norm"(%3, %w, %b) {num_groups = 2 : i64, eps = 1.0e-05 : f64} : (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  return %4 : tensor<4x8xf32>
 }
 
 // CHECK-LABEL: func.func @contractions

@@ -47,7 +47,6 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         targets: &["aten.native_layer_norm.default"],
         import: |em, node, _| {
-            let loc = node.loc.clone();
             em.only_outputs(node, &[0])?;
             let x = em.tensor(node, "input")?;
             let out = em.out_type(node, 0)?;
@@ -57,14 +56,8 @@ pub(super) static RULES: &[Rule] = &[
                 shape: normalized.clone(),
                 dtype: out.dtype,
             };
-            let w = match node.arg("weight") {
-                Some(_) => em.tensor(node, "weight")?,
-                None => em.splat(None, Scalar::Float(1.0), &param, &loc),
-            };
-            let b = match node.arg("bias") {
-                Some(_) => em.tensor(node, "bias")?,
-                None => em.splat(None, Scalar::Float(0.0), &param, &loc),
-            };
+            let w = param_or(em, node, "weight", 1.0, &param)?;
+            let b = param_or(em, node, "bias", 0.0, &param)?;
             let attrs = format!(
                 "normalized_shape = {}, eps = {} : f64",
                 ints(&normalized),
@@ -76,62 +69,31 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         targets: &["aten.native_group_norm.default"],
         import: |em, node, _| {
-            // Group norm as its definition (PyTorch's decomposition): the input viewed as
-            // [N, G, C/G * HxW], centred by the group mean and scaled by
-            // rsqrt(biased variance + eps), viewed back, then the per-channel affine.
-            let loc = node.loc.clone();
+            // One composite op (aten.group_norm, its first result), as Relax keeps
+            // nn.group_norm one op; --aten-decompose writes its definition.
             em.only_outputs(node, &[0])?;
             let x = em.tensor(node, "input")?;
             let out = em.out_type(node, 0)?;
             let groups = em.int_arg(node, "group", None)?;
             let eps = node.arg("eps").and_then(as_float).unwrap_or(1e-5);
-            let (n, c) = match out.shape.as_slice() {
-                [n, c, ..] => (*n, *c),
+            let c = match out.shape.as_slice() {
+                [_, c, ..] => *c,
                 _ => return Err(em.node_error(node, "group norm needs an [N, C, ...] input")),
             };
             if groups <= 0 || c % groups != 0 {
                 return Err(em.node_error(node, format!("{c} channels do not split into {groups} groups")));
             }
-            let per_group = out.shape[1..].iter().product::<i64>() / groups;
-            let grouped = TType {
-                shape: vec![n, groups, per_group],
+            let param = TType {
+                shape: vec![c],
                 dtype: out.dtype,
             };
-            let stat = TType {
-                shape: vec![n, groups, 1],
-                dtype: out.dtype,
-            };
-            let xg = em.view(None, &x, grouped.shape.clone(), &loc);
-            let mean = em.op(
-                None,
-                "mean",
-                &[&xg],
-                "dims = array<i64: 2>, keepdim = true",
-                &stat,
-                &loc,
+            let w = param_or(em, node, "weight", 1.0, &param)?;
+            let b = param_or(em, node, "bias", 0.0, &param)?;
+            let attrs = format!(
+                "num_groups = {groups} : i64, eps = {} : f64",
+                float_literal(eps, "f64")
             );
-            let var = em.op(
-                None,
-                "var",
-                &[&xg],
-                "dims = array<i64: 2>, keepdim = true, correction = 0 : i64",
-                &stat,
-                &loc,
-            );
-            let scalar = TType {
-                shape: vec![],
-                dtype: out.dtype,
-            };
-            let e = em.constant(Scalar::Float(eps), &scalar, &loc);
-            let ve = em.op(None, "add", &[&var, &e], "", &stat, &loc);
-            let r = em.op(None, "rsqrt", &[&ve], "", &stat, &loc);
-            let d = em.op(None, "sub", &[&xg, &mean], "", &grouped, &loc);
-            let normed = em.op(None, "mul", &[&d, &r], "", &grouped, &loc);
-            let normed = em.view(None, &normed, out.shape.clone(), &loc);
-            let w = channel_param(em, node, "weight", 1.0, &out)?;
-            let b = channel_param(em, node, "bias", 0.0, &out)?;
-            let s = em.op(None, "mul", &[&normed, &w], "", &out, &loc);
-            em.finish(node, "add", &[&s, &b], "")
+            em.finish(node, "group_norm", &[&x, &w, &b], &attrs)
         },
     },
     Rule {
@@ -178,6 +140,15 @@ pub(super) static RULES: &[Rule] = &[
 
 /// A per-channel parameter `arg` of `node` (`[C]`, or `default` everywhere when the
 /// export passes none), viewed as `[1, C, 1, ...]` to broadcast over `out`.
+/// The tensor argument `arg`, or a splat of `default` of `ty` where the node has none
+/// (an affine-less norm).
+fn param_or(em: &mut Emitter, node: &Node, arg: &str, default: f64, ty: &TType) -> R<String> {
+    match node.arg(arg) {
+        Some(_) => em.tensor(node, arg),
+        None => Ok(em.splat(None, Scalar::Float(default), ty, &node.loc.clone())),
+    }
+}
+
 fn channel_param(em: &mut Emitter, node: &Node, arg: &str, default: f64, out: &TType) -> R<String> {
     let loc = node.loc.clone();
     let c = out.shape.get(1).copied().unwrap_or(1);

@@ -266,9 +266,10 @@ pub fn combine_blocks(blocks: &[BlockPattern], is_output: &[bool]) -> OpPatternK
 /// - kElemWise: unary math, nn.relu, clip, cast, copy, logical_not; gelu/silu/reciprocal
 ///   are elementwise compositions in the frontend.
 ///
-/// layer_norm and rms_norm have no kind of their own: Relay's `SimplifyInference`
-/// rewrites nn.layer_norm into primitive ops before FuseOps (and rms_norm is written
-/// with primitives), so their loop nodes are separate TVM nodes ([`relay_decomposed`]).
+/// layer_norm, group_norm and rms_norm have no kind of their own: Relay's
+/// `SimplifyInference` rewrites nn.layer_norm and nn.group_norm into primitive ops before
+/// FuseOps (and rms_norm is written with primitives), so their loop nodes are separate
+/// TVM nodes ([`relay_decomposed`]).
 pub fn relay_pattern(op: &str) -> OpPatternKind {
     use OpPatternKind::*;
     match op {
@@ -285,7 +286,7 @@ pub fn relay_pattern(op: &str) -> OpPatternKind {
 
 /// Ops that Relay sees as their primitives (see [`relay_pattern`]).
 pub fn relay_decomposed(op: &str) -> bool {
-    matches!(op, "layer_norm" | "rms_norm")
+    matches!(op, "layer_norm" | "rms_norm" | "group_norm")
 }
 
 /// One node of TVM's graph: a function argument or one op (one or more loop nodes).
