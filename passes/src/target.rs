@@ -143,6 +143,14 @@ pub trait Target: Sync {
     fn unrolls_single_output_reductions(&self) -> bool {
         false
     }
+
+    /// Whether a bias add that only pointwise ops consume is left out of the matmul (into
+    /// their kernel) instead of folded into an `addmm` extern: Inductor's post-grad
+    /// `should_prefer_unfused_addmm`, which holds only on GPUs (`is_gpu(device)`); on
+    /// the CPU every valid bias is folded.
+    fn prefers_unfused_bias_add(&self) -> bool {
+        false
+    }
 }
 
 /// Inductor's `num_splits` for a GPU of `num_sm` multiprocessors (torch/_inductor/ir.py

@@ -65,4 +65,9 @@ impl Target for Gpu {
     fn unrolls_single_output_reductions(&self) -> bool {
         true
     }
+
+    /// Inductor unfuses a bias add consumed by pointwise ops on GPUs.
+    fn prefers_unfused_bias_add(&self) -> bool {
+        true
+    }
 }

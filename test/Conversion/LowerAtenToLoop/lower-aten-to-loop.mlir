@@ -1,6 +1,8 @@
 // RUN: fuse-opt %s --split-input-file --aten-decompose --lower-aten-to-loop --mlir-print-local-scope | FileCheck %s
 // RUN: fuse-opt %S/Inputs/errors.mlir --split-input-file --verify-diagnostics --lower-aten-to-loop
 // RUN: fuse-opt %s --split-input-file --aten-decompose --lower-aten-to-loop="materialize-views=true" --mlir-print-local-scope | FileCheck %s --check-prefix=VIEWS
+// RUN: fuse-opt %s --split-input-file --target=gpu --aten-decompose --lower-aten-to-loop --mlir-print-local-scope | FileCheck %s --check-prefix=GPU
+// RUN: fuse-opt %s --split-input-file --aten-decompose --lower-aten-to-loop="pattern-matcher=false" --mlir-print-local-scope | FileCheck %s --check-prefix=NOPM
 
 // Elementwise ops become loop.pointwise nodes; a broadcast bias has no row index
 // (stride 0, seed §1.1); rank-0 constants fold into the body. Every node carries the
@@ -135,16 +137,41 @@ func.func @matmul_late_bias(%a: tensor<1x3xf32>, %w: tensor<3x3xf32>) -> tensor<
 
 // -----
 
-// With a pointwise consumer the bias stays in the pointwise node.
+// Inductor's post-grad rule (torch/_inductor/fx_passes/post_grad.py): mm + bias is one
+// addmm unless should_prefer_unfused_addmm — on a GPU, with every user of the sum
+// pointwise, the bias stays in the pointwise node. On the CPU target (the default) it is
+// folded; with pattern-matcher=false (Inductor's config.pattern_matcher off) a user's
+// mm + add is never folded, and linear's add (its own addmm) always is.
 // CHECK-LABEL: func.func @matmul_relu
-// CHECK: "loop.extern"(%arg0, %arg1) {fuselab.eager_id = 0 : i64, kind = "mm"
-// CHECK: origins = ["add"]
+// CHECK: "loop.extern"(%arg0, %arg1, %arg2) {fuselab.eager_id = 0 : i64, kind = "mm"
+// CHECK-SAME: origins = ["addmm"]
+// CHECK-NOT: origins = ["add"]
 // CHECK: origins = ["relu"]
+// GPU-LABEL: func.func @matmul_relu
+// GPU: "loop.extern"(%arg0, %arg1) {fuselab.eager_id = 0 : i64, kind = "mm"
+// GPU: origins = ["add"]
+// GPU: origins = ["relu"]
+// NOPM-LABEL: func.func @matmul_relu
+// NOPM: "loop.extern"(%arg0, %arg1) {fuselab.eager_id = 0 : i64, kind = "mm"
+// NOPM: origins = ["add"]
+// NOPM-LABEL: func.func @linear_relu
+// NOPM: "loop.extern"(%arg0, %arg1, %arg2) {{.*}}kind = "mm"
+// NOPM-SAME: origins = ["addmm"]
+// NOPM: origins = ["relu"]
+// GPU-LABEL: func.func @linear_relu
+// GPU: "loop.extern"(%arg0, %arg1) {{.*}}kind = "mm"
+// GPU: name = "buf1", origins = ["linear"]
 func.func @matmul_relu(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32> {
   %0 = "aten.mm"(%x, %w) : (tensor<2x8xf32>, tensor<8x4xf32>) -> tensor<2x4xf32>
   %1 = "aten.add"(%0, %b) : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
   %2 = "aten.relu"(%1) : (tensor<2x4xf32>) -> tensor<2x4xf32>
   return %2 : tensor<2x4xf32>
+}
+
+func.func @linear_relu(%x: tensor<2x8xf32>, %w: tensor<4x8xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32> {
+  %0 = "aten.linear"(%x, %w, %b) : (tensor<2x8xf32>, tensor<4x8xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %1 = "aten.relu"(%0) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %1 : tensor<2x4xf32>
 }
 
 // -----

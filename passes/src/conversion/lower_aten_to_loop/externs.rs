@@ -4,25 +4,39 @@
 use super::*;
 
 impl Lowering {
-    /// Inductor keeps `mm + bias` as one `addmm` extern call (the BLAS epilogue adds the
-    /// bias) unless a pointwise op consumes the sum (then the bias is unfused into that
-    /// pointwise kernel: post_grad `should_prefer_unfused_addmm`). This folds
-    /// `add(mm(a, b), bias[N])` into the extern when the mm has no other use and some user
-    /// of the sum is not elementwise. Returns whether it folded.
+    /// Inductor's post-grad mm + bias patterns (torch/_inductor/fx_passes/post_grad.py,
+    /// behind `config.pattern_matcher`): `add(mm(a, b), inp)` becomes one `addmm` extern
+    /// (the BLAS epilogue adds the bias; `is_valid_addmm_fusion`) unless
+    /// `should_prefer_unfused_addmm` — on GPUs only, a bias-like `inp` and every user of
+    /// the sum pointwise — leaves the add to the pointwise kernel; `linear`'s and
+    /// `addmm`'s own adds are split by the same rule. With the pattern matcher off
+    /// (`pattern-matcher=false`) no pattern runs: a user's `mm + add` stays unfused and
+    /// `linear` / `addmm` stay one extern. fuselab folds `add(mm(a, b), bias[N])` (a row
+    /// bias, always bias-like; Inductor also folds other shapes expandable to [M, N])
+    /// when the mm has no other use. Returns whether it folded.
     pub(super) fn fold_bias_into_mm(
         &mut self,
         add: MlirOperation,
         operands: &[Access],
         out: &TensorType,
     ) -> Result<bool, String> {
-        let sum_users = ir::users(ir::result(add, 0));
-        let all_elementwise = !sum_users.is_empty()
-            && sum_users.iter().all(|&u| {
-                AtenOpKind::from_op_name(&ir::op_name(u))
-                    .is_some_and(|k| matches!(k.class(), AtenOpClass::Unary | AtenOpClass::Broadcasting))
-            });
-        if all_elementwise {
-            return Ok(false);
+        let of_addmm = ir::attr(add, ORIGIN_ATTR)
+            .and_then(fuselab_dialects::attrs::string_raw)
+            .is_some_and(|o| o == "linear" || o == "addmm");
+        if !self.pattern_matcher {
+            if !of_addmm {
+                return Ok(false);
+            }
+        } else if self.prefer_unfused_bias {
+            let sum_users = ir::users(ir::result(add, 0));
+            let all_pointwise = !sum_users.is_empty()
+                && sum_users.iter().all(|&u| {
+                    AtenOpKind::from_op_name(&ir::op_name(u))
+                        .is_some_and(|k| matches!(k.class(), AtenOpClass::Unary | AtenOpClass::Broadcasting))
+                });
+            if all_pointwise {
+                return Ok(false);
+            }
         }
         for (mm_at, bias_at) in [(0, 1), (1, 0)] {
             let (

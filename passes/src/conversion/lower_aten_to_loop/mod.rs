@@ -60,12 +60,20 @@ pub const INFO: PassInfo = PassInfo {
     summary:
         "Lower primitive aten ops to loop.pointwise / loop.reduction / loop.extern (views become index maps)",
     anchor: "func.func",
-    options: &[PassOption {
-        name: "materialize-views",
-        kind: OptionKind::Bool,
-        default: "false",
-        help: "make every view op a copy node (TVM Relax's op-per-binding form) instead of an index map",
-    }],
+    options: &[
+        PassOption {
+            name: "materialize-views",
+            kind: OptionKind::Bool,
+            default: "false",
+            help: "make every view op a copy node (TVM Relax's op-per-binding form) instead of an index map",
+        },
+        PassOption {
+            name: "pattern-matcher",
+            kind: OptionKind::Bool,
+            default: "true",
+            help: "Inductor's config.pattern_matcher: fold mm + bias into one addmm extern by the post-grad rule (false: only linear/addmm stay one extern)",
+        },
+    ],
     run,
     id: &ID,
 };
@@ -131,6 +139,11 @@ struct Lowering {
     next_eager_id: i64,
     /// Views become copy nodes instead of index maps.
     materialize_views: bool,
+    /// Inductor's post-grad mm + bias patterns run (`config.pattern_matcher`).
+    pattern_matcher: bool,
+    /// The target leaves a bias consumed by pointwise ops out of the matmul
+    /// (`Target::prefers_unfused_bias_add`).
+    prefer_unfused_bias: bool,
 }
 
 type Lowered = Result<(), String>;
@@ -504,6 +517,8 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
         eager_id: first_free_id,
         next_eager_id: first_free_id,
         materialize_views: cx.options.flag("materialize-views"),
+        pattern_matcher: cx.options.flag("pattern-matcher"),
+        prefer_unfused_bias: cx.target().prefers_unfused_bias_add(),
     };
     for arg in ir::block_arguments(body) {
         if let Some(t) = ir::tensor_type(arg) {
