@@ -19,6 +19,11 @@
 // CHECK: tiny_reduce_4 1 1 yes
 // CHECK: tiny_reduce_8 1 2 NO
 // CHECK: gather_nll 1 2 NO
+// The bias is folded into the addmm on the CPU (Inductor: extern addmm, then
+// cpp_fused_relu_0 / cpp_fused_gelu_0 — its should_prefer_unfused_addmm holds on GPUs
+// only); the GPU target keeps it in the pointwise kernel, as Triton's add_relu.
+// CHECK: mm_relu 1 1 yes fused_relu_0
+// CHECK: linear_gelu 1 1 yes fused_gelu_0
 // CHECK: attention 1 1 yes
 // CHECK: conv_bn_relu 2 1 NO
 // CHECK: conv_residual 2 1 NO
