@@ -325,7 +325,10 @@ pub(super) fn is_reshape(op: MlirOperation) -> bool {
         return false;
     }
     let layout = i64s(op, "layout");
-    let rank = (layout.len().max(1) - 1) / 2;
+    if layout.len() % 2 == 0 {
+        return false; // not [offset, sizes..., strides...]
+    }
+    let rank = (layout.len() - 1) / 2;
     let (sizes, strides) = (&layout[1..=rank], &layout[rank + 1..]);
     let source = ir::tensor_type(ir::operand(op, 0));
     let contiguous = fuselab_dialects::types::contiguous_strides(sizes);
