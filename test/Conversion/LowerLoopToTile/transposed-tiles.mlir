@@ -1,5 +1,6 @@
 // RUN: fuse-opt %s --split-input-file --aten-decompose --lower-aten-to-loop --inline-pointwise --inductor-fuse --lower-loop-to-tile | FileCheck %s
 // RUN: fuse-gpu %s --function transposed_relu --emit ptx | FileCheck %s --check-prefix=PTX
+// RUN: fuse-opt %s --split-input-file --aten-decompose --lower-aten-to-loop=materialize-views=true --tvm-fuse-ops --lower-loop-to-tile | FileCheck %s --check-prefix=TVM
 
 // A pointwise kernel whose load is contiguous along the second-last dim and strided
 // along the last (a transpose): each program takes a 32 x 32 tile of those two dims
@@ -17,6 +18,11 @@
 // CHECK: %[[COL:.*]] = arith.andi %[[J]]
 // CHECK: arith.muli %[[ROW]]
 // CHECK: block = array<i64: 1024, 1>, grid = array<i64: 256>, num_warps = 8 : i64, sym_name = "transposed_relu_fused_relu_0"
+// The TVM strategy's group {transpose, relu} keeps the transpose kernel-local: relu
+// reads it at its own position, so the transpose's strided load decides the tiling.
+// TVM-LABEL: "tile.kernel"
+// TVM: arith.shrui
+// TVM: num_warps = 8 : i64, sym_name = "transposed_relu_fused_transpose_relu"
 // PTX: .entry transposed_relu_fused_relu_0(
 // PTX: .maxntid 256, 1, 1
 // PTX-COUNT-4: ld.global.nc.b32

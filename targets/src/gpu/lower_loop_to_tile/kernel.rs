@@ -405,7 +405,7 @@ impl Lowering {
         let rnumel = run.iter().map(|&m| inner(m)).max().unwrap_or(1);
         let (xb, rb, warps) = self.config.launch(xnumel, rnumel);
         let tiles = if rb == 1 {
-            transposed_tiles(run, &prefix, xb)
+            transposed_tiles(run, &prefix, xb, &self.inline)
         } else {
             None
         };

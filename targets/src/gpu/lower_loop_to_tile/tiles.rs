@@ -26,28 +26,56 @@ const TILE_COLUMNS: i64 = 32;
 /// line each, the same line reached 32 programs on different SMs. Only where the tile
 /// divides both dims (no masks); the values are the same either way, only which
 /// program computes which element changes.
-pub(super) fn transposed_tiles(run: &[MlirOperation], prefix: &[i64], xb: i64) -> Option<Tiles> {
+pub(super) fn transposed_tiles(
+    run: &[MlirOperation],
+    prefix: &[i64],
+    xb: i64,
+    inline: &std::collections::HashMap<usize, MlirOperation>,
+) -> Option<Tiles> {
     let n = prefix.len();
     let t = tiles_of(prefix, xb)?;
-    let transposed = |load: MlirOperation| {
-        let Some((e, dims, _)) =
-            ir::attr(load, "index").and_then(fuselab_dialects::loops::index::from_affine_map_attr)
-        else {
-            return false;
-        };
-        dims == n
-            && e.dim_coefficient(n - 2) == Some(1)
-            && e.dim_coefficient(n - 1).is_some_and(|c| c.abs() > 1)
+    let index_of = |load: MlirOperation| {
+        ir::attr(load, "index")
+            .and_then(fuselab_dialects::loops::index::from_affine_map_attr)
+            .filter(|(_, dims, _)| *dims == n)
+            .map(|(e, _, _)| e)
     };
-    let any = run.iter().any(|&m| {
-        ir::op_name(m) == names::POINTWISE
-            && ir::first_block(ir::region(m, 0)).is_some_and(|b| {
-                ir::block_ops(b)
-                    .into_iter()
-                    .any(|op| ir::op_name(op) == names::LOAD && transposed(op))
-            })
-    });
-    any.then_some(t)
+    let transposed = |load: MlirOperation| {
+        index_of(load).is_some_and(|e| {
+            e.dim_coefficient(n - 2) == Some(1) && e.dim_coefficient(n - 1).is_some_and(|c| c.abs() > 1)
+        })
+    };
+    // A load of a kernel-local producer at the reader's own position (a TVM group's
+    // transpose feeding its epilogue) reads what the producer's loads read.
+    let identity = fuselab_dialects::loops::index::contiguous_index(prefix);
+    let reads_transposed = |node: MlirOperation| {
+        let mut stack = vec![node];
+        let mut seen = 0;
+        while let Some(m) = stack.pop() {
+            seen += 1;
+            if seen > 64 || ir::op_name(m) != names::POINTWISE || i64s(m, "ranges") != prefix {
+                continue;
+            }
+            let Some(body) = ir::first_block(ir::region(m, 0)) else {
+                continue;
+            };
+            for op in ir::block_ops(body)
+                .into_iter()
+                .filter(|&op| ir::op_name(op) == names::LOAD)
+            {
+                if transposed(op) {
+                    return true;
+                }
+                if let Some(&producer) = inline.get(&(ir::operand(op, 0).ptr as usize)) {
+                    if index_of(op).as_ref() == Some(&identity) {
+                        stack.push(producer);
+                    }
+                }
+            }
+        }
+        false
+    };
+    run.iter().any(|&m| reads_transposed(m)).then_some(t)
 }
 
 /// The tiles of `xb` elements over the last two of `sizes`, if they divide them.
