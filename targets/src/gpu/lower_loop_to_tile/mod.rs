@@ -325,7 +325,7 @@ pub(super) fn is_reshape(op: MlirOperation) -> bool {
         return false;
     }
     let layout = i64s(op, "layout");
-    if layout.len() % 2 == 0 {
+    if layout.len().is_multiple_of(2) {
         return false; // not [offset, sizes..., strides...]
     }
     let rank = (layout.len() - 1) / 2;
