@@ -147,10 +147,10 @@ impl Math<'_> {
     /// `s = saturate(x log2(e) / 252 + 1/2)` maps the clamp range onto [0, 1] (NaN to
     /// 0); `j = s 252 + (1.5 2^23 + 1)` rounded down is an integer float whose low
     /// mantissa bits are `n + 127`, so `bits(j) << 23` is `2^n` and
-    /// `j - (1.5 2^23 + 127)` is `n`. Beyond the clamp `f`
-    /// carries the rest: `pow2` overflows to inf, or gives a small normal that the last
-    /// multiply rounds to a subnormal or 0 (`pow2` may flush subnormals: its own results
-    /// are subnormal only where `exp` is 0 anyway); ±inf and NaN go through `f`. With
+    /// `j - (1.5 2^23 + 127)` is `n`. Beyond the clamp `f` carries the rest: `pow2`
+    /// overflows to inf, or gives a small normal that the last multiply rounds to a
+    /// subnormal or 0 (`pow2` may flush subnormals: its own results are subnormal only
+    /// where `exp` is 0 anyway); ±inf and NaN go through `f`. With
     /// `ex2.approx.f32` (2^-22 relative) the result is within ~2 ulp over the range.
     pub fn exp_base2(&mut self, x: Value, ops: &dyn ExpPrimitives) -> Value {
         const LOG2_E_LO: f64 = std::f64::consts::LOG2_E - std::f32::consts::LOG2_E as f64;

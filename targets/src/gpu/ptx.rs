@@ -148,20 +148,30 @@ pub fn emit_ptx(module: MlirOperation, name: &str, options: PtxOptions) -> Resul
 /// (libdevice's `expf` scheme, the `libdevice.exp` Inductor's kernels call, within ~2
 /// ulp over the range). ±inf, NaN and subnormal results behave as exp's either way.
 fn ex2_exp(root: MlirOperation, exact_reduction: bool) {
-    for op in ir::collect_ops(root, |n| n == "math.exp") {
-        let x = ir::operand(op, 0);
-        let ty = ir::value_type(x);
-        if !unsafe { mlir_sys::mlirTypeIsAF32(ty) } {
+    rewrite_f32(root, &["math.exp"], |b, args, _| {
+        if exact_reduction {
+            return crate::math::Math { b }.exp_base2(args[0], &Nvptx);
+        }
+        let log2e = b.f32(std::f32::consts::LOG2_E);
+        let scaled = b.binary("arith.mulf", args[0], log2e);
+        intrinsic(b, "llvm.nvvm.ex2.approx.f32", &[scaled], ir::value_type(args[0]))
+    });
+}
+
+/// Replaces every op of `root` named in `names` whose result is f32 by what `build`
+/// makes of its operands (and its name): the f32 rewrites of this stage; ops of other
+/// types keep theirs.
+fn rewrite_f32(
+    root: MlirOperation,
+    names: &[&str],
+    build: impl Fn(&mut Builder, &[mlir_sys::MlirValue], &str) -> mlir_sys::MlirValue,
+) {
+    for op in ir::collect_ops(root, |n| names.contains(&n)) {
+        if !unsafe { mlir_sys::mlirTypeIsAF32(ir::value_type(ir::result(op, 0))) } {
             continue;
         }
-        rewrite(op, |b| {
-            if exact_reduction {
-                return Some(crate::math::Math { b }.exp_base2(x, &Nvptx));
-            }
-            let log2e = b.f32(std::f32::consts::LOG2_E);
-            let scaled = b.binary("arith.mulf", x, log2e);
-            Some(intrinsic(b, "llvm.nvvm.ex2.approx.f32", &[scaled], ty))
-        });
+        let (args, name) = (ir::operands(op), ir::op_name(op));
+        rewrite(op, |b| Some(build(b, &args, &name)));
     }
 }
 
@@ -197,41 +207,25 @@ impl crate::math::ExpPrimitives for Nvptx {
 /// f32 `math.erf` as [`crate::math::Math::erf_gpu`] (its `exp` then lowered by
 /// [`ex2_exp`]): no division, one `ex2` (the CPU target keeps [`crate::math::Math::erf`]).
 fn gpu_erf(root: MlirOperation) {
-    for op in ir::collect_ops(root, |n| n == "math.erf") {
-        let x = ir::operand(op, 0);
-        if !unsafe { mlir_sys::mlirTypeIsAF32(ir::value_type(x)) } {
-            continue;
-        }
-        rewrite(op, |b| Some(crate::math::Math { b }.erf_gpu(x)));
-    }
+    rewrite_f32(root, &["math.erf"], |b, args, _| {
+        crate::math::Math { b }.erf_gpu(args[0])
+    });
 }
 
 /// f32 `arith.divf` as `llvm.nvvm.div.full` (`div.full.f32`), as Triton lowers `/`.
 fn fast_div(root: MlirOperation) {
-    for op in ir::collect_ops(root, |n| n == "arith.divf") {
-        let ty = ir::value_type(ir::result(op, 0));
-        if !unsafe { mlir_sys::mlirTypeIsAF32(ty) } {
-            continue;
-        }
-        let (a, b) = (ir::operand(op, 0), ir::operand(op, 1));
-        rewrite(op, |builder| {
-            Some(intrinsic(builder, "llvm.nvvm.div.full", &[a, b], ty))
-        });
-    }
+    rewrite_f32(root, &["arith.divf"], |b, args, _| {
+        intrinsic(b, "llvm.nvvm.div.full", args, ir::value_type(args[0]))
+    });
 }
 
 /// f32 `math.sin` / `math.cos` as [`crate::math::Math::sin_cos_branching`]: f32 for
 /// |x| < 4096, the f64 expansion otherwise (the CPU target keeps the branch-free f64
 /// form, which vectorizes).
 fn branching_sin_cos(root: MlirOperation) {
-    for op in ir::collect_ops(root, |n| n == "math.sin" || n == "math.cos") {
-        let x = ir::operand(op, 0);
-        if !unsafe { mlir_sys::mlirTypeIsAF32(ir::value_type(x)) } {
-            continue;
-        }
-        let cosine = ir::op_name(op) == "math.cos";
-        rewrite(op, |b| Some(crate::math::Math { b }.sin_cos_branching(x, cosine)));
-    }
+    rewrite_f32(root, &["math.sin", "math.cos"], |b, args, name| {
+        crate::math::Math { b }.sin_cos_branching(args[0], name == "math.cos")
+    });
 }
 
 /// `llvm.call_intrinsic "name"(args) : ty`.

@@ -145,26 +145,18 @@ pub(super) static RULES: &[Rule] = &[
 fn param_or(em: &mut Emitter, node: &Node, arg: &str, default: f64, ty: &TType) -> R<String> {
     match node.arg(arg) {
         Some(_) => em.tensor(node, arg),
-        None => Ok(em.splat(None, Scalar::Float(default), ty, &node.loc.clone())),
+        None => Ok(em.splat(None, Scalar::Float(default), ty, &node.loc)),
     }
 }
 
 fn channel_param(em: &mut Emitter, node: &Node, arg: &str, default: f64, out: &TType) -> R<String> {
-    let loc = node.loc.clone();
     let c = out.shape.get(1).copied().unwrap_or(1);
-    let p = match node.arg(arg) {
-        Some(_) => em.tensor(node, arg)?,
-        None => em.splat(
-            None,
-            Scalar::Float(default),
-            &TType {
-                shape: vec![c],
-                dtype: out.dtype,
-            },
-            &loc,
-        ),
+    let param = TType {
+        shape: vec![c],
+        dtype: out.dtype,
     };
+    let p = param_or(em, node, arg, default, &param)?;
     let mut shape = vec![1; out.rank()];
     shape[1] = c;
-    Ok(em.view(None, &p, shape, &loc))
+    Ok(em.view(None, &p, shape, &node.loc))
 }

@@ -747,9 +747,9 @@ impl Lowering {
             return Ok(());
         }
         let out = self.result_buffer(op)?;
-        let layout = i64s(op, "layout");
-        let rank = (layout.len().max(1) - 1) / 2;
-        let (offset, sizes, strides) = (layout[0], &layout[1..=rank], &layout[rank + 1..]);
+        let layout =
+            fuselab_dialects::loops::view_layout(op).ok_or_else(|| err(op, "a view without a layout"))?;
+        let (offset, sizes, strides) = (layout.offset, &layout.sizes[..], &layout.strides[..]);
         let numel: i64 = sizes.iter().product();
         let (xb, rb, warps) = self.config.launch(numel, 1);
         let tiles = transposed_view_tiles(sizes, strides, xb);

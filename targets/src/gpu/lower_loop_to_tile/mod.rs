@@ -324,19 +324,17 @@ pub(super) fn is_reshape(op: MlirOperation) -> bool {
     if ir::op_name(op) != names::VIEW {
         return false;
     }
-    let layout = i64s(op, "layout");
-    if layout.len().is_multiple_of(2) {
-        return false; // not [offset, sizes..., strides...]
-    }
-    let rank = (layout.len() - 1) / 2;
-    let (sizes, strides) = (&layout[1..=rank], &layout[rank + 1..]);
+    let Some(layout) = fuselab_dialects::loops::view_layout(op) else {
+        return false;
+    };
     let source = ir::tensor_type(ir::operand(op, 0));
-    let contiguous = fuselab_dialects::types::contiguous_strides(sizes);
-    layout[0] == 0
-        && source.is_some_and(|t| t.numel() == sizes.iter().product::<i64>())
-        && sizes
+    let contiguous = fuselab_dialects::types::contiguous_strides(&layout.sizes);
+    layout.offset == 0
+        && source.is_some_and(|t| t.numel() == layout.sizes.iter().product::<i64>())
+        && layout
+            .sizes
             .iter()
-            .zip(strides.iter().zip(&contiguous))
+            .zip(layout.strides.iter().zip(&contiguous))
             .all(|(&n, (s, c))| n == 1 || s == c)
 }
 

@@ -41,9 +41,7 @@ pub(super) fn transposed_tiles(
             .map(|(e, _, _)| e)
     };
     let transposed = |load: MlirOperation| {
-        index_of(load).is_some_and(|e| {
-            e.dim_coefficient(n - 2) == Some(1) && e.dim_coefficient(n - 1).is_some_and(|c| c.abs() > 1)
-        })
+        index_of(load).is_some_and(|e| is_transposing(e.dim_coefficient(n - 2), e.dim_coefficient(n - 1)))
     };
     // A load of a kernel-local producer at the reader's own position (a TVM group's
     // transpose feeding its epilogue) reads what the producer's loads read.
@@ -97,7 +95,13 @@ fn tiles_of(sizes: &[i64], xb: i64) -> Option<Tiles> {
 pub(super) fn transposed_view_tiles(sizes: &[i64], strides: &[i64], xb: i64) -> Option<Tiles> {
     let n = sizes.len();
     let t = tiles_of(sizes, xb)?;
-    (strides[n - 2] == 1 && strides[n - 1].abs() > 1).then_some(t)
+    is_transposing(Some(strides[n - 2]), Some(strides[n - 1])).then_some(t)
+}
+
+/// Whether a read with these strides along the second-last and the last dim (`None`:
+/// not a plain stride) is contiguous along the former and strided along the latter.
+fn is_transposing(second_last: Option<i64>, last: Option<i64>) -> bool {
+    second_last == Some(1) && last.is_some_and(|c| c.abs() > 1)
 }
 
 /// Warps of a tiled kernel of `xb` elements: one group of 4 adjacent elements a thread
