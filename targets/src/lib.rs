@@ -25,10 +25,27 @@ pub trait Executable {
 }
 
 /// Options of a runner's compilation.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CompileOptions {
     /// Use the machine's cores (CPU: `scf.parallel` row chunks).
     pub parallel: bool,
+    /// Let a multiply and the add using it become one fused multiply-add (CPU:
+    /// [`cpu::codegen_choices::CodegenChoices::fp_fusion`]). Default true.
+    pub fp_fusion: bool,
+    /// The vector width the code should prefer, in bits; `None`: the back end's own
+    /// choice (CPU: [`cpu::codegen_choices::CodegenChoices::vector_bits`]). Default: the
+    /// host's widest ([`cpu::codegen_choices::host_vector_bits`]).
+    pub vector_bits: Option<u32>,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        Self {
+            parallel: false,
+            fp_fusion: true,
+            vector_bits: cpu::codegen_choices::host_vector_bits(),
+        }
+    }
 }
 
 /// How a target's code is run here.
@@ -71,6 +88,7 @@ pub static TARGETS: &[TargetEntry] = &[
 /// The targets' passes, added to the core's by `fuse-opt`.
 pub static PASSES: &[PassInfo] = &[
     cpu::lower_loop_to_cpu::INFO,
+    cpu::codegen_choices::INFO,
     gpu::lower_loop_to_tile::INFO,
     gpu::lower_tile_to_gpu::INFO,
 ];

@@ -10,6 +10,7 @@ use fuselab_dialects::{
 };
 use fuselab_targets::{
     cpu::{
+        codegen_choices::CodegenChoices,
         jit::{HostBuffer, Jit},
         lower_loop_to_cpu::HostSignature,
     },
@@ -24,6 +25,15 @@ fn run(name: &str, xs: &[f32]) -> Vec<f32> {
 /// Compiles `y[i] = build(x[i])` and runs it on `xs`.
 fn run_with(
     xs: &[f32],
+    build: impl FnOnce(&mut Builder, fuselab_dialects::build::Value) -> fuselab_dialects::build::Value,
+) -> Vec<f32> {
+    run_compiled(xs, CodegenChoices::default(), build)
+}
+
+/// [`run_with`] under the JIT's `options`.
+fn run_compiled(
+    xs: &[f32],
+    options: CodegenChoices,
     build: impl FnOnce(&mut Builder, fuselab_dialects::build::Value) -> fuselab_dialects::build::Value,
 ) -> Vec<f32> {
     let fuse = FuseContext::new().expect("context");
@@ -54,7 +64,7 @@ fn run_with(
         inputs: vec![ty.clone()],
         outputs: vec![ty],
     };
-    let jit = Jit::compile_module(module, signature).expect("compiles");
+    let jit = Jit::compile_module(module, signature, options).expect("compiles");
     let mut ins = vec![HostBuffer::F32(xs.to_vec())];
     let mut outs = jit.output_buffers();
     jit.call(&mut ins, &mut outs).expect("runs");
@@ -266,4 +276,49 @@ fn grouped_sin_and_cos_are_accurate_on_both_branches() {
             fuselab_targets::math::Math { b }.sin_cos_group(&[x, other], cosine)[0]
         });
     }
+}
+
+/// `x * x - (1 + 2^-11)` at `x = 1 + 2^-12`: the exact product is 1 + 2^-11 + 2^-24,
+/// whose f32 rounding (a tie, to even) drops the 2^-24. With multiply-add fusion (the
+/// JIT's default, where the host has FMA) one rounding keeps it; without, 0.
+#[test]
+fn multiply_add_fusion_reaches_the_compiled_code() {
+    let x = 1.0 + 2.0f32.powi(-12);
+    let c = 1.0 + 2.0f32.powi(-11);
+    let body = |b: &mut Builder, x: Value| {
+        let f32t = b.f32_type();
+        let square = b.binary("arith.mulf", x, x);
+        let c = b.float_attr(f32t, c as f64);
+        let c = b.constant(c, f32t);
+        b.binary("arith.subf", square, c)
+    };
+    let fused = CodegenChoices {
+        fp_fusion: true,
+        ..CodegenChoices::default()
+    };
+    let unfused = CodegenChoices {
+        fp_fusion: false,
+        ..CodegenChoices::default()
+    };
+    let want = if host_has_fma() { 2.0f32.powi(-24) } else { 0.0 };
+    assert_eq!(run_compiled(&[x], fused, body), vec![want]);
+    assert_eq!(run_compiled(&[x], unfused, body), vec![0.0]);
+    // The vector width changes no value.
+    for bits in [None, Some(256), Some(512)] {
+        let options = CodegenChoices {
+            vector_bits: bits,
+            ..fused
+        };
+        assert_eq!(run_compiled(&[x], options, body), vec![want], "{bits:?}");
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn host_has_fma() -> bool {
+    std::arch::is_x86_feature_detected!("fma")
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn host_has_fma() -> bool {
+    false
 }

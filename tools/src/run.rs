@@ -93,6 +93,10 @@ pub struct RunOptions {
     pub parallel: bool,
     /// The target the strategies ask and whose runner runs compiled code.
     pub target: &'static TargetEntry,
+    /// Fused multiply-add in compiled code ([`CompileOptions::fp_fusion`]).
+    pub fp_fusion: bool,
+    /// Preferred vector width of compiled code ([`CompileOptions::vector_bits`]).
+    pub vector_bits: Option<u32>,
 }
 
 impl RunOptions {
@@ -100,6 +104,8 @@ impl RunOptions {
     fn compile_options(&self) -> CompileOptions {
         CompileOptions {
             parallel: self.parallel,
+            fp_fusion: self.fp_fusion,
+            vector_bits: self.vector_bits,
         }
     }
 
@@ -130,6 +136,8 @@ impl Default for RunOptions {
             jit: false,
             parallel: false,
             target: &fuselab_targets::TARGETS[0],
+            fp_fusion: true,
+            vector_bits: fuselab_targets::cpu::codegen_choices::host_vector_bits(),
         }
     }
 }
@@ -455,6 +463,10 @@ OPTIONS:
   --bench-json <file>  With --bench (implied): also write the timings as JSON
   --parallel           Compiled code runs chunks of each kernel's rows in parallel
                        (scf.parallel on the MLIR async runtime's thread pool)
+  --fp-fusion <bool>   Compiled code may fuse a multiply and its add into one fma
+                       (default: true; false: every op rounds)
+  --vector-width <w>   Vector width compiled code prefers: host (default: 512 with
+                       AVX-512F, else LLVM's choice), llvm (LLVM's own), 128, 256, 512
   --max-elements <n>   Refuse functions holding more tensor elements (default: 268435456)
   --help, -h           Show this help
 ",
@@ -477,6 +489,8 @@ pub fn run(args: &[String]) -> i32 {
     let mut bench_runs: Option<usize> = None;
     let mut no_check = false;
     let mut bench_json: Option<String> = None;
+    // Options that only compiled code reads (an error without --jit or --bench).
+    let mut compiled_flags: Vec<&str> = Vec::new();
     let mut i = 0;
     while i < args.len() {
         let arg = args[i].as_str();
@@ -524,7 +538,30 @@ pub fn run(args: &[String]) -> i32 {
                 },
                 None => return fail("--target needs a name".into()),
             },
-            "--parallel" => options.parallel = true,
+            "--parallel" | "--fp-fusion" | "--vector-width" if compiled_flags.contains(&flag) => {
+                return fail(format!("{flag} given twice"))
+            }
+            "--parallel" => {
+                options.parallel = true;
+                compiled_flags.push("--parallel");
+            }
+            "--fp-fusion" => match value(&mut i).as_deref() {
+                Some(b @ ("true" | "false")) => {
+                    options.fp_fusion = b == "true";
+                    compiled_flags.push("--fp-fusion");
+                }
+                _ => return fail("--fp-fusion expects true or false".into()),
+            },
+            "--vector-width" => {
+                let width = value(&mut i).unwrap_or_default();
+                match fuselab_targets::cpu::codegen_choices::vector_width(&width) {
+                    Ok(bits) => {
+                        options.vector_bits = bits;
+                        compiled_flags.push("--vector-width");
+                    }
+                    Err(m) => return fail(format!("--vector-width: {m}")),
+                }
+            }
             "--bench" => bench_runs = Some(bench_runs.unwrap_or(10)),
             "--no-check" => no_check = true,
             "--bench-json" => match value(&mut i) {
@@ -559,6 +596,11 @@ pub fn run(args: &[String]) -> i32 {
     }
     if !strategies.is_empty() {
         options.strategies = strategies;
+    }
+    if !options.jit && bench_runs.is_none() {
+        if let Some(flag) = compiled_flags.first() {
+            return fail(format!("{flag} applies to compiled code: add --jit or --bench"));
+        }
     }
     let Some(input) = input else {
         return fail("no input file (see --help)".into());

@@ -1,11 +1,14 @@
 //! A JIT for `loop` IR: `--lower-loop-to-cpu`'s code
 //! ([`super::lower_loop_to_cpu`]) lowered with upstream passes
 //! ([`upstream_lowering`]: async-parallel-for, affine/scf/math/memref/arith/func to the
-//! LLVM dialect) and compiled by MLIR's `ExecutionEngine` at -O3 (LLVM's vectorizer on
-//! the host CPU). The engine is given the generated code's runtime: `fuselab_sgemm`
-//! (matrixmultiply's sgemm) and the MLIR async runtime behind `scf.parallel`.
+//! LLVM dialect), given the target's code generation choices
+//! ([`super::codegen_choices`]: fma contraction, the preferred vector width) and compiled
+//! by MLIR's `ExecutionEngine` at -O3 (LLVM's vectorizer on the host CPU). The engine is
+//! given the generated code's runtime: `fuselab_sgemm` (matrixmultiply's sgemm) and the
+//! MLIR async runtime behind `scf.parallel`.
 //! [`Jit::call`] runs the host function on host buffers through its C interface.
 
+use super::codegen_choices::CodegenChoices;
 use super::lower_loop_to_cpu::{cpu_module, upstream_lowering, CpuOptions, HostSignature};
 use fuselab_dialects::build::OwnedModule;
 use fuselab_dialects::types::{DType, TensorType};
@@ -239,14 +242,18 @@ impl Jit {
             .functions
             .pop()
             .ok_or_else(|| ExecError::msg("no host function was generated"))?;
-        Self::compile_module(built.module, signature)
+        Self::compile_module(built.module, signature, options.jit)
     }
 
     /// JIT-compiles a module of upstream ops (in a context with every upstream dialect,
     /// such as [`fuselab_dialects::FuseContext`]'s) whose function `signature.entry`
     /// (with `llvm.emit_c_interface`) takes flat 1-D memrefs of the inputs then the
     /// outputs.
-    pub fn compile_module(module: OwnedModule, signature: HostSignature) -> Result<Self, ExecError> {
+    pub fn compile_module(
+        module: OwnedModule,
+        signature: HostSignature,
+        options: CodegenChoices,
+    ) -> Result<Self, ExecError> {
         let HostSignature {
             entry,
             inputs,
@@ -266,6 +273,7 @@ impl Jit {
         manager
             .run(&mut module)
             .map_err(|_| ExecError::msg("lowering the CPU module to LLVM failed"))?;
+        super::codegen_choices::apply(module.as_operation().to_raw(), options).map_err(ExecError::msg)?;
         if !module.as_operation().verify() {
             return Err(ExecError::msg("the lowered CPU module does not verify"));
         }

@@ -1,16 +1,20 @@
 //! The CPU target: fused `loop` IR lowered to upstream `scf`/`memref`/`arith`/`math`
 //! ([`lower_loop_to_cpu`], with the vectorizable [`crate::math`] expansions), then by upstream
-//! passes to the LLVM dialect and compiled by MLIR's ExecutionEngine ([`jit`]).
+//! passes to the LLVM dialect, given the target's code generation choices (fma
+//! contraction, 512-bit vectors on AVX-512 hosts: [`codegen_choices`]) and compiled by
+//! MLIR's ExecutionEngine ([`jit`]).
 //!
 //! Fusion legality: the code generator runs a kernel's members in row nests, so it
 //! takes the SIMD back ends' iteration-space rule (`simd_can_fuse`, the default of
 //! [`Target::can_fuse`]); Inductor's C++ back end has rules of its own (cpp.py), not
 //! modelled here. No input or on-chip limit. Costs: this class of machine, one core.
 
+pub mod codegen_choices;
 pub mod jit;
 pub mod lower_loop_to_cpu;
 
 use crate::{CompileOptions, Executable, Runner};
+use codegen_choices::CodegenChoices;
 use fuselab_exec::{ExecError, Tensor};
 use fuselab_passes::target::{Costs, Stage, Target};
 use jit::{HostBuffer, Jit};
@@ -33,6 +37,10 @@ static STAGES: &[Stage] = &[
     Stage {
         name: "llvm",
         pipeline: lower_loop_to_cpu::UPSTREAM_PIPELINE,
+    },
+    Stage {
+        name: "choices",
+        pipeline: "cpu-codegen-choices",
     },
 ];
 
@@ -71,6 +79,10 @@ impl Runner for Cpu {
             func,
             CpuOptions {
                 parallel: options.parallel,
+                jit: CodegenChoices {
+                    fp_fusion: options.fp_fusion,
+                    vector_bits: options.vector_bits,
+                },
             },
         )?;
         Ok(Box::new(jit))

@@ -71,6 +71,7 @@ pub struct CodegenError {
 fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed> {
     let options = CpuOptions {
         parallel: cx.options.flag("parallel"),
+        ..CpuOptions::default()
     };
     let raw = module.to_raw();
     let block = ir::body(raw).ok_or(PassFailed)?;
@@ -212,12 +213,14 @@ fn err(op: MlirOperation, m: impl Into<String>) -> CodegenError {
     }
 }
 
-/// Options of the CPU code generator.
+/// Options of the CPU code generator and its JIT.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CpuOptions {
     /// Emit `scf.parallel` row chunks for steps of at least [`PARALLEL_WORK`] element
     /// operations.
     pub parallel: bool,
+    /// LLVM code generation choices of the JIT (not read by the code generator).
+    pub jit: crate::cpu::codegen_choices::CodegenChoices,
 }
 
 /// The signature of one generated host function.
