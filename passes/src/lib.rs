@@ -37,5 +37,6 @@ pub static PASSES: &[PassInfo] = &[
     fusion::tvm::annotate::INFO,
     fusion::inductor::INFO,
     fusion::tvm::INFO,
+    fusion::ascend::INFO,
     fusion::fuse::INFO,
 ];

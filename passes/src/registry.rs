@@ -70,6 +70,9 @@ pub enum PassError {
     /// `name` without `=value`.
     #[error("option '{0}' needs a value: write {0}=VALUE")]
     MissingValue(String),
+    /// A quote opened and never closed.
+    #[error("unterminated quote in the options '{0}'")]
+    UnterminatedQuote(String),
 }
 
 /// Parsed, validated option values of one pass instance (defaults filled in).
@@ -249,19 +252,63 @@ impl fmt::Debug for PassInfo {
     }
 }
 
+/// The `k=v` items of an option string: split at spaces and commas outside quotes.
+fn option_items(text: &str) -> Result<Vec<String>, PassError> {
+    let mut items = Vec::new();
+    let mut current = String::new();
+    let mut quote: Option<char> = None;
+    for c in text.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => {
+                quote = None;
+                current.push(c);
+            }
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                current.push(c);
+            }
+            (None, ' ' | ',') => {
+                if !current.is_empty() {
+                    items.push(std::mem::take(&mut current));
+                }
+            }
+            _ => current.push(c),
+        }
+    }
+    if quote.is_some() {
+        return Err(PassError::UnterminatedQuote(text.to_string()));
+    }
+    if !current.is_empty() {
+        items.push(current);
+    }
+    Ok(items)
+}
+
+/// `value` without one pair of enclosing quotes.
+fn unquote(value: &str) -> &str {
+    for q in ['"', '\''] {
+        if let Some(inner) = value.strip_prefix(q).and_then(|v| v.strip_suffix(q)) {
+            return inner;
+        }
+    }
+    value
+}
+
 impl PassInfo {
     /// Parses `k=v` pairs (separated by spaces or commas) against the declared
-    /// options, filling in defaults.
+    /// options, filling in defaults. A value in double or single quotes (as MLIR's
+    /// textual pass options) may hold spaces, commas and `=`; the quotes are dropped.
     pub fn parse_options(&self, text: &str) -> Result<PassOptions, PassError> {
         let mut values: BTreeMap<&'static str, String> = self
             .options
             .iter()
             .map(|o| (o.name, o.default.to_string()))
             .collect();
-        for item in text.split([' ', ',']).filter(|s| !s.is_empty()) {
+        for item in option_items(text)? {
             let (name, value) = item
                 .split_once('=')
                 .ok_or_else(|| PassError::MissingValue(item.to_string()))?;
+            let value = unquote(value);
             let option =
                 self.options
                     .iter()

@@ -151,6 +151,14 @@ pub trait Target: Sync {
     fn prefers_unfused_bias_add(&self) -> bool {
         false
     }
+
+    /// The priority of fusing groups `a` and `b` here (higher first; `vertical`: one
+    /// reads what the other writes) — the first sort key of GE AutoFuse's candidates
+    /// ("backend priority"). The default states no preference: every pair 0.
+    fn fusion_priority(&self, a: &GroupShape, b: &GroupShape, vertical: bool) -> i64 {
+        let _ = (a, b, vertical);
+        0
+    }
 }
 
 /// Inductor's `num_splits` for a GPU of `num_sm` multiprocessors (torch/_inductor/ir.py

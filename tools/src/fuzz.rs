@@ -610,7 +610,7 @@ USAGE: fuse-fuzz [--count N] [--seed S] [--out DIR] [--jit]
        fuse-fuzz --emit DIR [--count N] [--seed S]
 
 Generates N seeded random aten graphs (graph i uses seed S + i), runs each through every
-strategy (unfused, inductor, tvm, tvm-folded) and compares with the aten reference
+strategy ({strategies}) and compares with the aten reference
 interpreter; with --jit each strategy's result runs as compiled CPU code instead of on
 the loop interpreter. Failing graphs are minimized and written to DIR (default:
 fuzz-failures).
@@ -645,7 +645,9 @@ pub fn run(args: &[String]) -> i32 {
         }
         match (flag, value) {
             ("-h" | "--help", _) => {
-                return match crate::print_stdout(HELP) {
+                return match crate::print_stdout(
+                    &HELP.replace("{strategies}", &crate::run::strategy_names().join(", ")),
+                ) {
                     Ok(()) => 0,
                     Err(m) => {
                         eprintln!("fuse-fuzz: error: {m}");

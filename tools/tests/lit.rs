@@ -4,7 +4,7 @@
 //! substitutes `%s` (this file), `%S` (its folder), `%t` (a scratch path), `%dialects`
 //! (the IRDL folder), maps tool names to binaries (`fuse-opt`, `fuse-import`, `fuse-gpu` from this build,
 //! `mlir-opt` from LLVM 22), runs `FileCheck` in process (litcheck-filecheck, LLVM's
-//! directive syntax), and supports `|`, `not`, `2>&1` and `> file`. As in lit with
+//! directive syntax), and supports `|`, `not`, `env NAME=VALUE`, `2>&1` and `> file`. As in lit with
 //! pipefail, every stage of a pipeline must succeed. `not` inverts the exit status but
 //! still fails on a crash or a Rust panic (exit 101): bad input must be an error, not
 //! a panic. The same files run under LLVM's own `lit` with `test/lit.cfg.py`.
@@ -202,6 +202,15 @@ fn run_stage(stage: &str, input: &[u8]) -> StageOutput {
         words.remove(0);
         invert = !invert;
     }
+    // `env NAME=VALUE... command`: the command runs with those variables set.
+    let mut envs = Vec::new();
+    if words.first().is_some_and(|w| w == "env") {
+        words.remove(0);
+        while let Some((name, value)) = words.first().and_then(|w| w.split_once('=')) {
+            envs.push((name.to_string(), value.to_string()));
+            words.remove(0);
+        }
+    }
     let mut merge_stderr = false;
     let mut redirect = None;
     let mut stderr_file = None;
@@ -233,7 +242,7 @@ fn run_stage(stage: &str, input: &[u8]) -> StageOutput {
             "cat" | "true" | "false" | "echo" | "diff" | "cmp" | "python3" => PathBuf::from(&program),
             other => return fail(format!("unknown tool '{other}' in RUN line")),
         };
-        run_process(&binary, &rest, input, merge_stderr, stderr_file.as_deref())
+        run_process(&binary, &rest, &envs, input, merge_stderr, stderr_file.as_deref())
     };
     if invert {
         result.status = match result.status {
@@ -256,6 +265,7 @@ fn run_stage(stage: &str, input: &[u8]) -> StageOutput {
 fn run_process(
     binary: &Path,
     args: &[String],
+    envs: &[(String, String)],
     input: &[u8],
     merge_stderr: bool,
     stderr_file: Option<&str>,
@@ -285,6 +295,7 @@ fn run_process(
     };
     let child = Command::new(binary)
         .args(args)
+        .envs(envs.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::piped())
         .stdout(Stdio::from(out_file))
         .stderr(stderr)

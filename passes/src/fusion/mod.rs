@@ -7,9 +7,10 @@
 //! - [`report`]: kernels, launches, bytes and refusals, one format for all strategies;
 //! - [`fuse`]: the `--fuse` pass (`strategy=` one of the table);
 //! - one folder per strategy: [`inductor`] (TorchInductor's scheduler), [`tvm`] (TVM's
-//!   FuseOps).
+//!   FuseOps), [`ascend`] (CANN GE AutoFuse).
 
 pub mod apply;
+pub mod ascend;
 pub mod fuse;
 pub mod inductor;
 pub mod plan;

@@ -69,7 +69,11 @@ pub trait Strategy: Sync {
 }
 
 /// Every strategy, in `--help` order.
-pub static STRATEGIES: &[&dyn Strategy] = &[&super::inductor::INDUCTOR, &super::tvm::TVM];
+pub static STRATEGIES: &[&dyn Strategy] = &[
+    &super::inductor::INDUCTOR,
+    &super::tvm::TVM,
+    &super::ascend::ASCEND,
+];
 
 /// The strategy named `name`.
 pub fn strategy(name: &str) -> Option<&'static dyn Strategy> {
@@ -166,7 +170,7 @@ mod tests {
     fn table_names_are_unique_and_pipelines_name_registered_passes() {
         let pipelines = execution_pipelines();
         let names: Vec<&str> = pipelines.iter().map(|p| p.name).collect();
-        assert_eq!(names, ["unfused", "inductor", "tvm", "tvm-folded"]);
+        assert_eq!(names, ["unfused", "inductor", "tvm", "tvm-folded", "ascend"]);
         for pipeline in &pipelines {
             for (pass, options) in pipeline.steps() {
                 let info = crate::lookup(pass).unwrap_or_else(|| panic!("{pass} is not registered"));
@@ -181,6 +185,10 @@ mod tests {
         assert_eq!(
             strategy_pipeline(strategy("tvm").expect("tvm")).text(),
             "aten-decompose,lower-aten-to-loop{materialize-views=true},tvm-fuse-ops"
+        );
+        assert_eq!(
+            strategy_pipeline(strategy("ascend").expect("ascend")).text(),
+            "aten-decompose,lower-aten-to-loop{materialize-views=true},ascend-autofuse"
         );
     }
 }

@@ -1,0 +1,545 @@
+//! CANN GE AutoFuse's fusion decision as plain data (`../shared/research/spyre_ascend.md`,
+//! "Ascend"; seed 004). Like Inductor's scheduler it fuses greedily in rounds, but with
+//! GE's candidate rules and order:
+//! - up to `max_rounds` rounds (10); a round that fuses nothing ends the loop;
+//! - candidates are pairs of groups that share a buffer: **vertical** (one writes a
+//!   buffer the other reads) or **horizontal** (both read the same buffer);
+//! - rejected: the same group ("self"); an extern (cube) op; a node whose fusion pass is
+//!   switched off ([`PassSet`]: reduce, concat, slice, gather, transpose are off by
+//!   default); memory score 0 (no bytes shared); a pair the target's legality refuses
+//!   ("vertical/horizontal not allowed by the target"); a horizontal-only pair more
+//!   than `max_proximity` (64) apart in program order (GE's peak-memory guard); more than
+//!   `max_nodes` (64) nodes or `max_inputs` (8; 14 on the A5 generation) distinct inputs
+//!   in the fused kernel; a fusion that would create a cycle;
+//! - order: the target's priority (descending, [`Target::fusion_priority`]), memory score
+//!   (bytes shared, descending), proximity (ascending), then program order.
+//!
+//! The memory score counts whole buffers (bytes of each shared buffer once), not
+//! Inductor's per-index MemoryDeps; proximity is the distance of the groups' program
+//! positions, `max(|min1 - max2|, |min2 - max1|)` (Inductor's `proximity_score`).
+
+use crate::{
+    analysis::memory_deps::{NodeKind, SchedGraph, SchedNode},
+    fusion::plan::{FusionPlan, Rejection},
+    target::{GroupShape, Target},
+};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+/// GE AutoFuse's fusion passes: the node kinds a switch turns on or off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FusionPass {
+    /// Elementwise ops (always on).
+    Elementwise,
+    /// Broadcasts, reshapes and other pointwise copies (always on).
+    Broadcast,
+    /// Reductions.
+    Reduce,
+    /// `cat` / `stack`.
+    Concat,
+    /// `slice` / `select` / `narrow`.
+    Slice,
+    /// `gather` / `index` / `embedding`.
+    Gather,
+    /// `transpose` / `permute`.
+    Transpose,
+}
+
+impl FusionPass {
+    /// Every pass, in GE's switch order.
+    pub const ALL: [FusionPass; 7] = [
+        FusionPass::Elementwise,
+        FusionPass::Broadcast,
+        FusionPass::Reduce,
+        FusionPass::Concat,
+        FusionPass::Slice,
+        FusionPass::Gather,
+        FusionPass::Transpose,
+    ];
+
+    /// The name in `--autofuse_enable_pass=` lists.
+    pub fn name(self) -> &'static str {
+        match self {
+            FusionPass::Elementwise => "elementwise",
+            FusionPass::Broadcast => "broadcast",
+            FusionPass::Reduce => "reduce",
+            FusionPass::Concat => "concat",
+            FusionPass::Slice => "slice",
+            FusionPass::Gather => "gather",
+            FusionPass::Transpose => "transpose",
+        }
+    }
+
+    /// The pass of `name`.
+    pub fn from_name(name: &str) -> Option<FusionPass> {
+        FusionPass::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// Whether a switch may turn it off (elementwise and broadcast fusion cannot be
+    /// disabled).
+    pub fn can_disable(self) -> bool {
+        !matches!(self, FusionPass::Elementwise | FusionPass::Broadcast)
+    }
+
+    /// The pass a node belongs to: reductions are `reduce`; a pointwise node by its aten
+    /// origins (the data-movement ops first, then copies as `broadcast`).
+    pub fn of(node: &SchedNode) -> FusionPass {
+        if node.kind == NodeKind::Reduction {
+            return FusionPass::Reduce;
+        }
+        let has = |names: &[&str]| node.origins.iter().any(|o| names.contains(&o.as_str()));
+        if has(&["cat", "concat", "stack"]) {
+            FusionPass::Concat
+        } else if has(&["gather", "index", "index_select", "embedding"]) {
+            FusionPass::Gather
+        } else if has(&["slice", "select", "narrow", "split", "chunk"]) {
+            FusionPass::Slice
+        } else if has(&["transpose", "permute", "t"]) {
+            FusionPass::Transpose
+        } else if has(&[
+            "expand",
+            "broadcast_to",
+            "view",
+            "reshape",
+            "unsqueeze",
+            "squeeze",
+            "clone",
+            "copy",
+        ]) {
+            FusionPass::Broadcast
+        } else {
+            FusionPass::Elementwise
+        }
+    }
+}
+
+/// The fusion passes switched on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PassSet(pub BTreeSet<FusionPass>);
+
+impl Default for PassSet {
+    /// GE's default: elementwise and broadcast only.
+    fn default() -> Self {
+        PassSet(
+            [FusionPass::Elementwise, FusionPass::Broadcast]
+                .into_iter()
+                .collect(),
+        )
+    }
+}
+
+/// The decision's parameters (the pass options).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AutoFuseConfig {
+    /// Rounds at most (10).
+    pub max_rounds: usize,
+    /// Nodes per fused kernel at most (`max_fusion_size`, 64).
+    pub max_nodes: usize,
+    /// Distinct inputs per fused kernel at most (8 on A2/A3, 14 on A5).
+    pub max_inputs: usize,
+    /// Program-order distance of a horizontal pair at most (64).
+    pub max_proximity: usize,
+    /// `false`: no fusion at all (`--enable_autofuse=false`, the debug switch).
+    pub enabled: bool,
+    /// The fusion passes on.
+    pub passes: PassSet,
+}
+
+impl Default for AutoFuseConfig {
+    fn default() -> Self {
+        Self {
+            max_rounds: 10,
+            max_nodes: 64,
+            max_inputs: 8,
+            max_proximity: 64,
+            enabled: true,
+            passes: PassSet::default(),
+        }
+    }
+}
+
+/// One group while deciding.
+#[derive(Clone, Debug)]
+struct Group {
+    members: Vec<usize>,
+    min_order: usize,
+    max_order: usize,
+    /// Buffers read from outside the group.
+    reads: BTreeSet<usize>,
+    /// Buffers the members write.
+    writes: BTreeSet<usize>,
+    is_extern: bool,
+    reduction: Option<(i64, i64)>,
+    numel: i64,
+}
+
+/// A candidate pair (a member node of each group) with its sort keys.
+#[derive(Clone, Debug)]
+struct Candidate {
+    a: usize,
+    b: usize,
+    priority: i64,
+    score: u64,
+    proximity: usize,
+}
+
+struct Decider<'g> {
+    graph: &'g SchedGraph,
+    config: &'g AutoFuseConfig,
+    target: &'g dyn Target,
+    /// Buffer ids: graph inputs then nodes' buffers.
+    bytes: Vec<u64>,
+    /// Consumers of each node (indices of nodes reading its buffer).
+    consumers: Vec<Vec<usize>>,
+    groups: Vec<Option<Group>>,
+    group_of: Vec<usize>,
+    rejections: BTreeMap<(Vec<usize>, Vec<usize>), String>,
+}
+
+impl<'g> Decider<'g> {
+    fn new(graph: &'g SchedGraph, config: &'g AutoFuseConfig, target: &'g dyn Target) -> Self {
+        let mut ids: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut bytes = Vec::new();
+        for (name, size) in &graph.inputs {
+            ids.insert(name, bytes.len());
+            bytes.push(*size);
+        }
+        let mut node_buffer = Vec::new();
+        for node in &graph.nodes {
+            let id = *ids.entry(&node.name).or_insert_with(|| {
+                bytes.push(node.out_bytes);
+                bytes.len() - 1
+            });
+            node_buffer.push(id);
+        }
+        let mut consumers = vec![Vec::new(); graph.nodes.len()];
+        for (i, node) in graph.nodes.iter().enumerate() {
+            for &p in &node.producers {
+                consumers[p].push(i);
+            }
+        }
+        let groups = graph
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, node)| {
+                let reads = node
+                    .reads
+                    .iter()
+                    .filter_map(|d| ids.get(d.buffer.as_str()).copied())
+                    .filter(|&b| b != node_buffer[i])
+                    .collect();
+                let (numel, rnumel) = node.iteration();
+                Some(Group {
+                    members: vec![i],
+                    min_order: i,
+                    max_order: i,
+                    reads,
+                    writes: [node_buffer[i]].into_iter().collect(),
+                    is_extern: node.kind == NodeKind::Extern,
+                    reduction: (node.kind == NodeKind::Reduction).then_some((numel, rnumel)),
+                    numel,
+                })
+            })
+            .collect();
+        Self {
+            graph,
+            config,
+            target,
+            bytes,
+            consumers,
+            groups,
+            group_of: (0..graph.nodes.len()).collect(),
+            rejections: BTreeMap::new(),
+        }
+    }
+
+    fn group(&self, g: usize) -> &Group {
+        self.groups[g].as_ref().expect("a live group")
+    }
+
+    fn reject(&mut self, a: usize, b: usize, reason: String) {
+        let key = (self.group(a).members.clone(), self.group(b).members.clone());
+        self.rejections.entry(key).or_insert(reason);
+    }
+
+    /// Candidate pairs of the live groups: every writer with each reader of its buffers,
+    /// and the readers of each buffer with one another (each with the later readers up to
+    /// the first beyond `max_proximity`, which is recorded as refused).
+    fn candidates(&self) -> Vec<(usize, usize)> {
+        let mut writers: BTreeMap<usize, usize> = BTreeMap::new();
+        let mut readers: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for (g, group) in self.groups.iter().enumerate() {
+            let Some(group) = group else { continue };
+            for &w in &group.writes {
+                writers.insert(w, g);
+            }
+            for &r in &group.reads {
+                readers.entry(r).or_default().push(g);
+            }
+        }
+        let mut pairs = BTreeSet::new();
+        for (buffer, rs) in &readers {
+            if let Some(&w) = writers.get(buffer) {
+                for &r in rs {
+                    pairs.insert((w.min(r), w.max(r)));
+                }
+            }
+            let mut rs = rs.clone();
+            rs.sort_by_key(|&g| self.group(g).min_order);
+            for (i, &a) in rs.iter().enumerate() {
+                for &b in &rs[i + 1..] {
+                    pairs.insert((a.min(b), a.max(b)));
+                    if self.proximity(a, b) > self.config.max_proximity {
+                        break;
+                    }
+                }
+            }
+        }
+        pairs.into_iter().collect()
+    }
+
+    fn proximity(&self, a: usize, b: usize) -> usize {
+        let (a, b) = (self.group(a), self.group(b));
+        a.min_order
+            .abs_diff(b.max_order)
+            .max(b.min_order.abs_diff(a.max_order))
+    }
+
+    /// Bytes the pair shares (each shared buffer once) and whether one writes what the
+    /// other reads.
+    fn shared(&self, a: usize, b: usize) -> (u64, bool) {
+        let (ga, gb) = (self.group(a), self.group(b));
+        let mut shared: BTreeSet<usize> = ga.reads.intersection(&gb.reads).copied().collect();
+        let vertical: Vec<usize> = ga
+            .writes
+            .intersection(&gb.reads)
+            .chain(gb.writes.intersection(&ga.reads))
+            .copied()
+            .collect();
+        let is_vertical = !vertical.is_empty();
+        shared.extend(vertical);
+        (shared.iter().map(|&b| self.bytes[b]).sum(), is_vertical)
+    }
+
+    /// The pair as a candidate, or why GE refuses it.
+    fn check(&self, a: usize, b: usize) -> Result<Candidate, String> {
+        if a == b {
+            return Err("self: a node is not fused with itself".into());
+        }
+        let (ga, gb) = (self.group(a), self.group(b));
+        if ga.is_extern || gb.is_extern {
+            return Err("extern (cube) op: not an AutoFuse candidate".into());
+        }
+        for g in [ga, gb] {
+            for &m in &g.members {
+                let pass = FusionPass::of(&self.graph.nodes[m]);
+                if !self.config.passes.0.contains(&pass) {
+                    return Err(format!(
+                        "{} fusion is off (--autofuse_enable_pass={} turns it on)",
+                        pass.name(),
+                        pass.name()
+                    ));
+                }
+            }
+        }
+        let (score, vertical) = self.shared(a, b);
+        if score == 0 {
+            return Err("memory score 0: no bytes shared".into());
+        }
+        let shape = |g: &Group| GroupShape {
+            numel: g.numel,
+            reduction: g.reduction,
+            member_ranges: g
+                .members
+                .iter()
+                .map(|&m| self.graph.nodes[m].ranges.as_slice())
+                .collect(),
+        };
+        let (sa, sb) = (shape(ga), shape(gb));
+        if let Err(refusal) = self.target.can_fuse(&sa, &sb) {
+            let kind = if vertical { "vertical" } else { "horizontal" };
+            return Err(format!("{kind} fusion not allowed by the target: {refusal}"));
+        }
+        let proximity = self.proximity(a, b);
+        if !vertical && proximity > self.config.max_proximity {
+            return Err(format!(
+                "horizontal fusion with proximity {proximity} > {}",
+                self.config.max_proximity
+            ));
+        }
+        let nodes = ga.members.len() + gb.members.len();
+        if nodes > self.config.max_nodes {
+            return Err(format!(
+                "fused kernel of {nodes} nodes > max_fusion_size {}",
+                self.config.max_nodes
+            ));
+        }
+        let written: BTreeSet<usize> = ga.writes.union(&gb.writes).copied().collect();
+        let inputs = ga.reads.union(&gb.reads).filter(|r| !written.contains(r)).count();
+        if inputs > self.config.max_inputs {
+            return Err(format!(
+                "fused kernel of {inputs} inputs > {}",
+                self.config.max_inputs
+            ));
+        }
+        if self.creates_cycle(a, b) {
+            return Err("fusion would create a cycle".into());
+        }
+        Ok(Candidate {
+            a: ga.members[0],
+            b: gb.members[0],
+            priority: self.target.fusion_priority(&sa, &sb, vertical),
+            score,
+            proximity,
+        })
+    }
+
+    /// Whether a path leaves the union of `a` and `b` and comes back (through a node of
+    /// neither): then the fused kernel would both feed and consume that node.
+    fn creates_cycle(&self, a: usize, b: usize) -> bool {
+        let inside = |n: usize| {
+            let g = self.group_of[n];
+            g == a || g == b
+        };
+        let last = self.group(a).max_order.max(self.group(b).max_order);
+        let mut seen = HashSet::new();
+        let mut stack: Vec<usize> = [a, b]
+            .iter()
+            .flat_map(|&g| self.group(g).members.iter())
+            .flat_map(|&m| self.consumers[m].iter().copied())
+            .filter(|&n| !inside(n))
+            .collect();
+        while let Some(n) = stack.pop() {
+            // Program order is topological: nothing after the pair's last member reaches it.
+            if n > last || !seen.insert(n) {
+                continue;
+            }
+            for &c in &self.consumers[n] {
+                if inside(c) {
+                    return true;
+                }
+                stack.push(c);
+            }
+        }
+        false
+    }
+
+    fn merge(&mut self, a: usize, b: usize) {
+        let gb = self.groups[b].take().expect("a live group");
+        let ga = self.groups[a].as_mut().expect("a live group");
+        ga.members.extend(gb.members.iter().copied());
+        ga.members.sort_unstable();
+        ga.min_order = ga.min_order.min(gb.min_order);
+        ga.max_order = ga.max_order.max(gb.max_order);
+        ga.writes.extend(gb.writes);
+        let writes = ga.writes.clone();
+        ga.reads.extend(gb.reads);
+        ga.reads.retain(|r| !writes.contains(r));
+        ga.reduction = ga.reduction.or(gb.reduction);
+        ga.numel = match ga.reduction {
+            Some((numel, _)) => numel,
+            None => ga.numel.max(gb.numel),
+        };
+        for &m in &gb.members {
+            self.group_of[m] = a;
+        }
+    }
+
+    /// One round: candidates checked and sorted, then fused greedily (each re-checked on
+    /// the groups as they are by then). Returns how many fusions happened.
+    fn round(&mut self) -> usize {
+        let mut accepted = Vec::new();
+        for (a, b) in self.candidates() {
+            match self.check(a, b) {
+                Ok(c) => accepted.push(c),
+                Err(reason) => self.reject(a, b, reason),
+            }
+        }
+        accepted.sort_by(|x, y| {
+            (y.priority, y.score, x.proximity, x.a, x.b).cmp(&(x.priority, x.score, y.proximity, y.a, y.b))
+        });
+        let mut fused = 0;
+        for c in accepted {
+            // The groups the two nodes are in now (earlier fusions of the round merged
+            // some): re-checked as they are.
+            let (a, b) = (self.group_of[c.a], self.group_of[c.b]);
+            if a == b {
+                continue;
+            }
+            let (a, b) = (a.min(b), a.max(b));
+            match self.check(a, b) {
+                Ok(_) => {
+                    self.merge(a, b);
+                    fused += 1;
+                }
+                Err(reason) => self.reject(a, b, reason),
+            }
+        }
+        fused
+    }
+}
+
+/// GE AutoFuse's decision for `graph` on `target`.
+pub fn plan_autofuse(graph: &SchedGraph, config: &AutoFuseConfig, target: &dyn Target) -> FusionPlan {
+    let mut decider = Decider::new(graph, config, target);
+    let mut rounds = 0;
+    if config.enabled {
+        while rounds < config.max_rounds {
+            rounds += 1;
+            if decider.round() == 0 {
+                break;
+            }
+        }
+    }
+    let name = |m: &usize| graph.nodes[*m].name.clone();
+    let rejections = decider
+        .rejections
+        .iter()
+        .map(|((a, b), reason)| Rejection {
+            node1: a.iter().map(name).collect(),
+            node2: b.iter().map(name).collect(),
+            reason: reason.clone(),
+        })
+        .collect();
+    let groups = topological_groups(&decider);
+    FusionPlan {
+        groups,
+        rejections,
+        rounds,
+    }
+}
+
+/// The live groups in a topological order (Kahn's algorithm, the group with the
+/// earliest member first among the ready ones).
+fn topological_groups(d: &Decider) -> Vec<Vec<usize>> {
+    let live: Vec<usize> = (0..d.groups.len()).filter(|&g| d.groups[g].is_some()).collect();
+    let mut indegree: BTreeMap<usize, usize> = live.iter().map(|&g| (g, 0)).collect();
+    let mut successors: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
+    for &g in &live {
+        for &m in &d.group(g).members {
+            for &c in &d.consumers[m] {
+                let h = d.group_of[c];
+                if h != g && successors.entry(g).or_default().insert(h) {
+                    *indegree.entry(h).or_default() += 1;
+                }
+            }
+        }
+    }
+    let mut ready: BTreeSet<(usize, usize)> = live
+        .iter()
+        .filter(|g| indegree[g] == 0)
+        .map(|&g| (d.group(g).min_order, g))
+        .collect();
+    let mut out = Vec::new();
+    while let Some((_, g)) = ready.pop_first() {
+        out.push(d.group(g).members.clone());
+        for &h in successors.get(&g).into_iter().flatten() {
+            let n = indegree.get_mut(&h).expect("a live group");
+            *n -= 1;
+            if *n == 0 {
+                ready.insert((d.group(h).min_order, h));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,131 @@
+//! The Ascend strategy: CANN GE AutoFuse's fusion decision on the `loop` dialect, and its
+//! pass `--ascend-autofuse` (`--fuse=strategy=ascend`).
+//!
+//! The decision is plain data ([`autofuse`], over the MemoryDep analysis); the pass
+//! applies it through `fusion::apply` like the other strategies (each group one
+//! `loop.kernel`, `strategy = "ascend"`). GE fuses the graph's operators as written (its
+//! graph has a node per reshape and transpose, which the transpose/slice switches
+//! govern), so the strategy lowers with `materialize-views=true` and prepares nothing.
+//! The switches ([`switches`]) come from the pass option `flags` or, when that is empty,
+//! the environment variable `FUSELAB_ASCEND_FLAGS` (both set and different: an error, one
+//! would be ignored). Not modelled yet: MindSpore's pattern mode, the target's Unified
+//! Buffer capacity (issue 17, items 1 and 3; docs/strategies/ascend.md).
+
+pub mod autofuse;
+pub mod switches;
+
+use super::{apply::run_strategy, plan::Decision, strategy::Strategy};
+use crate::{
+    analysis::memory_deps::SchedGraph,
+    registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption, PassOptions},
+    target::Target,
+};
+use autofuse::{plan_autofuse, AutoFuseConfig};
+use melior::ir::OperationRef;
+use mlir_sys::MlirOperation;
+
+static ID: PassId = PassId::new();
+
+/// The environment variable of the switches.
+pub const FLAGS_VARIABLE: &str = "FUSELAB_ASCEND_FLAGS";
+
+/// The registry entry.
+pub const INFO: PassInfo = PassInfo {
+    argument: "ascend-autofuse",
+    summary: "CANN GE AutoFuse's fusion (shared-buffer candidates by target priority, memory score, proximity; rounds) into loop.kernel",
+    anchor: "builtin.module",
+    options: &[
+        PassOption { name: "max-rounds", kind: OptionKind::UInt, default: "10", help: "rounds of fusion" },
+        PassOption { name: "max-fusion-size", kind: OptionKind::UInt, default: "64", help: "most nodes in one kernel" },
+        PassOption {
+            name: "max-inputs",
+            kind: OptionKind::UInt,
+            default: "8",
+            help: "most distinct inputs of one fused kernel (8 on A2/A3, 14 on A5)",
+        },
+        PassOption {
+            name: "max-proximity",
+            kind: OptionKind::UInt,
+            default: "64",
+            help: "farthest apart in program order a horizontal pair may be",
+        },
+        PassOption {
+            name: "flags",
+            kind: OptionKind::String,
+            default: "",
+            help: "AutoFuse switches, e.g. '--autofuse_enable_pass=reduce;--autofuse_disable_pass=slice' (default: $FUSELAB_ASCEND_FLAGS)",
+        },
+    ],
+    run,
+    id: &ID,
+};
+
+/// The Ascend strategy.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Ascend;
+
+/// The table entry.
+pub static ASCEND: Ascend = Ascend;
+
+/// The switches' text: the option, else the environment; both, and different: an error.
+fn flags_text(option: &str) -> Result<String, String> {
+    let env = std::env::var(FLAGS_VARIABLE).unwrap_or_default();
+    match (option.is_empty(), env.is_empty()) {
+        (false, false) if option != env => Err(format!(
+            "both the option flags='{option}' and {FLAGS_VARIABLE}='{env}' are set: one would be ignored"
+        )),
+        (false, _) => Ok(option.to_string()),
+        (true, _) => Ok(env),
+    }
+}
+
+/// The decision's configuration from the pass's options (and the environment).
+pub fn config_from(options: &PassOptions) -> Result<AutoFuseConfig, String> {
+    let switches = switches::parse(&flags_text(options.string("flags"))?)?;
+    Ok(AutoFuseConfig {
+        max_rounds: options.uint("max-rounds") as usize,
+        max_nodes: options.uint("max-fusion-size") as usize,
+        max_inputs: options.uint("max-inputs") as usize,
+        max_proximity: options.uint("max-proximity") as usize,
+        enabled: switches.enabled,
+        passes: switches.passes,
+    })
+}
+
+impl Strategy for Ascend {
+    fn name(&self) -> &'static str {
+        "ascend"
+    }
+
+    fn summary(&self) -> &'static str {
+        "CANN GE AutoFuse: ascend-autofuse on a graph whose views are ops (materialize-views)"
+    }
+
+    fn pass(&self) -> &'static PassInfo {
+        &INFO
+    }
+
+    /// GE's graph has one node per reshape/transpose.
+    fn lowering_options(&self) -> &'static str {
+        "materialize-views=true"
+    }
+
+    fn decide(
+        &self,
+        _func: MlirOperation,
+        graph: &SchedGraph,
+        target: &dyn Target,
+        options: &PassOptions,
+    ) -> Result<Decision, String> {
+        let config = config_from(options)?;
+        Ok(Decision {
+            plan: plan_autofuse(graph, &config, target),
+            kernel_names: None,
+            keep_single_nodes: false,
+        })
+    }
+}
+
+fn run(module: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
+    run_strategy(module, cx, &ASCEND)
+}
