@@ -4,10 +4,11 @@
 //! LLVM dialect), given the target's code generation choices
 //! ([`super::codegen_choices`]: fma contraction, the preferred vector width) and compiled
 //! by MLIR's `ExecutionEngine` at -O3 (LLVM's vectorizer on the host CPU). The engine is
-//! given the generated code's runtime: `fuselab_sgemm` (matrixmultiply's sgemm) and the
+//! given the generated code's runtime: `fuselab_sgemm` ([`super::blas`]: OpenBLAS or matrixmultiply) and the
 //! MLIR async runtime behind `scf.parallel`.
 //! [`Jit::call`] runs the host function on host buffers through its C interface.
 
+use super::blas::{fuselab_sgemm, Library};
 use super::codegen_choices::CodegenChoices;
 use super::lower_loop_to_cpu::{cpu_module, upstream_lowering, CpuOptions, HostSignature};
 use fuselab_dialects::build::OwnedModule;
@@ -20,44 +21,6 @@ use melior::{
     ContextRef, ExecutionEngine,
 };
 use mlir_sys::MlirOperation;
-
-/// The BLAS entry point the generated code calls (registered in every engine).
-extern "C" fn fuselab_sgemm(
-    m: i64,
-    n: i64,
-    k: i64,
-    a: i64,
-    rsa: i64,
-    csa: i64,
-    b: i64,
-    rsb: i64,
-    csb: i64,
-    beta: f32,
-    c: i64,
-    rsc: i64,
-    csc: i64,
-) {
-    // SAFETY: the generated code passes addresses inside live buffers, and strides and
-    // extents that stay inside them (the extern's verified shapes and views).
-    unsafe {
-        matrixmultiply::sgemm(
-            m as usize,
-            k as usize,
-            n as usize,
-            1.0,
-            a as usize as *const f32,
-            rsa as isize,
-            csa as isize,
-            b as usize as *const f32,
-            rsb as isize,
-            csb as isize,
-            beta,
-            c as usize as *mut f32,
-            rsc as isize,
-            csc as isize,
-        );
-    }
-}
 
 /// The MLIR async runtime library (the thread pool behind `scf.parallel` steps),
 /// loaded once per process.
@@ -92,11 +55,6 @@ const ASYNC_RUNTIME_SYMBOLS: &[&str] = &[
     "mlirAsyncRuntimGetNumWorkerThreads",
 ];
 
-extern "C" {
-    fn dlopen(filename: *const std::ffi::c_char, flags: std::ffi::c_int) -> *mut std::ffi::c_void;
-    fn dlsym(handle: *mut std::ffi::c_void, symbol: *const std::ffi::c_char) -> *mut std::ffi::c_void;
-}
-
 /// Loads `libmlir_async_runtime.so` from the LLVM 22 prefix the build used, once.
 ///
 /// It is not handed to the `ExecutionEngine` as a shared library: the engine would call
@@ -109,25 +67,18 @@ fn async_runtime() -> Result<&'static AsyncRuntime, ExecError> {
         .get_or_init(|| {
             let prefix = option_env!("MLIR_SYS_220_PREFIX").unwrap_or("/usr/lib/llvm-22");
             let path = format!("{prefix}/lib/libmlir_async_runtime.so");
-            let c_path = std::ffi::CString::new(path.clone()).map_err(|e| e.to_string())?;
-            const RTLD_NOW: std::ffi::c_int = 2;
-            // SAFETY: a NUL-terminated path; the handle is never closed.
-            let handle = unsafe { dlopen(c_path.as_ptr(), RTLD_NOW) };
-            if handle.is_null() {
-                return Err(format!(
-                    "cannot load the MLIR async runtime {path} (install libmlir-22-dev)"
-                ));
-            }
+            let library = Library::open(&path).ok_or_else(|| {
+                format!("cannot load the MLIR async runtime {path} (install libmlir-22-dev)")
+            })?;
             let mut symbols = Vec::new();
             for &name in ASYNC_RUNTIME_SYMBOLS {
-                let c_name = std::ffi::CString::new(name).map_err(|e| e.to_string())?;
-                // SAFETY: a live handle and a NUL-terminated name.
-                let address = unsafe { dlsym(handle, c_name.as_ptr()) };
-                if address.is_null() {
-                    return Err(format!("{path} has no symbol {name}"));
-                }
-                symbols.push((name.to_string(), address as usize));
+                let address = library
+                    .symbol(name)
+                    .ok_or_else(|| format!("{path} has no symbol {name}"))?;
+                symbols.push((name.to_string(), address));
             }
+            // The library stays loaded for the life of the process.
+            std::mem::forget(library);
             Ok(AsyncRuntime { symbols })
         })
         .as_ref()

@@ -9,6 +9,7 @@
 //! [`Target::can_fuse`]); Inductor's C++ back end has rules of its own (cpp.py), not
 //! modelled here. No input or on-chip limit. Costs: this class of machine, one core.
 
+pub mod blas;
 pub mod codegen_choices;
 pub mod jit;
 pub mod lower_loop_to_cpu;

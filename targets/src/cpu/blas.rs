@@ -1,0 +1,241 @@
+//! The BLAS behind `fuselab_sgemm`, the entry point the generated code calls for `mm`,
+//! `bmm`, `addmm` and convolution (registered in every engine).
+//!
+//! Chosen by measurement (docs/performance.md): OpenBLAS's `cblas_sgemm`, loaded at run
+//! time from the system (`libopenblas.so.0`, Debian's `libopenblas0-serial`, which
+//! `scripts/install-deps.sh` installs; set to one thread when it has a pool), took
+//! 0.80–0.92 of matrixmultiply's time on the workloads' large GEMMs on this VM and the
+//! same or up to 7 % slower on attention's 512×512×64 batches; so calls of fewer than
+//! [`OPENBLAS_MIN_MACS`] multiply-adds stay on `matrixmultiply`, which is also the
+//! fallback when the library is absent or an operand has no unit stride (cblas needs
+//! one per operand). The `gemm` crate 0.18 was 1.35–1.44× slower than matrixmultiply here
+//! (its AVX-512 kernels need a nightly compiler).
+
+use std::ffi::{c_char, c_int, c_void, CString};
+
+extern "C" {
+    fn dlopen(filename: *const c_char, flags: c_int) -> *mut c_void;
+    fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
+}
+
+/// A loaded shared library (never closed).
+pub(crate) struct Library(*mut c_void);
+
+// SAFETY: a dlopen handle may be used from any thread.
+unsafe impl Send for Library {}
+unsafe impl Sync for Library {}
+
+impl Library {
+    /// Loads `path` (`RTLD_NOW`), or `None`.
+    pub(crate) fn open(path: &str) -> Option<Library> {
+        const RTLD_NOW: c_int = 2;
+        let path = CString::new(path).ok()?;
+        // SAFETY: a NUL-terminated path; the handle is never closed.
+        let handle = unsafe { dlopen(path.as_ptr(), RTLD_NOW) };
+        (!handle.is_null()).then_some(Library(handle))
+    }
+
+    /// The address of `name`, or `None`.
+    pub(crate) fn symbol(&self, name: &str) -> Option<usize> {
+        let name = CString::new(name).ok()?;
+        // SAFETY: a live handle and a NUL-terminated name.
+        let address = unsafe { dlsym(self.0, name.as_ptr()) };
+        (!address.is_null()).then_some(address as usize)
+    }
+}
+
+/// `cblas_sgemm(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)`.
+type CblasSgemm = unsafe extern "C" fn(
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    f32,
+    *const f32,
+    c_int,
+    *const f32,
+    c_int,
+    f32,
+    *mut f32,
+    c_int,
+);
+
+/// The smallest GEMM (m·n·k multiply-adds) given to OpenBLAS: measured on this VM,
+/// 512·512·64 and 512·64·512 (16.8M) ran 0.99–1.07× matrixmultiply's time there, and
+/// 64·3136·576 (116M) and larger 0.80–0.92×.
+pub const OPENBLAS_MIN_MACS: i64 = 1 << 25;
+
+const ROW_MAJOR: c_int = 101;
+const NO_TRANS: c_int = 111;
+const TRANS: c_int = 112;
+
+/// The system's OpenBLAS `cblas_sgemm`, loaded once; `None` without the library or
+/// with `FUSELAB_BLAS=matrixmultiply` in the environment (for measuring one against the
+/// other).
+fn openblas() -> Option<CblasSgemm> {
+    static SGEMM: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    let address = *SGEMM.get_or_init(|| {
+        if std::env::var("FUSELAB_BLAS").is_ok_and(|v| v == "matrixmultiply") {
+            return None;
+        }
+        let library = Library::open("libopenblas.so.0")?;
+        if let Some(set_threads) = library.symbol("openblas_set_num_threads") {
+            // SAFETY: OpenBLAS's `void openblas_set_num_threads(int)`.
+            let set_threads: unsafe extern "C" fn(c_int) = unsafe { std::mem::transmute(set_threads) };
+            unsafe { set_threads(1) };
+        }
+        let sgemm = library.symbol("cblas_sgemm");
+        std::mem::forget(library);
+        sgemm
+    });
+    // SAFETY: the address of OpenBLAS's `cblas_sgemm`, whose C signature is CblasSgemm.
+    address.map(|a| unsafe { std::mem::transmute::<usize, CblasSgemm>(a) })
+}
+
+/// An operand with row stride `rs` and column stride `cs` as cblas sees it in row-major
+/// layout: (transpose flag, leading dimension), when one stride is 1 and the other
+/// at least `min_ld` and within `c_int`.
+fn cblas_operand(rs: i64, cs: i64, min_ld: i64) -> Option<(c_int, c_int)> {
+    let ld = |v: i64| (v >= min_ld.max(1)).then(|| c_int::try_from(v).ok()).flatten();
+    if cs == 1 {
+        Some((NO_TRANS, ld(rs)?))
+    } else if rs == 1 {
+        Some((TRANS, ld(cs)?))
+    } else {
+        None
+    }
+}
+
+/// `C = A B + beta C` for `A` m×k, `B` k×n, `C` m×n at the given addresses and (row,
+/// column) strides: the entry point the generated code calls.
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn fuselab_sgemm(
+    m: i64,
+    n: i64,
+    k: i64,
+    a: i64,
+    rsa: i64,
+    csa: i64,
+    b: i64,
+    rsb: i64,
+    csb: i64,
+    beta: f32,
+    c: i64,
+    rsc: i64,
+    csc: i64,
+) {
+    let dims = (c_int::try_from(m), c_int::try_from(n), c_int::try_from(k));
+    let large = m.saturating_mul(n).saturating_mul(k) >= OPENBLAS_MIN_MACS;
+    if let (true, Some(sgemm), (Ok(mi), Ok(ni), Ok(ki))) = (large, openblas(), dims) {
+        let operands = (
+            cblas_operand(rsa, csa, if csa == 1 { k } else { m }),
+            cblas_operand(rsb, csb, if csb == 1 { n } else { k }),
+            (csc == 1).then_some(()).and_then(|_| cblas_operand(rsc, csc, n)),
+        );
+        if let (Some((ta, lda)), Some((tb, ldb)), Some((_, ldc))) = operands {
+            if m > 0 && n > 0 && k > 0 {
+                // SAFETY: the generated code passes addresses inside live buffers, and
+                // strides and extents that stay inside them (the extern's verified
+                // shapes and views); the leading dimensions are those strides.
+                unsafe {
+                    sgemm(
+                        ROW_MAJOR,
+                        ta,
+                        tb,
+                        mi,
+                        ni,
+                        ki,
+                        1.0,
+                        a as usize as *const f32,
+                        lda,
+                        b as usize as *const f32,
+                        ldb,
+                        beta,
+                        c as usize as *mut f32,
+                        ldc,
+                    )
+                };
+                return;
+            }
+        }
+    }
+    // SAFETY: as above.
+    unsafe {
+        matrixmultiply::sgemm(
+            m as usize,
+            k as usize,
+            n as usize,
+            1.0,
+            a as usize as *const f32,
+            rsa as isize,
+            csa as isize,
+            b as usize as *const f32,
+            rsb as isize,
+            csb as isize,
+            beta,
+            c as usize as *mut f32,
+            rsc as isize,
+            csc as isize,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The OpenBLAS path (this size is above [`OPENBLAS_MIN_MACS`]) and the
+    /// matrixmultiply fallback (a stride that is not 1; or no library) agree with a
+    /// plain loop on plain, transposed and strided operands.
+    #[test]
+    fn sgemm_matches_the_definition_on_every_layout() {
+        let (m, n, k) = (330usize, 320usize, 321usize);
+        assert!((m * n * k) as i64 >= OPENBLAS_MIN_MACS);
+        let a: Vec<f32> = (0..m * k * 2).map(|i| (i as f32 * 0.37).sin()).collect();
+        let b: Vec<f32> = (0..k * n * 2).map(|i| (i as f32 * 0.91).cos()).collect();
+        // (rsa, csa, rsb, csb): row-major, A transposed, B transposed, A strided by 2.
+        let layouts = [
+            (k as i64, 1, n as i64, 1),
+            (1, m as i64, n as i64, 1),
+            (k as i64, 1, 1, k as i64),
+            (2 * k as i64, 2, n as i64, 1),
+        ];
+        for (rsa, csa, rsb, csb) in layouts {
+            let at = |i: usize, p: usize| a[i * rsa as usize + p * csa as usize];
+            let bt = |p: usize, j: usize| b[p * rsb as usize + j * csb as usize];
+            let mut c = vec![1.0f32; m * n];
+            fuselab_sgemm(
+                m as i64,
+                n as i64,
+                k as i64,
+                a.as_ptr() as i64,
+                rsa,
+                csa,
+                b.as_ptr() as i64,
+                rsb,
+                csb,
+                0.5,
+                c.as_mut_ptr() as i64,
+                n as i64,
+                1,
+            );
+            for i in (0..m).step_by(7) {
+                for j in (0..n).step_by(5) {
+                    let want: f64 = 0.5 + (0..k).map(|p| at(i, p) as f64 * bt(p, j) as f64).sum::<f64>();
+                    let got = c[i * n + j] as f64;
+                    assert!((got - want).abs() < 1e-3, "{:?} ({i},{j}): {got} vs {want}", (rsa, csa, rsb, csb));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn cblas_needs_a_unit_stride_and_a_wide_enough_leading_dimension() {
+        assert_eq!(cblas_operand(8, 1, 8), Some((NO_TRANS, 8)));
+        assert_eq!(cblas_operand(1, 5, 5), Some((TRANS, 5)));
+        assert_eq!(cblas_operand(16, 2, 8), None);
+        assert_eq!(cblas_operand(4, 1, 8), None);
+    }
+}
