@@ -41,7 +41,7 @@ func.func @gather_rows(%x: tensor<4x5xf32>, %i: tensor<4x3xi64>) -> tensor<4x3xf
 }
 
 // MISSING: fuse-run.mlir: no function @missing
-// STRATEGY: unknown strategy 'xla' (expected unfused, inductor, tvm, tvm-folded, ascend or all)
+// STRATEGY: unknown strategy 'xla' (expected unfused, inductor, tvm, tvm-folded, ascend, ascend-mindspore or all)
 // LARGE: fuse-run.mlir: @norm_two_outputs holds {{[0-9]+}} tensor elements, more than the interpreters run (--max-elements 10)
 // DTYPE: f64.mlir:{{[0-9]+}}:{{[0-9]+}}: error: {{.*}}f64
 // NOINPUT: fuse-run: error: no input file (see --help)

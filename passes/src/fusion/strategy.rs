@@ -19,13 +19,16 @@ use crate::{
 use mlir_sys::MlirOperation;
 
 /// A named variant of a strategy that the execution checks also run: the same
-/// decision on a graph lowered with other options (TVM on folded views).
+/// strategy on a graph lowered with other options (TVM on folded views) or with other
+/// options of its pass (Ascend's MindSpore mode).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Variant {
     /// Its name in `fuse-run --strategy`.
     pub name: &'static str,
     /// The options it gives `--lower-aten-to-loop`.
     pub lowering_options: &'static str,
+    /// The options it gives the strategy's pass.
+    pub pass_options: &'static str,
 }
 
 /// A fusion strategy.
@@ -151,10 +154,14 @@ pub fn execution_pipelines() -> Vec<Pipeline> {
     for &strategy in STRATEGIES {
         let main = strategy_pipeline(strategy);
         for variant in strategy.variants() {
+            let mut fusion = main.fusion.clone();
+            if let Some(last) = fusion.last_mut() {
+                last.1 = variant.pass_options;
+            }
             all.push(Pipeline {
                 name: variant.name,
                 lowering: lowering(variant.lowering_options),
-                fusion: main.fusion.clone(),
+                fusion,
             });
         }
         all.insert(all.len() - strategy.variants().len(), main);
@@ -170,7 +177,17 @@ mod tests {
     fn table_names_are_unique_and_pipelines_name_registered_passes() {
         let pipelines = execution_pipelines();
         let names: Vec<&str> = pipelines.iter().map(|p| p.name).collect();
-        assert_eq!(names, ["unfused", "inductor", "tvm", "tvm-folded", "ascend"]);
+        assert_eq!(
+            names,
+            [
+                "unfused",
+                "inductor",
+                "tvm",
+                "tvm-folded",
+                "ascend",
+                "ascend-mindspore"
+            ]
+        );
         for pipeline in &pipelines {
             for (pass, options) in pipeline.steps() {
                 let info = crate::lookup(pass).unwrap_or_else(|| panic!("{pass} is not registered"));
@@ -189,6 +206,14 @@ mod tests {
         assert_eq!(
             strategy_pipeline(strategy("ascend").expect("ascend")).text(),
             "aten-decompose,lower-aten-to-loop{materialize-views=true},ascend-autofuse"
+        );
+        let mindspore = pipelines
+            .iter()
+            .find(|p| p.name == "ascend-mindspore")
+            .expect("variant");
+        assert_eq!(
+            mindspore.text(),
+            "aten-decompose,lower-aten-to-loop{materialize-views=true},ascend-autofuse{mode=mindspore}"
         );
     }
 }

@@ -225,7 +225,11 @@ mod tests {
                 for j in (0..n).step_by(5) {
                     let want: f64 = 0.5 + (0..k).map(|p| at(i, p) as f64 * bt(p, j) as f64).sum::<f64>();
                     let got = c[i * n + j] as f64;
-                    assert!((got - want).abs() < 1e-3, "{:?} ({i},{j}): {got} vs {want}", (rsa, csa, rsb, csb));
+                    assert!(
+                        (got - want).abs() < 1e-3,
+                        "{:?} ({i},{j}): {got} vs {want}",
+                        (rsa, csa, rsb, csb)
+                    );
                 }
             }
         }

@@ -149,3 +149,77 @@
 // TRANSFORMERBLOCKALL-NEXT: "kernels": 12,
 // TRANSFORMERBLOCKALL-NEXT: "extern_kernels": 6,
 // TRANSFORMERBLOCKALL-NEXT: "launches": 18,
+
+// MindSpore's split patterns (mode=mindspore).
+
+// RUN: fuse-opt %S/../../../examples/seed_10op.mlir --aten-decompose --lower-aten-to-loop="materialize-views=true" --ascend-autofuse=mode=mindspore --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=SEED10OPMS
+// SEED10OPMS: "totals": {
+// SEED10OPMS-NEXT: "kernels": 2,
+// SEED10OPMS-NEXT: "extern_kernels": 0,
+// SEED10OPMS-NEXT: "launches": 2,
+
+// RUN: fuse-opt %S/../../../examples/layernorm.mlir --aten-decompose --lower-aten-to-loop="materialize-views=true" --ascend-autofuse=mode=mindspore --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=LAYERNORMMS
+// LAYERNORMMS: "totals": {
+// LAYERNORMMS-NEXT: "kernels": 3,
+// LAYERNORMMS-NEXT: "extern_kernels": 0,
+// LAYERNORMMS-NEXT: "launches": 3,
+
+// RUN: fuse-opt %S/../../../examples/softmax.mlir --aten-decompose --lower-aten-to-loop="materialize-views=true" --ascend-autofuse=mode=mindspore --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=SOFTMAXMS
+// SOFTMAXMS: "totals": {
+// SOFTMAXMS-NEXT: "kernels": 3,
+// SOFTMAXMS-NEXT: "extern_kernels": 0,
+// SOFTMAXMS-NEXT: "launches": 3,
+
+// RUN: fuse-opt %S/../../../examples/rmsnorm.mlir --aten-decompose --lower-aten-to-loop="materialize-views=true" --ascend-autofuse=mode=mindspore --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=RMSNORMMS
+// RMSNORMMS: "totals": {
+// RMSNORMMS-NEXT: "kernels": 2,
+// RMSNORMMS-NEXT: "extern_kernels": 0,
+// RMSNORMMS-NEXT: "launches": 2,
+
+// RUN: fuse-opt %S/../../../examples/two_reductions.mlir --aten-decompose --lower-aten-to-loop="materialize-views=true" --ascend-autofuse=mode=mindspore --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=TWOREDUCTIONSMS
+// TWOREDUCTIONSMS: "totals": {
+// TWOREDUCTIONSMS-NEXT: "kernels": 3,
+// TWOREDUCTIONSMS-NEXT: "extern_kernels": 0,
+// TWOREDUCTIONSMS-NEXT: "launches": 3,
+
+// RUN: fuse-opt %S/../../../examples/log_softmax_nll.mlir --aten-decompose --lower-aten-to-loop="materialize-views=true" --ascend-autofuse=mode=mindspore --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=LOGSOFTMAXNLLMS
+// LOGSOFTMAXNLLMS: "totals": {
+// LOGSOFTMAXNLLMS-NEXT: "kernels": 7,
+// LOGSOFTMAXNLLMS-NEXT: "extern_kernels": 0,
+// LOGSOFTMAXNLLMS-NEXT: "launches": 7,
+
+// RUN: fuse-opt %S/../../../examples/pointwise_chain_100.mlir --aten-decompose --lower-aten-to-loop="materialize-views=true" --ascend-autofuse=mode=mindspore --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=POINTWISECHAIN100MS
+// POINTWISECHAIN100MS: "totals": {
+// POINTWISECHAIN100MS-NEXT: "kernels": 1,
+// POINTWISECHAIN100MS-NEXT: "extern_kernels": 0,
+// POINTWISECHAIN100MS-NEXT: "launches": 1,
+
+// RUN: fuse-opt %S/../../../examples/diamond_wide.mlir --aten-decompose --lower-aten-to-loop="materialize-views=true" --ascend-autofuse=mode=mindspore --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=DIAMONDWIDEMS
+// DIAMONDWIDEMS: "totals": {
+// DIAMONDWIDEMS-NEXT: "kernels": 2,
+// DIAMONDWIDEMS-NEXT: "extern_kernels": 0,
+// DIAMONDWIDEMS-NEXT: "launches": 2,
+
+// RUN: fuse-opt %S/../../../examples/gelu_mlp.mlir --aten-decompose --lower-aten-to-loop="materialize-views=true" --ascend-autofuse=mode=mindspore --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=GELUMLPMS
+// GELUMLPMS: "totals": {
+// GELUMLPMS-NEXT: "kernels": 1,
+// GELUMLPMS-NEXT: "extern_kernels": 2,
+// GELUMLPMS-NEXT: "launches": 3,
+
+// RUN: fuse-opt %S/../../../examples/attention.mlir --aten-decompose --lower-aten-to-loop="materialize-views=true" --ascend-autofuse=mode=mindspore --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=ATTENTIONMS
+// ATTENTIONMS: "totals": {
+// ATTENTIONMS-NEXT: "kernels": 8,
+// ATTENTIONMS-NEXT: "extern_kernels": 2,
+// ATTENTIONMS-NEXT: "launches": 10,
+
+// RUN: fuse-opt %S/../../../examples/resnet_block.mlir --aten-decompose --lower-aten-to-loop="materialize-views=true" --ascend-autofuse=mode=mindspore --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=RESNETBLOCKMS
+// RESNETBLOCKMS: "totals": {
+// RESNETBLOCKMS-NEXT: "kernels": 2,
+// RESNETBLOCKMS-NEXT: "extern_kernels": 2,
+// RESNETBLOCKMS-NEXT: "launches": 4,
+
+// RUN: fuse-opt %S/../../../examples/transformer_block.mlir --aten-decompose --lower-aten-to-loop="materialize-views=true" --ascend-autofuse=mode=mindspore --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=TRANSFORMERBLOCKMS
+// TRANSFORMERBLOCKMS: "totals": {
+// TRANSFORMERBLOCKMS-NEXT: "kernels": 28,
+// TRANSFORMERBLOCKMS-NEXT: "extern_kernels": 6,
+// TRANSFORMERBLOCKMS-NEXT: "launches": 34,

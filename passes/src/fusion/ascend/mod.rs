@@ -8,13 +8,19 @@
 //! govern), so the strategy lowers with `materialize-views=true` and prepares nothing.
 //! The switches ([`switches`]) come from the pass option `flags` or, when that is empty,
 //! the environment variable `FUSELAB_ASCEND_FLAGS` (both set and different: an error, one
-//! would be ignored). Not modelled yet: MindSpore's pattern mode, the target's Unified
-//! Buffer capacity (issue 17, items 1 and 3; docs/strategies/ascend.md).
+//! would be ignored). `mode=mindspore` decides by MindSpore's graph-kernel patterns
+//! instead ([`mindspore`]). Not modelled yet: the target's Unified Buffer capacity
+//! (issue 17, item 3; docs/strategies/ascend.md).
 
 pub mod autofuse;
+pub mod mindspore;
 pub mod switches;
 
-use super::{apply::run_strategy, plan::Decision, strategy::Strategy};
+use super::{
+    apply::run_strategy,
+    plan::Decision,
+    strategy::{Strategy, Variant},
+};
 use crate::{
     analysis::memory_deps::SchedGraph,
     registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption, PassOptions},
@@ -22,6 +28,7 @@ use crate::{
 };
 use autofuse::{plan_autofuse, AutoFuseConfig};
 use melior::ir::OperationRef;
+use mindspore::plan_mindspore;
 use mlir_sys::MlirOperation;
 
 static ID: PassId = PassId::new();
@@ -35,6 +42,12 @@ pub const INFO: PassInfo = PassInfo {
     summary: "CANN GE AutoFuse's fusion (shared-buffer candidates by target priority, memory score, proximity; rounds) into loop.kernel",
     anchor: "builtin.module",
     options: &[
+        PassOption {
+            name: "mode",
+            kind: OptionKind::String,
+            default: "ge",
+            help: "ge (CANN GE AutoFuse) or mindspore (MindSpore's graph-kernel split patterns for Ascend)",
+        },
         PassOption { name: "max-rounds", kind: OptionKind::UInt, default: "10", help: "rounds of fusion" },
         PassOption { name: "max-fusion-size", kind: OptionKind::UInt, default: "64", help: "most nodes in one kernel" },
         PassOption {
@@ -110,6 +123,14 @@ impl Strategy for Ascend {
         "materialize-views=true"
     }
 
+    fn variants(&self) -> &'static [Variant] {
+        &[Variant {
+            name: "ascend-mindspore",
+            lowering_options: "materialize-views=true",
+            pass_options: "mode=mindspore",
+        }]
+    }
+
     fn decide(
         &self,
         _func: MlirOperation,
@@ -117,12 +138,38 @@ impl Strategy for Ascend {
         target: &dyn Target,
         options: &PassOptions,
     ) -> Result<Decision, String> {
-        let config = config_from(options)?;
+        let plan = match options.string("mode") {
+            "ge" => plan_autofuse(graph, &config_from(options)?, target),
+            "mindspore" => {
+                refuse_ge_options(options)?;
+                plan_mindspore(graph)
+            }
+            other => return Err(format!("mode must be ge or mindspore, not '{other}'")),
+        };
         Ok(Decision {
-            plan: plan_autofuse(graph, &config, target),
+            plan,
             kernel_names: None,
             keep_single_nodes: false,
         })
+    }
+}
+
+/// MindSpore's patterns have their own fixed limits: GE's options and switches would be
+/// ignored in that mode, so giving them is an error.
+fn refuse_ge_options(options: &PassOptions) -> Result<(), String> {
+    for option in &INFO.options[1..] {
+        let given = match option.kind {
+            OptionKind::UInt => options.uint(option.name).to_string(),
+            _ => options.string(option.name).to_string(),
+        };
+        if given != option.default {
+            return Err(format!("option {}={given} applies to mode=ge only", option.name));
+        }
+    }
+    if flags_text("")?.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{FLAGS_VARIABLE} applies to mode=ge only"))
     }
 }
 

@@ -192,6 +192,7 @@ impl Strategy for Tvm {
         &[Variant {
             name: "tvm-folded",
             lowering_options: "",
+            pass_options: "",
         }]
     }
 
