@@ -86,9 +86,8 @@ fn openblas() -> Option<CblasSgemm> {
             let set_threads: unsafe extern "C" fn(c_int) = unsafe { std::mem::transmute(set_threads) };
             unsafe { set_threads(1) };
         }
-        let sgemm = library.symbol("cblas_sgemm");
-        std::mem::forget(library);
-        sgemm
+        // The library is never closed (Library has no Drop): the address stays valid.
+        library.symbol("cblas_sgemm")
     });
     // SAFETY: the address of OpenBLAS's `cblas_sgemm`, whose C signature is CblasSgemm.
     address.map(|a| unsafe { std::mem::transmute::<usize, CblasSgemm>(a) })

@@ -77,8 +77,8 @@ fn async_runtime() -> Result<&'static AsyncRuntime, ExecError> {
                     .ok_or_else(|| format!("{path} has no symbol {name}"))?;
                 symbols.push((name.to_string(), address));
             }
-            // The library stays loaded for the life of the process.
-            std::mem::forget(library);
+            // The library stays loaded for the life of the process (Library never
+            // closes its handle).
             Ok(AsyncRuntime { symbols })
         })
         .as_ref()
