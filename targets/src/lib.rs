@@ -7,6 +7,7 @@
 //! the [`Target`] trait. Adding a target = one folder here, one line in [`TARGETS`] and
 //! its passes in [`PASSES`] (docs/architecture.md, "Adding a target").
 
+pub mod ascend;
 pub mod cpu;
 pub mod gpu;
 pub mod math;
@@ -81,6 +82,10 @@ pub static TARGETS: &[TargetEntry] = &[
     },
     TargetEntry {
         target: &gpu::GPU,
+        runner: None,
+    },
+    TargetEntry {
+        target: &ascend::ASCEND,
         runner: None,
     },
 ];

@@ -10,7 +10,9 @@
 //!   ("vertical/horizontal not allowed by the target"); a horizontal-only pair more
 //!   than `max_proximity` (64) apart in program order (GE's peak-memory guard); more than
 //!   `max_nodes` (64) nodes or `max_inputs` (8; 14 on the A5 generation) distinct inputs
-//!   in the fused kernel; a fusion that would create a cycle;
+//!   in the fused kernel; a kernel whose smallest tile does not fit the target's
+//!   on-chip memory ([`fits_on_chip`]: the Ascend target's Unified Buffer); a fusion
+//!   that would create a cycle;
 //! - order: the target's priority (descending, [`Target::fusion_priority`]), memory score
 //!   (bytes shared, descending), proximity (ascending), then program order.
 //!
@@ -21,7 +23,7 @@
 use crate::{
     analysis::memory_deps::{NodeKind, SchedGraph, SchedNode},
     fusion::plan::{FusionPlan, Rejection},
-    target::{GroupShape, Target},
+    target::{fits_on_chip, GroupShape, Target},
 };
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
@@ -381,6 +383,10 @@ impl<'g> Decider<'g> {
                 "fused kernel of {inputs} inputs > {}",
                 self.config.max_inputs
             ));
+        }
+        let reduction = ga.reduction.or(gb.reduction);
+        if let Err(refusal) = fits_on_chip(&self.target.limits(), reduction, inputs, nodes) {
+            return Err(refusal.to_string());
         }
         if self.creates_cycle(a, b) {
             return Err("fusion would create a cycle".into());

@@ -33,7 +33,7 @@ use super::score::{FusionConfig, FusionScore};
 use crate::{
     analysis::memory_deps::{MemoryDep, NodeKind, SchedGraph},
     fusion::plan::{FusionPlan, Rejection},
-    target::{GroupShape, Refusal, Target},
+    target::{within_limits, GroupShape, Refusal, Target},
 };
 use rustc_hash::FxHashSet;
 use std::{cell::RefCell, cmp::Ordering, collections::HashMap, rc::Rc};
@@ -490,11 +490,11 @@ impl<'g> Scheduler<'g> {
         };
         let (a, b) = (shape(self.group(g1)), shape(self.group(g2)));
         let mut verdict = self.target.can_fuse(&a, &b);
-        if let (Ok(()), Some(limit)) = (&verdict, self.target.limits().max_inputs) {
-            let inputs = self.fused_inputs(g1, g2);
-            if inputs > limit {
-                verdict = Err(Refusal::TooManyInputs { inputs, limit });
-            }
+        let limits = self.target.limits();
+        if verdict.is_ok() && (limits.max_inputs.is_some() || limits.on_chip_bytes.is_some()) {
+            let (x, y) = (self.group(g1), self.group(g2));
+            let (reduction, members) = (x.reduction.or(y.reduction), x.members.len() + y.members.len());
+            verdict = within_limits(&limits, reduction, self.fused_inputs(g1, g2), members);
         }
         match verdict {
             Ok(()) => true,

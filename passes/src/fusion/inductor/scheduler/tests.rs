@@ -142,6 +142,7 @@ impl Target for FewInputs {
         crate::target::KernelLimits {
             max_inputs: Some(self.0),
             on_chip_bytes: None,
+            on_chip_alignment: 0,
         }
     }
     fn costs(&self) -> crate::target::Costs {

@@ -1,0 +1,104 @@
+//! The Ascend target (a 910B-class "A2" NPU): what the fusion strategies ask of it so
+//! far — legality, per-kernel limits and costs. No lowering and no runner yet (issue 17:
+//! the `ascend` dialect, `--lower-loop-to-ascend`, Ascend C emission and an interpreter
+//! are not in); `fuse-opt --target=ascend` decides fusion for it.
+//!
+//! Rules and parameters (`../shared/research/spyre_ascend.md`; docs/strategies/ascend.md):
+//! - legality: the SIMD iteration-space rule ([`Target::can_fuse`]'s default) — a fused
+//!   vector kernel walks one iteration space;
+//! - limits: 8 inputs per fused kernel (GE AutoFuse on A2/A3); the Unified Buffer,
+//!   [`UB_BYTES`] per vector core with [`UB_ALIGNMENT`]-byte buffers: a fused kernel whose
+//!   smallest tile (a reduction's whole row, else one aligned block, per buffer: inputs
+//!   double-buffered, one fp32 value per member) does not fit is refused
+//!   ([`fuselab_passes::target::fits_on_chip`]); a pointwise kernel is tiled smaller
+//!   instead, down to one block;
+//! - costs: HBM about 1.6 TB/s (vendor figure, unverified here) and the seed article's
+//!   ~50 µs per launch (its figure; not measured).
+//!
+//! The article's "80 % of L1" and "10 µs benefit" thresholds are not found in public
+//! code: they are named here ([`L1_BYTES`], [`L1_FRACTION`], [`MIN_BENEFIT_SECONDS`]) and
+//! not applied — no kernel here uses L1 (the cube unit's buffer) and every fusion saves
+//! a launch of 50 µs, far above the benefit threshold.
+
+use fuselab_passes::target::{Costs, KernelLimits, Stage, Target};
+
+/// Unified Buffer bytes per vector core (910B).
+pub const UB_BYTES: u64 = 192 * 1024;
+/// Alignment of every UB buffer, bytes.
+pub const UB_ALIGNMENT: u64 = 32;
+/// L1 bytes per AI core (the cube unit's buffer).
+pub const L1_BYTES: u64 = 512 * 1024;
+/// The article's L1 threshold: a fused kernel may use 80 % of L1 (a project parameter:
+/// not in public code).
+pub const L1_FRACTION: f64 = 0.8;
+/// The article's benefit threshold: a fusion must save 10 µs (a project parameter: not
+/// in public code).
+pub const MIN_BENEFIT_SECONDS: f64 = 10e-6;
+/// Inputs per fused kernel on A2/A3 (14 on A5).
+pub const MAX_INPUTS: usize = 8;
+
+/// The Ascend target.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Ascend;
+
+/// The table entry.
+pub static ASCEND: Ascend = Ascend;
+
+impl Target for Ascend {
+    fn name(&self) -> &'static str {
+        "ascend"
+    }
+
+    fn summary(&self) -> &'static str {
+        "Ascend 910B-class NPU: fusion legality and limits (UB 192 KiB, 8 inputs per kernel); no lowering yet"
+    }
+
+    fn limits(&self) -> KernelLimits {
+        KernelLimits {
+            max_inputs: Some(MAX_INPUTS),
+            on_chip_bytes: Some(UB_BYTES),
+            on_chip_alignment: UB_ALIGNMENT,
+        }
+    }
+
+    fn costs(&self) -> Costs {
+        Costs {
+            bytes_per_second: 1.6e12,
+            launch_seconds: 50e-6,
+        }
+    }
+
+    fn stages(&self) -> &'static [Stage] {
+        &[]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use fuselab_passes::target::{fits_on_chip, smallest_tile_bytes, Refusal, Target};
+
+    /// Worked by hand: a row of 8192 fp32 is 32 KiB per buffer; with 2 inputs (4
+    /// buffers double-buffered) and 3 members that is 7 × 32 KiB = 224 KiB > 192 KiB; a
+    /// 4096-wide row takes 112 KiB and fits; a pointwise kernel's block is 8 fp32 (32 B).
+    #[test]
+    fn unified_buffer_rule() {
+        let limits = super::ASCEND.limits();
+        assert_eq!(
+            smallest_tile_bytes(Some((64, 8192)), 2, 3, 32),
+            (8192, 7 * 32 * 1024)
+        );
+        assert_eq!(
+            fits_on_chip(&limits, Some((64, 8192)), 2, 3),
+            Err(Refusal::WorkingSet {
+                elements: 8192,
+                bytes: 229_376,
+                limit: 196_608
+            })
+        );
+        assert_eq!(fits_on_chip(&limits, Some((64, 4096)), 2, 3), Ok(()));
+        assert_eq!(smallest_tile_bytes(None, 8, 64, 32), (8, 80 * 32));
+        assert_eq!(fits_on_chip(&limits, None, 8, 64), Ok(()));
+        // 3 elements of fp32 = 12 bytes, rounded up to the 32-byte alignment.
+        assert_eq!(smallest_tile_bytes(Some((1, 3)), 1, 1, 32), (3, 3 * 32));
+    }
+}
