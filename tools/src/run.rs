@@ -601,6 +601,11 @@ pub fn run(args: &[String]) -> i32 {
         if let Some(flag) = compiled_flags.first() {
             return fail(format!("{flag} applies to compiled code: add --jit or --bench"));
         }
+    } else if let Err(m) = options.runner() {
+        // Compiled code of a target without a runner here: one error, not one per strategy.
+        return fail(format!(
+            "{m} (--jit / --bench need its runner; without them the loop interpreter checks its decisions)"
+        ));
     }
     let Some(input) = input else {
         return fail("no input file (see --help)".into());
