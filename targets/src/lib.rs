@@ -86,7 +86,7 @@ pub static TARGETS: &[TargetEntry] = &[
     },
     TargetEntry {
         target: &ascend::ASCEND,
-        runner: None,
+        runner: Some(&ascend::ASCEND),
     },
 ];
 

@@ -7,10 +7,10 @@
 // RUN: not fuse-run %S/Inputs/f64.mlir 2>&1 | FileCheck %s --check-prefix=DTYPE
 // RUN: not fuse-run 2>&1 | FileCheck %s --check-prefix=NOINPUT
 // RUN: not fuse-run %S/Inputs/bad-expect.mlir --expect %S/Inputs/bad-expect.json 2>&1 | FileCheck %s --check-prefix=EXPECT
-// RUN: not fuse-run %s --target ascend --jit 2>&1 | FileCheck %s --check-prefix=NORUNNER
+// RUN: not fuse-run %s --target gpu --jit 2>&1 | FileCheck %s --check-prefix=NORUNNER
 // RUN: not fuse-run %s --fp-fusion false 2>&1 | FileCheck %s --check-prefix=COMPILEDONLY
 // RUN: not fuse-run %s --jit --vector-width 384 2>&1 | FileCheck %s --check-prefix=WIDTH
-// NORUNNER: fuse-run: error: target 'ascend' cannot run code on this machine (--jit / --bench need its runner; without them the loop interpreter checks its decisions)
+// NORUNNER: fuse-run: error: target 'gpu' cannot run code on this machine (--jit / --bench need its runner; without them the loop interpreter checks its decisions)
 // NORUNNER-NOT: ERROR
 // COMPILEDONLY: fuse-run: error: --fp-fusion applies to compiled code: add --jit or --bench
 // WIDTH: fuse-run: error: --vector-width: vector-width must be host, llvm, 128, 256 or 512, not '384'

@@ -1,7 +1,10 @@
 //! The Ascend target (a 910B-class "A2" NPU): what the fusion strategies ask of it so
-//! far — legality, per-kernel limits and costs. No lowering and no runner yet (issue 17:
-//! the `ascend` dialect, `--lower-loop-to-ascend`, Ascend C emission and an interpreter
-//! are not in); `fuse-opt --target=ascend` decides fusion for it.
+//! far — legality, per-kernel limits and costs — and a stand-in runner: the CPU code
+//! generator and JIT with Ascend's fused-kernel numerics (half-precision values stay
+//! fp32 inside a fused kernel and are rounded once where stored;
+//! [`crate::cpu::lower_loop_to_cpu::CpuOptions::fp32_in_kernels`]). Not an Ascend
+//! interpreter: the `ascend` dialect, `--lower-loop-to-ascend`, Ascend C emission and
+//! an interpreter of them are not in (issue 17).
 //!
 //! Rules and parameters (`../shared/research/spyre_ascend.md`; docs/strategies/ascend.md):
 //! - legality: the SIMD iteration-space rule ([`Target::can_fuse`]'s default) — a fused
@@ -20,7 +23,10 @@
 //! not applied — no kernel here uses L1 (the cube unit's buffer) and every fusion saves
 //! a launch of 50 µs, far above the benefit threshold.
 
+use crate::{CompileOptions, Executable, Runner};
+use fuselab_exec::ExecError;
 use fuselab_passes::target::{Costs, KernelLimits, Stage, Target};
+use mlir_sys::MlirOperation;
 
 /// Unified Buffer bytes per vector core (910B).
 pub const UB_BYTES: u64 = 192 * 1024;
@@ -37,7 +43,7 @@ pub const MIN_BENEFIT_SECONDS: f64 = 10e-6;
 /// Inputs per fused kernel on A2/A3 (14 on A5).
 pub const MAX_INPUTS: usize = 8;
 
-/// The Ascend target.
+/// The Ascend target (and its stand-in runner).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Ascend;
 
@@ -50,7 +56,7 @@ impl Target for Ascend {
     }
 
     fn summary(&self) -> &'static str {
-        "Ascend 910B-class NPU: fusion legality and limits (UB 192 KiB, 8 inputs per kernel); no lowering yet"
+        "Ascend 910B-class NPU: fusion legality and limits (UB 192 KiB, 8 inputs per kernel); runs on a CPU stand-in with fp32 inside fused kernels"
     }
 
     fn limits(&self) -> KernelLimits {
@@ -70,6 +76,17 @@ impl Target for Ascend {
 
     fn stages(&self) -> &'static [Stage] {
         &[]
+    }
+}
+
+/// Ascend's fused-kernel numerics on this CPU (see the module documentation).
+impl Runner for Ascend {
+    fn compile(
+        &self,
+        func: MlirOperation,
+        options: CompileOptions,
+    ) -> Result<Box<dyn Executable>, ExecError> {
+        crate::cpu::compile_jit(func, options, true)
     }
 }
 

@@ -76,18 +76,29 @@ impl Runner for Cpu {
         func: MlirOperation,
         options: CompileOptions,
     ) -> Result<Box<dyn Executable>, ExecError> {
-        let jit = Jit::compile_with(
-            func,
-            CpuOptions {
-                parallel: options.parallel,
-                jit: CodegenChoices {
-                    fp_fusion: options.fp_fusion,
-                    vector_bits: options.vector_bits,
-                },
-            },
-        )?;
-        Ok(Box::new(jit))
+        compile_jit(func, options, false)
     }
+}
+
+/// `func` through the CPU code generator and JIT with a runner's `options`;
+/// `fp32_in_kernels`: [`CpuOptions::fp32_in_kernels`] (the Ascend target's numerics).
+pub fn compile_jit(
+    func: MlirOperation,
+    options: CompileOptions,
+    fp32_in_kernels: bool,
+) -> Result<Box<dyn Executable>, ExecError> {
+    let jit = Jit::compile_with(
+        func,
+        CpuOptions {
+            parallel: options.parallel,
+            jit: CodegenChoices {
+                fp_fusion: options.fp_fusion,
+                vector_bits: options.vector_bits,
+            },
+            fp32_in_kernels,
+        },
+    )?;
+    Ok(Box::new(jit))
 }
 
 impl Executable for Jit {

@@ -48,12 +48,20 @@ pub const INFO: PassInfo = PassInfo {
     argument: "lower-loop-to-cpu",
     summary: "Lower loop IR to upstream scf/memref/arith/math: one function per kernel plus a host function",
     anchor: "builtin.module",
-    options: &[PassOption {
-        name: "parallel",
-        kind: OptionKind::Bool,
-        default: "false",
-        help: "run chunks of rows of each kernel as scf.parallel (lowered by async-parallel-for)",
-    }],
+    options: &[
+        PassOption {
+            name: "parallel",
+            kind: OptionKind::Bool,
+            default: "false",
+            help: "run chunks of rows of each kernel as scf.parallel (lowered by async-parallel-for)",
+        },
+        PassOption {
+            name: "fp32-in-kernels",
+            kind: OptionKind::Bool,
+            default: "false",
+            help: "keep f16/bf16 values in f32 inside fused kernels, rounding only where stored (Ascend's numerics)",
+        },
+    ],
     run,
     id: &ID,
 };
@@ -71,6 +79,7 @@ pub struct CodegenError {
 fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed> {
     let options = CpuOptions {
         parallel: cx.options.flag("parallel"),
+        fp32_in_kernels: cx.options.flag("fp32-in-kernels"),
         ..CpuOptions::default()
     };
     let raw = module.to_raw();
@@ -184,6 +193,8 @@ struct Gen {
     uses_sgemm: bool,
     /// Whether steps may run their rows in parallel.
     parallel: bool,
+    /// Keep f16 / bf16 values in f32 inside fused kernels ([`CpuOptions::fp32_in_kernels`]).
+    fp32_in_kernels: bool,
     /// The `loop` function's name: prefix of every symbol generated for it.
     prefix: String,
     /// The memref type of each parameter (inputs, then outputs).
@@ -221,6 +232,11 @@ pub struct CpuOptions {
     pub parallel: bool,
     /// LLVM code generation choices of the JIT (not read by the code generator).
     pub jit: crate::cpu::codegen_choices::CodegenChoices,
+    /// Half-precision values stay f32 inside a fused kernel's node bodies and are rounded
+    /// to their type only where they are stored (Ascend's fused-kernel numerics: cast up
+    /// at the inputs, compute in fp32, cast back at the outputs) instead of after every
+    /// op (eager PyTorch's, the default). Explicit casts still round.
+    pub fp32_in_kernels: bool,
 }
 
 /// The signature of one generated host function.
@@ -353,6 +369,7 @@ fn cpu_function(
         inline: HashMap::new(),
         uses_sgemm: false,
         parallel: options.parallel,
+        fp32_in_kernels: options.fp32_in_kernels,
         prefix: entry.clone(),
         params,
         kernels: 0,

@@ -4,6 +4,13 @@
 use super::*;
 use fuselab_passes::analysis::rows::shared_row_prefix;
 
+/// Whether `node` is a member of a `loop.kernel`.
+fn in_kernel(node: MlirOperation) -> bool {
+    // SAFETY: a live op's block and that block's parent.
+    let parent = unsafe { mlir_sys::mlirBlockGetParentOperation(ir::parent_block(node)) };
+    !parent.ptr.is_null() && ir::op_name(parent) == names::KERNEL
+}
+
 impl Gen {
     /// Builds the body of `node` with its block arguments bound to `ivs`; returns the
     /// yielded value. Each op is built at its own location.
@@ -94,6 +101,8 @@ impl Gen {
                 values.insert(result, v);
                 continue;
             }
+            // Inside a fused kernel with fp32_in_kernels: no rounding between ops.
+            let half = half.filter(|_| !(self.fp32_in_kernels && in_kernel(node)));
             if same(result_ty, self.b.f32_type()) && args.len() == 1 {
                 if let Some(v) = crate::math::expand(&mut self.b, &name, args[0]) {
                     let v = self.round_to(v, half);
