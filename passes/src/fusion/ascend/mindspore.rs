@@ -439,7 +439,11 @@ impl<'g> Splitter<'g> {
             let user = self.dom(a);
             let takes = (mm && has(user, &["add", "_to_copy", "to", "convert_element_type"]))
                 || (bmm && self.area(a).pattern == Compute::Elemwise);
-            if takes && self.acyclic(a, dom) {
+            // MindSpore's `_matmul_depth` checks `a.check_acyclic(dom)`, the direction no
+            // cycle can take (user to matmul); the user absorbs the matmul, so a cycle is
+            // a path from the matmul through another area to the user: checked as the
+            // other backward patterns do (found by fuse-fuzz seed 25000016).
+            if takes && self.acyclic(dom, a) {
                 fused.push(a);
             }
         }
