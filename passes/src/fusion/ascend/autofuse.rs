@@ -507,45 +507,16 @@ pub fn plan_autofuse(graph: &SchedGraph, config: &AutoFuseConfig, target: &dyn T
             reason: reason.clone(),
         })
         .collect();
-    let groups = topological_groups(&decider);
+    let live = decider
+        .groups
+        .iter()
+        .flatten()
+        .map(|g| g.members.clone())
+        .collect();
+    let groups = super::topological(graph, live);
     FusionPlan {
         groups,
         rejections,
         rounds,
     }
-}
-
-/// The live groups in a topological order (Kahn's algorithm, the group with the
-/// earliest member first among the ready ones).
-fn topological_groups(d: &Decider) -> Vec<Vec<usize>> {
-    let live: Vec<usize> = (0..d.groups.len()).filter(|&g| d.groups[g].is_some()).collect();
-    let mut indegree: BTreeMap<usize, usize> = live.iter().map(|&g| (g, 0)).collect();
-    let mut successors: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
-    for &g in &live {
-        for &m in &d.group(g).members {
-            for &c in &d.consumers[m] {
-                let h = d.group_of[c];
-                if h != g && successors.entry(g).or_default().insert(h) {
-                    *indegree.entry(h).or_default() += 1;
-                }
-            }
-        }
-    }
-    let mut ready: BTreeSet<(usize, usize)> = live
-        .iter()
-        .filter(|g| indegree[g] == 0)
-        .map(|&g| (d.group(g).min_order, g))
-        .collect();
-    let mut out = Vec::new();
-    while let Some((_, g)) = ready.pop_first() {
-        out.push(d.group(g).members.clone());
-        for &h in successors.get(&g).into_iter().flatten() {
-            let n = indegree.get_mut(&h).expect("a live group");
-            *n -= 1;
-            if *n == 0 {
-                ready.insert((d.group(h).min_order, h));
-            }
-        }
-    }
-    out
 }

@@ -593,45 +593,10 @@ pub fn plan_mindspore(graph: &SchedGraph) -> FusionPlan {
             nodes
         })
         .collect();
-    groups = topological(graph, groups);
+    groups = super::topological(graph, groups);
     FusionPlan {
         groups,
         rejections,
         rounds,
     }
-}
-
-/// The groups in a topological order (Kahn, earliest first member first).
-fn topological(graph: &SchedGraph, groups: Vec<Vec<usize>>) -> Vec<Vec<usize>> {
-    let mut group_of = vec![0; graph.nodes.len()];
-    for (g, members) in groups.iter().enumerate() {
-        for &m in members {
-            group_of[m] = g;
-        }
-    }
-    let mut indegree = vec![0usize; groups.len()];
-    let mut succ: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); groups.len()];
-    for (i, node) in graph.nodes.iter().enumerate() {
-        for &p in &node.producers {
-            let (a, b) = (group_of[p], group_of[i]);
-            if a != b && succ[a].insert(b) {
-                indegree[b] += 1;
-            }
-        }
-    }
-    let mut ready: BTreeSet<(usize, usize)> = (0..groups.len())
-        .filter(|&g| indegree[g] == 0)
-        .map(|g| (groups[g][0], g))
-        .collect();
-    let mut out = Vec::new();
-    while let Some((_, g)) = ready.pop_first() {
-        out.push(groups[g].clone());
-        for &h in &succ[g] {
-            indegree[h] -= 1;
-            if indegree[h] == 0 {
-                ready.insert((groups[h][0], h));
-            }
-        }
-    }
-    out
 }

@@ -30,6 +30,7 @@ use autofuse::{plan_autofuse, AutoFuseConfig};
 use melior::ir::OperationRef;
 use mindspore::plan_mindspore;
 use mlir_sys::MlirOperation;
+use std::collections::BTreeSet;
 
 static ID: PassId = PassId::new();
 
@@ -175,4 +176,41 @@ fn refuse_ge_options(options: &PassOptions) -> Result<(), String> {
 
 fn run(module: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     run_strategy(module, cx, &ASCEND)
+}
+
+/// `groups` (sorted node lists covering `graph`) in a topological order: Kahn's
+/// algorithm, the ready group with the earliest first member first. Both Ascend modes
+/// order their decision with it.
+fn topological(graph: &SchedGraph, groups: Vec<Vec<usize>>) -> Vec<Vec<usize>> {
+    let mut group_of = vec![0; graph.nodes.len()];
+    for (g, members) in groups.iter().enumerate() {
+        for &m in members {
+            group_of[m] = g;
+        }
+    }
+    let mut indegree = vec![0usize; groups.len()];
+    let mut succ: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); groups.len()];
+    for (i, node) in graph.nodes.iter().enumerate() {
+        for &p in &node.producers {
+            let (a, b) = (group_of[p], group_of[i]);
+            if a != b && succ[a].insert(b) {
+                indegree[b] += 1;
+            }
+        }
+    }
+    let mut ready: BTreeSet<(usize, usize)> = (0..groups.len())
+        .filter(|&g| indegree[g] == 0)
+        .map(|g| (groups[g][0], g))
+        .collect();
+    let mut out = Vec::new();
+    while let Some((_, g)) = ready.pop_first() {
+        out.push(groups[g].clone());
+        for &h in &succ[g] {
+            indegree[h] -= 1;
+            if indegree[h] == 0 {
+                ready.insert((groups[h][0], h));
+            }
+        }
+    }
+    out
 }
