@@ -22,7 +22,7 @@
 
 use crate::{
     analysis::memory_deps::{NodeKind, SchedGraph, SchedNode},
-    fusion::plan::{FusionPlan, Rejection},
+    fusion::plan::FusionPlan,
     target::{fits_on_chip, GroupShape, Target},
 };
 use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -497,26 +497,11 @@ pub fn plan_autofuse(graph: &SchedGraph, config: &AutoFuseConfig, target: &dyn T
             }
         }
     }
-    let name = |m: &usize| graph.nodes[*m].name.clone();
-    let rejections = decider
-        .rejections
-        .iter()
-        .map(|((a, b), reason)| Rejection {
-            node1: a.iter().map(name).collect(),
-            node2: b.iter().map(name).collect(),
-            reason: reason.clone(),
-        })
-        .collect();
     let live = decider
         .groups
         .iter()
         .flatten()
         .map(|g| g.members.clone())
         .collect();
-    let groups = super::topological(graph, live);
-    FusionPlan {
-        groups,
-        rejections,
-        rounds,
-    }
+    super::plan(graph, live, &decider.rejections, rounds)
 }

@@ -34,7 +34,7 @@
 
 use crate::{
     analysis::memory_deps::{NodeKind, SchedGraph, SchedNode},
-    fusion::plan::{FusionPlan, Rejection},
+    fusion::plan::FusionPlan,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -574,17 +574,7 @@ pub fn plan_mindspore(graph: &SchedGraph) -> FusionPlan {
             break;
         }
     }
-    let name = |m: &usize| graph.nodes[*m].name.clone();
-    let rejections = s
-        .rejections
-        .iter()
-        .map(|((a, b), reason)| Rejection {
-            node1: a.iter().map(name).collect(),
-            node2: b.iter().map(name).collect(),
-            reason: reason.clone(),
-        })
-        .collect();
-    let mut groups: Vec<Vec<usize>> = s
+    let groups = s
         .areas
         .values()
         .map(|a| {
@@ -593,10 +583,5 @@ pub fn plan_mindspore(graph: &SchedGraph) -> FusionPlan {
             nodes
         })
         .collect();
-    groups = super::topological(graph, groups);
-    FusionPlan {
-        groups,
-        rejections,
-        rounds,
-    }
+    super::plan(graph, groups, &s.rejections, rounds)
 }

@@ -178,9 +178,31 @@ fn run(module: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     run_strategy(module, cx, &ASCEND)
 }
 
-/// `groups` (sorted node lists covering `graph`) in a topological order: Kahn's
-/// algorithm, the ready group with the earliest first member first. Both Ascend modes
-/// order their decision with it.
+/// The plan of either Ascend mode: `groups` (sorted node lists covering `graph`) in a
+/// topological order, the refused pairs (by member lists) named by their buffers.
+fn plan(
+    graph: &SchedGraph,
+    groups: Vec<Vec<usize>>,
+    rejections: &std::collections::BTreeMap<(Vec<usize>, Vec<usize>), String>,
+    rounds: usize,
+) -> super::plan::FusionPlan {
+    let name = |m: &usize| graph.nodes[*m].name.clone();
+    super::plan::FusionPlan {
+        groups: topological(graph, groups),
+        rejections: rejections
+            .iter()
+            .map(|((a, b), reason)| super::plan::Rejection {
+                node1: a.iter().map(name).collect(),
+                node2: b.iter().map(name).collect(),
+                reason: reason.clone(),
+            })
+            .collect(),
+        rounds,
+    }
+}
+
+/// `groups` in a topological order: Kahn's algorithm, the ready group with the earliest
+/// first member first.
 fn topological(graph: &SchedGraph, groups: Vec<Vec<usize>>) -> Vec<Vec<usize>> {
     let mut group_of = vec![0; graph.nodes.len()];
     for (g, members) in groups.iter().enumerate() {
