@@ -26,6 +26,26 @@ pub struct GroupShape<'a> {
     pub member_ranges: Vec<&'a [i64]>,
 }
 
+impl<'a> GroupShape<'a> {
+    /// The shape of a group of `graph`'s nodes `members` iterating over `numel`
+    /// (reducing `reduction`).
+    pub fn of(
+        graph: &'a crate::analysis::memory_deps::SchedGraph,
+        members: &[usize],
+        numel: i64,
+        reduction: Option<(i64, i64)>,
+    ) -> Self {
+        GroupShape {
+            numel,
+            reduction,
+            member_ranges: members
+                .iter()
+                .map(|&m| graph.nodes[m].ranges.as_slice())
+                .collect(),
+        }
+    }
+}
+
 /// Why a target refuses to put two groups in one kernel.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Refusal {

@@ -348,15 +348,7 @@ impl<'g> Decider<'g> {
         if score == 0 {
             return Err("memory score 0: no bytes shared".into());
         }
-        let shape = |g: &Group| GroupShape {
-            numel: g.numel,
-            reduction: g.reduction,
-            member_ranges: g
-                .members
-                .iter()
-                .map(|&m| self.graph.nodes[m].ranges.as_slice())
-                .collect(),
-        };
+        let shape = |g: &Group| GroupShape::of(self.graph, &g.members, g.numel, g.reduction);
         let (sa, sb) = (shape(ga), shape(gb));
         if let Err(refusal) = self.target.can_fuse(&sa, &sb) {
             let kind = if vertical { "vertical" } else { "horizontal" };

@@ -66,7 +66,7 @@ const REDUCE_DEPTH: usize = 10;
 /// Iteration size above which an op likely runs on several cores.
 const MULTICORE: i64 = 1024;
 
-fn compute_of(graph: &SchedGraph, node: &SchedNode) -> Compute {
+fn compute_of(node: &SchedNode) -> Compute {
     match node.kind {
         NodeKind::Extern => Compute::Opaque,
         NodeKind::Reduction => Compute::Reduce,
@@ -76,7 +76,7 @@ fn compute_of(graph: &SchedGraph, node: &SchedNode) -> Compute {
             }
             FusionPass::Broadcast if !has(node, &["expand", "broadcast_to"]) => Compute::Reshape,
             FusionPass::Broadcast => Compute::Broadcast,
-            _ if reads_broadcast(graph, node) => Compute::Broadcast,
+            _ if reads_broadcast(node) => Compute::Broadcast,
             _ => Compute::Elemwise,
         },
     }
@@ -95,14 +95,14 @@ fn read_elements(dep: &crate::analysis::memory_deps::MemoryDep) -> i64 {
     (dep.buffer_bytes / dep.elem_bytes.max(1)) as i64
 }
 
-fn reads_broadcast(_graph: &SchedGraph, node: &SchedNode) -> bool {
+fn reads_broadcast(node: &SchedNode) -> bool {
     node.reads.iter().any(|d| read_elements(d) < numel(node))
 }
 
 /// How `consumer` reads `producer`'s buffer.
 fn relation(graph: &SchedGraph, producer: usize, consumer: usize) -> Compute {
     let (p, c) = (&graph.nodes[producer], &graph.nodes[consumer]);
-    match compute_of(graph, c) {
+    match compute_of(c) {
         Compute::Opaque => Compute::Opaque,
         Compute::Reduce => Compute::Reduce,
         Compute::Reshape => Compute::Reshape,
@@ -162,7 +162,7 @@ impl<'g> Splitter<'g> {
                 i,
                 Area {
                     nodes: vec![i],
-                    pattern: compute_of(graph, node),
+                    pattern: compute_of(node),
                     ins,
                     outs: BTreeMap::new(),
                     is_output: node.is_output,

@@ -479,15 +479,7 @@ impl<'g> Scheduler<'g> {
     /// The target's legality (Inductor's `backend.can_fuse`: for the SIMD back ends
     /// the iteration-space rules of codegen/simd.py) and its input limit.
     fn backend_can_fuse(&mut self, g1: usize, g2: usize) -> bool {
-        let shape = |g: &Group| GroupShape {
-            numel: g.numel,
-            reduction: g.reduction,
-            member_ranges: g
-                .members
-                .iter()
-                .map(|&m| self.graph.nodes[m].ranges.as_slice())
-                .collect(),
-        };
+        let shape = |g: &Group| GroupShape::of(self.graph, &g.members, g.numel, g.reduction);
         let (a, b) = (shape(self.group(g1)), shape(self.group(g2)));
         let mut verdict = self.target.can_fuse(&a, &b);
         let limits = self.target.limits();
