@@ -11,6 +11,7 @@ pub mod ascend;
 pub mod cpu;
 pub mod gpu;
 pub mod math;
+pub mod spyre;
 
 use fuselab_exec::{ExecError, Tensor};
 use fuselab_passes::{target::Target, PassInfo};
