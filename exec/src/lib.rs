@@ -12,6 +12,7 @@ pub mod inputs;
 pub mod loops;
 pub mod tensor;
 
+pub use constant::splat_or_dense;
 pub use tensor::Tensor;
 
 use fuselab_dialects::ir;

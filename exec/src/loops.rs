@@ -286,8 +286,28 @@ fn compile(node: MlirOperation) -> Result<Body, ExecError> {
 }
 
 impl Body {
-    /// Evaluates the body for loop variables `dims`.
+    /// Evaluates the body for loop variables `dims`, reading buffers from `buffers`.
     fn eval(&self, env: &mut Vec<f64>, dims: &[i64], buffers: &[&Tensor]) -> Result<f64, String> {
+        self.eval_with(env, dims, &mut |buffer, flat| {
+            let t = buffers[buffer];
+            if flat < 0 || flat as usize >= t.data.len() {
+                return Err(format!(
+                    "load at offset {flat} is out of bounds of a buffer of {} elements",
+                    t.data.len()
+                ));
+            }
+            Ok(t.data[flat as usize])
+        })
+    }
+
+    /// Evaluates the body for loop variables `dims`; `read(buffer, offset)` gives the
+    /// element at flat storage offset `offset` of loaded buffer number `buffer`.
+    fn eval_with(
+        &self,
+        env: &mut Vec<f64>,
+        dims: &[i64],
+        read: &mut dyn FnMut(usize, i64) -> Result<f64, String>,
+    ) -> Result<f64, String> {
         env.clear();
         env.extend(dims.iter().map(|&d| d as f64));
         let mut syms = Vec::new();
@@ -301,15 +321,7 @@ impl Body {
                 } => {
                     syms.clear();
                     syms.extend(s.iter().map(|&k| env[k] as i64));
-                    let t = buffers[*buffer];
-                    let flat = index.eval(dims, &syms);
-                    if flat < 0 || flat as usize >= t.data.len() {
-                        return Err(format!(
-                            "load at offset {flat} is out of bounds of a buffer of {} elements",
-                            t.data.len()
-                        ));
-                    }
-                    t.data[flat as usize]
+                    read(*buffer, index.eval(dims, &syms))?
                 }
                 Instr::Unary(f, a) => f(env[*a]),
                 Instr::Binary(f, a, b) => f(env[*a], env[*b]),
@@ -386,22 +398,7 @@ impl Interp {
         let n = numel(&ranges);
         let mut data = Vec::with_capacity(n);
         let is_reduction = ir::op_name(op) == names::REDUCTION;
-        let kind = ir::attr(op, "kind")
-            .and_then(fuselab_dialects::attrs::string_raw)
-            .unwrap_or_default();
-        let (init, combine): (f64, fn(f64, f64) -> f64) = match kind.as_str() {
-            "sum" => (0.0, |a, b| a + b),
-            "prod" => (1.0, |a, b| a * b),
-            "max" => (f64::NEG_INFINITY, nan_max),
-            "min" => (f64::INFINITY, nan_min),
-            _ if is_reduction => {
-                return Err(ExecError::at(
-                    op,
-                    format!("reduction kind '{kind}' is not supported"),
-                ))
-            }
-            _ => (0.0, |a, _| a),
-        };
+        let (init, combine) = combiner(op, out.dtype)?;
         let rn = numel(&rranges);
         for flat in 0..n {
             crate::tensor::unflatten(&ranges, flat, &mut dims[..ranges.len()]);
@@ -412,13 +409,7 @@ impl Interp {
                 );
                 continue;
             }
-            // The identity in the result's type: for bools, max (`any`) starts false and
-            // min starts true (-inf and +inf would both round to true).
-            let mut acc = match (out.dtype, kind.as_str()) {
-                (DType::I1, "max") => 0.0,
-                (DType::I1, "min") => 1.0,
-                _ => round_to(init, out.dtype),
-            };
+            let mut acc = init;
             for r in 0..rn {
                 crate::tensor::unflatten(&rranges, r, &mut dims[ranges.len()..]);
                 let v = body
@@ -444,56 +435,139 @@ impl Interp {
     }
 
     fn extern_call(&self, op: MlirOperation) -> Result<Tensor, ExecError> {
-        let out = result_type(op)?;
-        let views: Vec<Vec<i64>> = fuselab_dialects::loops::operand_views(op);
         let operands: Vec<Tensor> = ir::operands(op)
             .iter()
-            .enumerate()
-            .map(|(i, &v)| {
-                Ok(Self::viewed(
-                    self.buffer(op, v)?,
-                    views.get(i).map_or(&[][..], Vec::as_slice),
-                ))
-            })
+            .map(|&v| self.buffer(op, v).cloned())
             .collect::<Result<_, ExecError>>()?;
-        let kind = ir::attr(op, "kind")
-            .and_then(fuselab_dialects::attrs::string_raw)
-            .unwrap_or_default();
-        let result = match kind.as_str() {
-            "mm" | "bmm" => {
-                let prod = matmul(&operands[0], &operands[1], &out);
-                match operands.get(2) {
-                    Some(bias) => {
-                        let offset = out.rank() - bias.rank();
-                        let mut data = prod.data.clone();
-                        crate::tensor::for_each_index(&out.shape.clone(), |idx| {
-                            let mut f = 0i64;
-                            for d in 0..bias.rank() {
-                                let i = if bias.shape[d] == 1 { 0 } else { idx[d + offset] };
-                                f = f * bias.shape[d] + i;
-                            }
-                            let at = crate::tensor::flat_index(&out.shape, idx);
-                            data[at] += bias.data[f as usize];
-                        });
-                        Tensor::new(out.shape.clone(), out.dtype, data)
-                    }
-                    None => prod,
-                }
-            }
-            "convolution" => {
-                let params = ConvParams::of(op, operands[0].rank() - 2);
-                convolution(&params, &operands[0], &operands[1], operands.get(2), &out)
-            }
-            other => {
-                return Err(ExecError::at(
-                    op,
-                    format!("extern kind '{other}' is not supported"),
-                ))
-            }
-        };
-        Ok(result)
+        extern_result(op, &operands)
+    }
+}
+
+/// How a reduction combines two values.
+pub type Combine = fn(f64, f64) -> f64;
+
+/// A reduction node's identity (in its result type `dtype`) and combining function; a
+/// pointwise node's: `(0, first)`.
+pub fn combiner(op: MlirOperation, dtype: DType) -> Result<(f64, Combine), ExecError> {
+    let is_reduction = ir::op_name(op) == names::REDUCTION;
+    let kind = ir::attr(op, "kind")
+        .and_then(fuselab_dialects::attrs::string_raw)
+        .unwrap_or_default();
+    let (init, combine): (f64, Combine) = match kind.as_str() {
+        "sum" => (0.0, |a, b| a + b),
+        "prod" => (1.0, |a, b| a * b),
+        "max" => (f64::NEG_INFINITY, nan_max),
+        "min" => (f64::INFINITY, nan_min),
+        _ if is_reduction => {
+            return Err(ExecError::at(
+                op,
+                format!("reduction kind '{kind}' is not supported"),
+            ))
+        }
+        _ => (0.0, |a, _| a),
+    };
+    // The identity in the result's type: for bools, max (`any`) starts false and min
+    // starts true (-inf and +inf would both round to true).
+    let init = match (dtype, kind.as_str()) {
+        (DType::I1, "max") => 0.0,
+        (DType::I1, "min") => 1.0,
+        _ => round_to(init, dtype),
+    };
+    Ok((init, combine))
+}
+
+/// A node's body compiled once, evaluated per element with the caller's reads (for
+/// executors that keep buffers their own way, such as a device simulator).
+pub struct CompiledNode(Body);
+
+impl CompiledNode {
+    /// Compiles `node` (a `loop.pointwise` or `loop.reduction`).
+    pub fn new(node: MlirOperation) -> Result<Self, ExecError> {
+        compile(node).map(Self)
     }
 
+    /// The buffers the body loads, numbered as `read` sees them.
+    pub fn buffers(&self) -> &[MlirValue] {
+        &self.0.buffers
+    }
+
+    /// The body's value at loop variables `dims` (ranges, then reduction ranges);
+    /// `read(buffer, offset)` gives the element at flat storage offset `offset` of
+    /// buffer number `buffer`. `env` is scratch space.
+    pub fn eval(
+        &self,
+        env: &mut Vec<f64>,
+        dims: &[i64],
+        read: &mut dyn FnMut(usize, i64) -> Result<f64, String>,
+    ) -> Result<f64, String> {
+        self.0.eval_with(env, dims, read)
+    }
+}
+
+/// What `loop.view` `op` shows of `base`.
+pub fn view_result(op: MlirOperation, base: &Tensor) -> Result<Tensor, ExecError> {
+    let layout = i64_list(op, "layout");
+    let out = result_type(op)?;
+    let rank = out.rank();
+    if layout.len() != 1 + 2 * rank {
+        return Err(ExecError::at(op, "bad layout"));
+    }
+    let t = gather_layout(base, layout[0], &layout[1..=rank], &layout[rank + 1..]);
+    Ok(Tensor {
+        dtype: out.dtype,
+        ..t
+    })
+}
+
+/// The result of extern `op` (a `loop.extern`) on its operand buffers (before their
+/// `operand_views`, which this applies).
+pub fn extern_result(op: MlirOperation, buffers: &[Tensor]) -> Result<Tensor, ExecError> {
+    let out = result_type(op)?;
+    let views: Vec<Vec<i64>> = fuselab_dialects::loops::operand_views(op);
+    let operands: Vec<Tensor> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, t)| Interp::viewed(t, views.get(i).map_or(&[][..], Vec::as_slice)))
+        .collect();
+    let kind = ir::attr(op, "kind")
+        .and_then(fuselab_dialects::attrs::string_raw)
+        .unwrap_or_default();
+    let result = match kind.as_str() {
+        "mm" | "bmm" => {
+            let prod = matmul(&operands[0], &operands[1], &out);
+            match operands.get(2) {
+                Some(bias) => {
+                    let offset = out.rank() - bias.rank();
+                    let mut data = prod.data.clone();
+                    crate::tensor::for_each_index(&out.shape.clone(), |idx| {
+                        let mut f = 0i64;
+                        for d in 0..bias.rank() {
+                            let i = if bias.shape[d] == 1 { 0 } else { idx[d + offset] };
+                            f = f * bias.shape[d] + i;
+                        }
+                        let at = crate::tensor::flat_index(&out.shape, idx);
+                        data[at] += bias.data[f as usize];
+                    });
+                    Tensor::new(out.shape.clone(), out.dtype, data)
+                }
+                None => prod,
+            }
+        }
+        "convolution" => {
+            let params = ConvParams::of(op, operands[0].rank() - 2);
+            convolution(&params, &operands[0], &operands[1], operands.get(2), &out)
+        }
+        other => {
+            return Err(ExecError::at(
+                op,
+                format!("extern kind '{other}' is not supported"),
+            ))
+        }
+    };
+    Ok(result)
+}
+
+impl Interp {
     fn run_ops(&mut self, ops: &[MlirOperation]) -> Result<Option<Vec<Tensor>>, ExecError> {
         for &op in ops {
             let name = ir::op_name(op);
@@ -525,20 +599,7 @@ impl Interp {
                         _ => return Err(ExecError::at(op, "loop.output of something other than a kernel")),
                     }
                 }
-                names::VIEW => {
-                    let layout = i64_list(op, "layout");
-                    let out = result_type(op)?;
-                    let base = self.buffer(op, ir::operand(op, 0))?;
-                    let rank = out.rank();
-                    if layout.len() != 1 + 2 * rank {
-                        return Err(ExecError::at(op, "bad layout"));
-                    }
-                    let t = gather_layout(base, layout[0], &layout[1..=rank], &layout[rank + 1..]);
-                    Value::Buffer(Tensor {
-                        dtype: out.dtype,
-                        ..t
-                    })
-                }
+                names::VIEW => Value::Buffer(view_result(op, self.buffer(op, ir::operand(op, 0))?)?),
                 "arith.constant" => Value::Buffer(splat_or_dense(op).map_err(|m| ExecError::at(op, m))?),
                 "func.return" => {
                     return ir::operands(op)

@@ -89,6 +89,10 @@ pub static TARGETS: &[TargetEntry] = &[
         target: &ascend::ASCEND,
         runner: Some(&ascend::ASCEND),
     },
+    TargetEntry {
+        target: &spyre::SPYRE,
+        runner: Some(&spyre::SPYRE),
+    },
 ];
 
 /// The targets' passes, added to the core's by `fuse-opt`.
@@ -97,6 +101,10 @@ pub static PASSES: &[PassInfo] = &[
     cpu::codegen_choices::INFO,
     gpu::lower_loop_to_tile::INFO,
     gpu::lower_tile_to_gpu::INFO,
+    spyre::transforms::assign_layouts::INFO,
+    spyre::transforms::divide_work::INFO,
+    spyre::transforms::plan_scratchpad::INFO,
+    spyre::transforms::spyre_report::INFO,
 ];
 
 /// `label` as a symbol part: ASCII letters, digits and `_`, everything else `_` (kernel

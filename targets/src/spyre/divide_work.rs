@@ -155,10 +155,12 @@ pub fn span_splits(dims: &[WorkDim], tensors: &[TensorSpan], limit: i64) -> Resu
             .find(|&f| f % already == 0 && (t.bytes + f - 1) / f <= limit);
         match found {
             Some(f) => split[d] = f,
-            None => return Err(format!(
+            None => {
+                return Err(format!(
                 "a tensor of {} bytes cannot be split along {} ({}) under the per-core span of {limit} bytes",
                 t.bytes, dims[d].name, dims[d].size
-            )),
+            ))
+            }
         }
     }
     Ok(split)

@@ -46,6 +46,8 @@ pub struct StickLayout {
     pub stick_size: i64,
     /// Element type.
     pub dtype: DType,
+    /// The host dims in device order, size-1 dims left out (the stick dim last).
+    pub dim_order: Vec<usize>,
 }
 
 /// Row-major strides of `shape`.
@@ -83,6 +85,7 @@ impl StickLayout {
                 stick_dim,
                 stick_size: 1,
                 dtype,
+                dim_order: Vec::new(),
             });
         };
         if dim_order.last() != Some(&s) {
@@ -105,6 +108,7 @@ impl StickLayout {
             stick_dim: s,
             stick_size: size[s],
             dtype,
+            dim_order: order,
         })
     }
 
@@ -132,7 +136,33 @@ impl StickLayout {
             stick_dim: 0,
             stick_size: 1,
             dtype,
+            dim_order: Vec::new(),
         })
+    }
+
+    /// The device element (row-major over `device_size`) holding the host element at
+    /// `coords` (host coordinates, one per host dim).
+    pub fn device_index(&self, coords: &[i64]) -> i64 {
+        let Some((&s, rest)) = self.dim_order.split_last() else {
+            return 0;
+        };
+        let n = self.device_size.len();
+        let e = self.device_size[n - 1];
+        // Row-major over device_size = [middle dims.., blocks, d0, E] (rank 1: [blocks, E]).
+        let mut flat = 0;
+        let mut k = 0;
+        if let Some((_, middle)) = rest.split_first() {
+            for &d in middle {
+                flat = flat * self.device_size[k] + coords[d];
+                k += 1;
+            }
+        }
+        flat = flat * self.device_size[k] + coords[s] / e;
+        k += 1;
+        if let Some(&d0) = rest.first() {
+            flat = flat * self.device_size[k] + coords[d0];
+        }
+        flat * e + coords[s] % e
     }
 
     /// Elements the device tensor holds, padding included.
@@ -220,6 +250,14 @@ mod tests {
                 }
             }
             assert!(seen.iter().all(|&c| c == 1), "{shape:?} stick {stick}");
+            // device_index inverts host_offset.
+            let strides = row_major_strides(&shape);
+            for flat in 0..l.device_elements() {
+                if let Some(h) = l.host_offset(flat) {
+                    let coords: Vec<i64> = strides.iter().zip(&shape).map(|(&st, &n)| h / st % n).collect();
+                    assert_eq!(l.device_index(&coords), flat);
+                }
+            }
         }
     }
 }

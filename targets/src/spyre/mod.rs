@@ -2,6 +2,127 @@
 //! ([`layout`]), work division over its cores ([`divide_work`]) and scratchpad (LX)
 //! planning ([`scratchpad`]), each as plain data.
 
+pub mod assign;
+pub mod attrs;
 pub mod divide_work;
 pub mod layout;
+pub mod plan;
+pub mod program;
+pub mod report;
+pub mod residency;
 pub mod scratchpad;
+pub mod simulator;
+pub mod transforms;
+
+use crate::{CompileOptions, Executable, Runner};
+use fuselab_exec::{ExecError, Tensor};
+use fuselab_passes::target::{Costs, KernelLimits, Stage, Target};
+use mlir_sys::MlirOperation;
+
+/// The Spyre target and its runner (the functional [`simulator`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Spyre;
+
+/// The table entry.
+pub static SPYRE: Spyre = Spyre;
+
+/// The stages after fusion: layouts, work division, LX plan (defaults of each pass).
+static STAGES: &[Stage] = &[
+    Stage {
+        name: "layouts",
+        pipeline: "spyre-assign-layouts",
+    },
+    Stage {
+        name: "work",
+        pipeline: "spyre-divide-work",
+    },
+    Stage {
+        name: "scratchpad",
+        pipeline: "spyre-plan-scratchpad",
+    },
+];
+
+impl Target for Spyre {
+    fn name(&self) -> &'static str {
+        "spyre"
+    }
+
+    fn summary(&self) -> &'static str {
+        "IBM Spyre (32 cores, 128-byte sticks, 1,625,344 B LX per core): layouts, work division, LX plan; runs on a functional simulator"
+    }
+
+    /// A fused kernel's smallest tile must fit one core's LX (a pointwise kernel is
+    /// looped over smaller tiles instead; a reduction keeps a whole row): the on-chip
+    /// rule of [`fuselab_passes::target::fits_on_chip`] with LX's size and alignment.
+    fn limits(&self) -> KernelLimits {
+        KernelLimits {
+            max_inputs: None,
+            on_chip_bytes: Some(scratchpad::LX_CAPACITY as u64),
+            on_chip_alignment: scratchpad::LX_ALIGNMENT as u64,
+        }
+    }
+
+    /// Project figures, not measured: the card's device memory at ~200 GB/s and ~10 µs
+    /// per op launch.
+    fn costs(&self) -> Costs {
+        Costs {
+            bytes_per_second: 200e9,
+            launch_seconds: 10e-6,
+        }
+    }
+
+    fn stages(&self) -> &'static [Stage] {
+        STAGES
+    }
+}
+
+/// A function with its Spyre decisions, run by the simulator.
+struct Program {
+    /// A detached clone of the fused function, owned here.
+    func: MlirOperation,
+}
+
+impl Drop for Program {
+    fn drop(&mut self) {
+        // SAFETY: `func` is a detached clone made in `compile` and destroyed only here.
+        unsafe { mlir_sys::mlirOperationDestroy(self.func) };
+    }
+}
+
+impl Executable for Program {
+    fn run(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>, ExecError> {
+        simulator::simulate(self.func, inputs)
+    }
+
+    fn time(&self, _inputs: &[Tensor], _runs: usize) -> Result<Vec<f64>, ExecError> {
+        Err(ExecError::msg(
+            "the Spyre simulator checks numbers; it does not time (no device here)",
+        ))
+    }
+}
+
+impl Runner for Spyre {
+    /// Applies the three passes with their defaults (greedy layouts, 32 cores, greedy LX
+    /// plan) to a clone of `func`, unless it already carries the layouts.
+    fn compile(
+        &self,
+        func: MlirOperation,
+        options: CompileOptions,
+    ) -> Result<Box<dyn Executable>, ExecError> {
+        if options.parallel {
+            return Err(ExecError::msg("--parallel means nothing to the Spyre simulator (it runs the 32 cores' work one after another)"));
+        }
+        let program = Program {
+            func: fuselab_dialects::ir::clone(func),
+        };
+        let located = |(op, m): (MlirOperation, String)| ExecError::at(op, m);
+        let f = program.func;
+        if fuselab_dialects::ir::attr(f, attrs::names::INPUT_LAYOUTS).is_none() {
+            transforms::assign_layouts::apply(f, assign::Solver::Greedy).map_err(located)?;
+            transforms::divide_work::apply(f, divide_work::CORES).map_err(located)?;
+            transforms::plan_scratchpad::apply(f, scratchpad::Solver::Greedy, scratchpad::LX_CAPACITY)
+                .map_err(located)?;
+        }
+        Ok(Box::new(program))
+    }
+}

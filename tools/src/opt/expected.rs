@@ -27,8 +27,10 @@ pub struct Expectation {
 fn directive() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
+        // As MLIR's `-verify-diagnostics`: spaces may separate the kind, the `@` offset
+        // and the text.
         Regex::new(
-            r"expected-(error|warning|note|remark)(-re)?(?:@([+-]?\d+|above|below))?\s*\{\{(.*)\}\}\s*$",
+            r"expected-(error|warning|note|remark)(-re)?(?:\s*@([+-]?\d+|above|below))?\s*\{\{(.*)\}\}\s*$",
         )
         .expect("valid regex")
     })

@@ -304,7 +304,11 @@ impl Lowering {
         match kind {
             View | Reshape | Permute | Transpose | Expand | Unsqueeze | Squeeze | Slice | Select => {
                 let input = &operands[0];
-                let map = view_map(&aten, input.shape(), &out.shape)?;
+                // The declared input shape: a splat constant's access has none, and a view
+                // of one (a transposed constant) is the same splat.
+                let in_shape =
+                    ir::tensor_type(ir::operand(op, 0)).map_or_else(|| input.shape().to_vec(), |t| t.shape);
+                let map = view_map(&aten, &in_shape, &out.shape)?;
                 let access = input.remap(&out.shape, &map);
                 // A reshape to its own shape is no op at all (Relax's graph of a
                 // torch.export program has none: `bmm`'s 3-D views vanish), not a copy.

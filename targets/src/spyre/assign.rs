@@ -1,0 +1,325 @@
+//! Stick layout assignment over a [`Program`] (torch-spyre's layout propagation;
+//! `../shared/research/spyre_ascend.md`, "Stick layouts"), as plain data.
+//!
+//! Every op picks a *stick dim* among its dims; that fixes its output's layout (the
+//! output dim it writes; a reduced dim gives a **sparse** result, one value per stick).
+//! Per-op constraints:
+//! - pointwise: every input and the output share the stick dim — a read is compatible
+//!   when the op's stick dim walks the buffer's stick dim with its unit stride (index
+//!   coefficient = that dim's row-major stride), or does not move it (coefficient 0: the
+//!   value is broadcast across the stick's lanes);
+//! - matmul: A sticked on K, B and the output on N;
+//! - reductions take their input's layout (torch-spyre inserts no restickify before a
+//!   reduction); reducing along the stick dim gives a sparse result, which a reader may
+//!   broadcast but not walk along its stick: that needs elements gathered from several
+//!   sticks, which Spyre has no mechanism for — infeasible;
+//! - convolution and other externs: the generic layout (stick on the last dim) in and out
+//!   (no torch-spyre rule: fuselab's simplification).
+//!
+//! Edge costs: 0 when compatible; a *restickify* of the buffer (its device element count,
+//! paid once per buffer and target stick) otherwise; infeasible when the buffer is sparse,
+//! computed in the reader's kernel (no restickify inside a kernel), read by a reduction, or
+//! walked along no single dim. Graph inputs come in the generic layout; constants adopt
+//! whatever stick a reader needs at cost 0; outputs may leave in any layout.
+//!
+//! Solvers: `greedy` (ops in program order, each its cheapest stick given its producers;
+//! ties: the last dim first) and `beam` (the `width` cheapest partial assignments).
+
+use super::layout::{row_major_strides, StickLayout};
+use super::program::{BufferDef, OpKind, Program};
+use std::collections::BTreeSet;
+
+/// A buffer's stick.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Stick {
+    /// Along this host dim.
+    Dim(usize),
+    /// One value per stick (a reduction along its input's stick dim).
+    Sparse,
+}
+
+/// One restickify: buffer `buffer` copied into a layout sticked on host dim `to`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Restickify {
+    /// The buffer.
+    pub buffer: usize,
+    /// The new stick dim.
+    pub to: usize,
+    /// The ops reading the copy.
+    pub readers: Vec<usize>,
+    /// Device elements copied.
+    pub elements: i64,
+}
+
+/// A complete assignment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Assignment {
+    /// Each op's stick dim (`None`: a scalar op).
+    pub op_stick: Vec<Option<usize>>,
+    /// Each buffer's stick.
+    pub layouts: Vec<Stick>,
+    /// The restickifies, by buffer then target dim.
+    pub restickify: Vec<Restickify>,
+    /// Device elements restickified in all.
+    pub cost: i64,
+}
+
+/// A layout solver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Solver {
+    /// Op by op, cheapest first.
+    Greedy,
+    /// The `width` cheapest partial assignments.
+    Beam(usize),
+}
+
+/// No assignment exists: why, at which op.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Infeasible {
+    /// The op.
+    pub op: usize,
+    /// Why.
+    pub message: String,
+}
+
+#[derive(Clone, Debug)]
+struct State {
+    choice: Vec<Option<usize>>,
+    layouts: Vec<Option<Stick>>,
+    restick: BTreeSet<(usize, usize)>,
+    readers: Vec<(usize, usize, usize)>,
+    cost: i64,
+}
+
+/// The generic layout's stick of a buffer of `shape`: its last dim of size > 1.
+pub fn generic_stick(shape: &[i64]) -> usize {
+    (0..shape.len()).rev().find(|&d| shape[d] > 1).unwrap_or(0)
+}
+
+/// The host dim of a buffer of `shape` whose row-major stride is `stride` (size > 1).
+fn dim_with_stride(shape: &[i64], stride: i64) -> Option<usize> {
+    let strides = row_major_strides(shape);
+    (0..shape.len()).find(|&k| shape[k] > 1 && strides[k] == stride)
+}
+
+/// The op's stick candidates, in preference order.
+fn candidates(p: &Program, o: usize) -> Vec<Option<usize>> {
+    let op = &p.ops[o];
+    match op.kind {
+        OpKind::Matmul => vec![Some(op.dims.len() - 2)],
+        OpKind::Extern(_) => {
+            let out = &p.buffers[op.out].shape;
+            let g = generic_stick(out);
+            vec![op.out_dims.iter().position(|&d| d == Some(g))]
+        }
+        _ => {
+            let mut c: Vec<Option<usize>> = (0..op.dims.len())
+                .rev()
+                .filter(|&j| op.dims[j] > 1)
+                .map(Some)
+                .collect();
+            // Kept dims before reduced ones (a dense result before a sparse one).
+            c.sort_by_key(|j| j.is_some_and(|j| j >= op.kept));
+            if c.is_empty() {
+                c.push(None);
+            }
+            c
+        }
+    }
+}
+
+/// The stick an op's choice gives its output.
+fn output_stick(p: &Program, o: usize, j: Option<usize>) -> Stick {
+    let op = &p.ops[o];
+    match j {
+        Some(j) if j >= op.kept => Stick::Sparse,
+        Some(j) => op.out_dims[j].map_or(Stick::Dim(generic_stick(&p.buffers[op.out].shape)), Stick::Dim),
+        None => Stick::Dim(generic_stick(&p.buffers[op.out].shape)),
+    }
+}
+
+/// The buffer dim read `r` of op `o` needs sticked under stick choice `j`: `Ok(None)`
+/// when any stick will do (broadcast), `Ok(Some(k))` for dim `k`, `Err` when no dim.
+fn needed(p: &Program, o: usize, r: usize, j: Option<usize>) -> Result<Option<usize>, String> {
+    let op = &p.ops[o];
+    let read = &op.reads[r];
+    let buffer = &p.buffers[read.buffer];
+    match &op.kind {
+        OpKind::Matmul if r < 2 => {
+            // A on K, B on N: the buffer dim the view's last dim walks.
+            let stride = if read.view.is_empty() {
+                1
+            } else {
+                *read.view.last().unwrap_or(&1)
+            };
+            dim_with_stride(&buffer.shape, stride)
+                .map(Some)
+                .ok_or_else(|| format!("operand {r} of the matmul walks no single dim of {}", buffer.name))
+        }
+        OpKind::Matmul | OpKind::Extern(_) => Ok(Some(generic_stick(&buffer.shape))),
+        _ => {
+            let Some(j) = j else { return Ok(None) };
+            let Some(index) = &read.index else { return Ok(None) };
+            match index.dim_coefficient(j) {
+                Some(0) => Ok(None),
+                Some(c) => dim_with_stride(&buffer.shape, c).map(Some).ok_or_else(|| {
+                    format!(
+                        "its stick dim walks no single dim of {} (stride {c})",
+                        buffer.name
+                    )
+                }),
+                None => Err(format!(
+                    "its stick dim enters {}'s index through floordiv or mod",
+                    buffer.name
+                )),
+            }
+        }
+    }
+}
+
+impl State {
+    fn stick_of(&self, p: &Program, b: usize) -> Option<Stick> {
+        match p.buffers[b].def {
+            BufferDef::Input(_) => Some(Stick::Dim(generic_stick(&p.buffers[b].shape))),
+            BufferDef::Constant => None,
+            BufferDef::Op(_) => self.layouts[b],
+            // The passes run before any restickify exists; one already there keeps the
+            // stick it names (read by the later passes, not here).
+            BufferDef::Restickify(_) => self.layouts[b],
+        }
+    }
+
+    /// The state after op `o` takes stick `j`, or why it cannot.
+    fn extend(&self, p: &Program, o: usize, j: Option<usize>) -> Result<State, String> {
+        let op = &p.ops[o];
+        let mut next = self.clone();
+        for r in 0..op.reads.len() {
+            let b = op.reads[r].buffer;
+            let buffer = &p.buffers[b];
+            let want = needed(p, o, r, j)?;
+            let Some(have) = self.stick_of(p, b) else {
+                // A constant takes the first stick a reader needs, free; a later reader
+                // needing another gets its own copy, free as well.
+                if let (Some(want), None) = (want, next.layouts[b]) {
+                    next.layouts[b] = Some(Stick::Dim(want));
+                }
+                continue;
+            };
+            let Some(want) = want else { continue };
+            if have == Stick::Dim(want) {
+                continue;
+            }
+            if have == Stick::Sparse {
+                return Err(format!(
+                    "{} is a reduction along its stick dim (one value per stick); reading it along this op's stick dim needs elements gathered from multiple sticks, and Spyre has no mechanism for that",
+                    buffer.name
+                ));
+            }
+            if matches!(op.kind, OpKind::Reduction(_)) {
+                return Err(format!(
+                    "a reduction takes its input's layout, and {} is not sticked along the dim this stick choice walks",
+                    buffer.name
+                ));
+            }
+            let same_kernel = match buffer.def {
+                BufferDef::Op(k) => op.kernel.is_some() && p.ops[k].kernel == op.kernel,
+                _ => false,
+            };
+            if same_kernel {
+                return Err(format!(
+                    "{} is computed in this op's kernel and cannot be restickified inside it",
+                    buffer.name
+                ));
+            }
+            if next.restick.insert((b, want)) {
+                let layout = StickLayout::with_stick(&buffer.shape, want, buffer.dtype)
+                    .ok_or_else(|| format!("{} has no dim {want}", buffer.name))?;
+                next.cost += layout.device_elements();
+            }
+            next.readers.push((b, want, o));
+        }
+        next.choice[o] = j;
+        next.layouts[op.out] = Some(output_stick(p, o, j));
+        Ok(next)
+    }
+
+    fn finish(self, p: &Program) -> Assignment {
+        let layouts = (0..p.buffers.len())
+            .map(|b| {
+                self.stick_of(p, b).or(self.layouts[b]).unwrap_or_else(|| {
+                    // A constant nobody constrained: the generic layout.
+                    Stick::Dim(generic_stick(&p.buffers[b].shape))
+                })
+            })
+            .collect();
+        let restickify = self
+            .restick
+            .iter()
+            .map(|&(buffer, to)| {
+                let b = &p.buffers[buffer];
+                Restickify {
+                    buffer,
+                    to,
+                    readers: self
+                        .readers
+                        .iter()
+                        .filter(|&&(rb, rt, _)| rb == buffer && rt == to)
+                        .map(|&(_, _, o)| o)
+                        .collect(),
+                    elements: StickLayout::with_stick(&b.shape, to, b.dtype)
+                        .map_or(0, |l| l.device_elements()),
+                }
+            })
+            .collect();
+        Assignment {
+            op_stick: self.choice,
+            layouts,
+            restickify,
+            cost: self.cost,
+        }
+    }
+}
+
+/// Assigns layouts to `p` with `solver`.
+pub fn assign(p: &Program, solver: Solver) -> Result<Assignment, Infeasible> {
+    let width = match solver {
+        Solver::Greedy => 1,
+        Solver::Beam(w) => w.max(1),
+    };
+    let mut beam = vec![State {
+        choice: vec![None; p.ops.len()],
+        layouts: vec![None; p.buffers.len()],
+        restick: BTreeSet::new(),
+        readers: Vec::new(),
+        cost: 0,
+    }];
+    for o in 0..p.ops.len() {
+        let mut next: Vec<State> = Vec::new();
+        let mut first_error: Option<String> = None;
+        for state in &beam {
+            for j in candidates(p, o) {
+                match state.extend(p, o, j) {
+                    Ok(s) => next.push(s),
+                    Err(e) => {
+                        first_error.get_or_insert(e);
+                    }
+                }
+            }
+        }
+        if next.is_empty() {
+            return Err(Infeasible {
+                op: o,
+                message: first_error.unwrap_or_else(|| "no stick choice".into()),
+            });
+        }
+        // Stable: among equal costs the earlier state and candidate (preference order).
+        next.sort_by_key(|s| s.cost);
+        next.truncate(width);
+        beam = next;
+    }
+    let best = beam.into_iter().next().ok_or(Infeasible {
+        op: 0,
+        message: "no assignment".into(),
+    })?;
+    Ok(best.finish(p))
+}

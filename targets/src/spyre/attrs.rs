@@ -1,0 +1,169 @@
+//! The `spyre.*` attributes the Spyre passes write on loop IR and read back (one place
+//! for their names and encodings; docs/dialects/spyre.md):
+//!
+//! - `spyre.stick = k : i64` on a node: the op dim along sticks;
+//! - `spyre.layout = {stick_dim, device_size, stride_map}` (or `{sparse = true,
+//!   device_size}`) on a node, constant or `spyre.restickify`: its result's layout;
+//!   `spyre.input_layouts = [...]` on the function for its arguments;
+//! - `spyre.core_split = array<i64: ...>` on a node: parts per op dim;
+//! - `spyre.lx = array<i64: address, bytes, start, end>` on a node whose result lives in
+//!   LX, or `spyre.hbm = "reason"` where it stays in device memory.
+
+use super::layout::{element_bytes, stick_elements, StickLayout};
+use fuselab_dialects::{attrs, ir, types::DType};
+use melior::ir::Attribute;
+use mlir_sys::{MlirAttribute, MlirContext, MlirOperation};
+
+/// Attribute names.
+pub mod names {
+    /// The op dim along sticks.
+    pub const STICK: &str = "spyre.stick";
+    /// A result's layout.
+    pub const LAYOUT: &str = "spyre.layout";
+    /// The function arguments' layouts.
+    pub const INPUT_LAYOUTS: &str = "spyre.input_layouts";
+    /// Parts per op dim.
+    pub const CORE_SPLIT: &str = "spyre.core_split";
+    /// LX placement.
+    pub const LX: &str = "spyre.lx";
+    /// Why a result stays in device memory.
+    pub const HBM: &str = "spyre.hbm";
+    /// The restickify op.
+    pub const RESTICKIFY: &str = "spyre.restickify";
+}
+
+/// A buffer's layout in device memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DeviceLayout {
+    /// Sticks along one host dim.
+    Dense(StickLayout),
+    /// One value per stick (`elements` host elements, `stick` lanes each, lane 0 valid).
+    Sparse {
+        /// Host elements.
+        elements: i64,
+        /// Lanes per stick.
+        stick: i64,
+        /// Element type.
+        dtype: DType,
+    },
+}
+
+impl DeviceLayout {
+    /// Device elements (padding included).
+    pub fn device_elements(&self) -> i64 {
+        match self {
+            DeviceLayout::Dense(l) => l.device_elements(),
+            DeviceLayout::Sparse { elements, stick, .. } => elements * stick,
+        }
+    }
+
+    /// Device bytes.
+    pub fn device_bytes(&self) -> i64 {
+        match self {
+            DeviceLayout::Dense(l) => l.device_bytes(),
+            DeviceLayout::Sparse { dtype, .. } => self.device_elements() * element_bytes(*dtype),
+        }
+    }
+
+    /// The device element of the host element at `coords` (row-major `shape`).
+    pub fn device_index(&self, coords: &[i64], shape: &[i64]) -> i64 {
+        match self {
+            DeviceLayout::Dense(l) => l.device_index(coords),
+            DeviceLayout::Sparse { stick, .. } => {
+                coords.iter().zip(shape).fold(0, |flat, (&c, &n)| flat * n + c) * stick
+            }
+        }
+    }
+
+    /// The layout of a buffer of `shape` sticked on `stick` (`None`: sparse).
+    pub fn of(shape: &[i64], dtype: DType, stick: Option<usize>) -> Option<Self> {
+        match stick {
+            Some(k) => StickLayout::with_stick(shape, k, dtype).map(DeviceLayout::Dense),
+            None => Some(DeviceLayout::Sparse {
+                elements: shape.iter().product(),
+                stick: stick_elements(dtype),
+                dtype,
+            }),
+        }
+    }
+}
+
+fn named(ctx: MlirContext, name: &str, value: MlirAttribute) -> mlir_sys::MlirNamedAttribute {
+    unsafe {
+        let id = mlir_sys::mlirIdentifierGet(
+            ctx,
+            mlir_sys::MlirStringRef {
+                data: name.as_ptr() as *const _,
+                length: name.len(),
+            },
+        );
+        mlir_sys::mlirNamedAttributeGet(id, value)
+    }
+}
+
+/// A dictionary attribute of `entries`.
+pub fn dictionary(ctx: MlirContext, entries: &[(&str, MlirAttribute)]) -> MlirAttribute {
+    let named: Vec<_> = entries.iter().map(|(n, a)| named(ctx, n, *a)).collect();
+    unsafe { mlir_sys::mlirDictionaryAttrGet(ctx, named.len() as isize, named.as_ptr()) }
+}
+
+/// The dictionary of a layout.
+pub fn layout_attr(ctx: MlirContext, layout: &DeviceLayout) -> MlirAttribute {
+    match layout {
+        DeviceLayout::Dense(l) => dictionary(
+            ctx,
+            &[
+                ("stick_dim", ir::i64_attr(ctx, l.stick_dim as i64)),
+                ("device_size", ir::i64_array_attr(ctx, &l.device_size)),
+                ("stride_map", ir::i64_array_attr(ctx, &l.stride_map)),
+            ],
+        ),
+        DeviceLayout::Sparse { elements, stick, .. } => dictionary(
+            ctx,
+            &[
+                ("sparse", ir::bool_attr(ctx, true)),
+                ("device_size", ir::i64_array_attr(ctx, &[*elements, *stick])),
+            ],
+        ),
+    }
+}
+
+fn entry(dict: MlirAttribute, name: &str) -> Option<MlirAttribute> {
+    unsafe {
+        if !mlir_sys::mlirAttributeIsADictionary(dict) {
+            return None;
+        }
+        let a = mlir_sys::mlirDictionaryAttrGetElementByName(
+            dict,
+            mlir_sys::MlirStringRef {
+                data: name.as_ptr() as *const _,
+                length: name.len(),
+            },
+        );
+        (!a.ptr.is_null()).then_some(a)
+    }
+}
+
+/// The layout a dictionary names for a buffer of `shape` / `dtype` (recomputed from its
+/// stick dim; `None`: not a layout dictionary).
+pub fn read_layout(dict: MlirAttribute, shape: &[i64], dtype: DType) -> Option<DeviceLayout> {
+    if entry(dict, "sparse").is_some() {
+        return DeviceLayout::of(shape, dtype, None);
+    }
+    let stick = entry(dict, "stick_dim").and_then(|a| attrs::integer(unsafe { Attribute::from_raw(a) }))?;
+    DeviceLayout::of(shape, dtype, Some(stick as usize))
+}
+
+/// An `i64` array attribute of `op` (`None`: absent).
+pub fn i64s(op: MlirOperation, name: &str) -> Option<Vec<i64>> {
+    ir::attr(op, name).and_then(|a| attrs::i64_array(unsafe { Attribute::from_raw(a) }))
+}
+
+/// The `i`-th element of an array attribute.
+pub fn array_element(array: MlirAttribute, i: usize) -> Option<MlirAttribute> {
+    unsafe {
+        (mlir_sys::mlirAttributeIsAArray(array)
+            && (i as isize) < mlir_sys::mlirArrayAttrGetNumElements(array))
+        .then(|| mlir_sys::mlirArrayAttrGetElement(array, i as isize))
+    }
+}

@@ -1,0 +1,219 @@
+//! Which buffers may live in LX, and the planning problem they make
+//! ([`crate::spyre::scratchpad::Problem`]), from a [`Program`] and its layouts and
+//! splits (plain data). A buffer is a candidate when it is an op's result that the
+//! function does not return, its producer is a node that splits no reduction dim
+//! (partial sums are combined through device memory), and every reader is a node whose
+//! reads on each core stay inside what the producer computed *on the same core* (a core
+//! reads only its own LX: a split mismatch makes a buffer ineligible, torch-spyre's
+//! co-optimization rule without its on-chip relayout). Lifetimes are op steps in program
+//! order; per-core bytes are the largest core's box (stick dim in whole sticks), 128-byte
+//! aligned. A pointwise reader may overwrite its input in place when it is that input's
+//! last reader, reads it once at its own index, and both have the same shape, layout and
+//! split.
+
+use super::attrs::DeviceLayout;
+use super::layout::{element_bytes, row_major_strides};
+use super::plan::{core_box, Decisions};
+use super::program::{BufferDef, OpKind, Program};
+use super::scratchpad::{LxBuffer, Problem, LX_ALIGNMENT};
+
+/// The LX candidates of a program and why the others stay in device memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Residency {
+    /// The planning problem over the candidates.
+    pub problem: Problem,
+    /// The buffer of each problem entry.
+    pub buffers: Vec<usize>,
+    /// Why each non-candidate op result stays in device memory.
+    pub reasons: Vec<(usize, String)>,
+}
+
+/// The per-buffer-dim box of buffer `b` that a read with `walked` dims and `index`
+/// constant `offset` touches over the reader's box `op_box`.
+fn read_box(shape: &[i64], walked: &[Option<usize>], offset: i64, op_box: &[(i64, i64)]) -> Vec<(i64, i64)> {
+    let strides = row_major_strides(shape);
+    let mut rest = offset;
+    let mut b: Vec<(i64, i64)> = strides
+        .iter()
+        .zip(shape)
+        .map(|(&st, &n)| {
+            let c = if n > 1 { rest / st } else { 0 };
+            rest -= c * st;
+            (c, c + 1)
+        })
+        .collect();
+    for (j, h) in walked.iter().enumerate() {
+        if let Some(h) = h {
+            let base = b[*h].0;
+            b[*h] = (base + op_box[j].0, base + op_box[j].1);
+        }
+    }
+    b
+}
+
+/// The box of buffer `out` that op `o` computes on `core` (over the buffer's dims).
+pub(crate) fn write_box(p: &Program, d: &Decisions, o: usize, core: i64) -> Option<Vec<(i64, i64)>> {
+    let op = &p.ops[o];
+    let bx = core_box(p, o, d.stick[o], &d.split[o], core)?;
+    let shape = &p.buffers[op.out].shape;
+    let mut b: Vec<(i64, i64)> = shape.iter().map(|&n| (0, n)).collect();
+    for (j, h) in op.out_dims.iter().enumerate() {
+        if let Some(h) = h {
+            b[*h] = bx[j];
+        }
+    }
+    Some(b)
+}
+
+fn contains(outer: &[(i64, i64)], inner: &[(i64, i64)]) -> bool {
+    outer
+        .iter()
+        .zip(inner)
+        .all(|(o, i)| i.0 >= i.1 || (o.0 <= i.0 && i.1 <= o.1))
+}
+
+/// Why buffer `b` (op `o`'s result) cannot live in LX, if it cannot.
+fn ineligible(p: &Program, d: &Decisions, b: usize, o: usize) -> Option<String> {
+    let op = &p.ops[o];
+    if p.buffers[b].returned {
+        return Some("a result of the function".into());
+    }
+    if matches!(op.kind, OpKind::Matmul | OpKind::Extern(_)) {
+        return Some("an extern's result".into());
+    }
+    if p.buffers.iter().any(|x| x.def == BufferDef::Restickify(b)) {
+        return Some("restickified (the copy goes through device memory)".into());
+    }
+    if (op.kept..op.dims.len()).any(|j| d.split[o][j] > 1) {
+        return Some("its producer splits a reduction dim (partial sums meet in device memory)".into());
+    }
+    for r in p.readers(b) {
+        let reader = &p.ops[r];
+        if matches!(reader.kind, OpKind::Matmul | OpKind::Extern(_)) {
+            return Some(format!("read by the extern {}", reader.name));
+        }
+        let cores: i64 = d.split[r].iter().product();
+        for read in reader.reads.iter().filter(|x| x.buffer == b) {
+            let (Some(walked), Some(index)) = (&read.dims, &read.index) else {
+                return Some(format!(
+                    "{} reads it through an index that is no per-dim map",
+                    reader.name
+                ));
+            };
+            for core in 0..cores {
+                let Some(rb) = core_box(p, r, d.stick[r], &d.split[r], core) else {
+                    continue;
+                };
+                let touched = read_box(&p.buffers[b].shape, walked, index.constant_part(), &rb);
+                let local = write_box(p, d, o, core).is_some_and(|wb| contains(&wb, &touched));
+                if !local {
+                    return Some(format!(
+                        "{} on core {core} reads elements another core computed (core splits differ)",
+                        reader.name
+                    ));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Bytes per core of buffer `b` (op `o`'s result): the largest core's box.
+fn per_core_bytes(p: &Program, d: &Decisions, b: usize, o: usize) -> i64 {
+    let buffer = &p.buffers[b];
+    let cores: i64 = d.split[o].iter().product();
+    let e = super::layout::stick_elements(buffer.dtype);
+    let largest = (0..cores)
+        .filter_map(|c| write_box(p, d, o, c))
+        .map(|bx| match &d.layouts[b] {
+            DeviceLayout::Dense(l) => bx
+                .iter()
+                .enumerate()
+                .map(|(h, (lo, hi))| {
+                    let n = hi - lo;
+                    if h == l.stick_dim {
+                        (n + e - 1) / e * e
+                    } else {
+                        n
+                    }
+                })
+                .product::<i64>(),
+            DeviceLayout::Sparse { stick, .. } => bx.iter().map(|(lo, hi)| hi - lo).product::<i64>() * stick,
+        })
+        .max()
+        .unwrap_or(0);
+    let bytes = largest * element_bytes(buffer.dtype);
+    (bytes + LX_ALIGNMENT - 1) / LX_ALIGNMENT * LX_ALIGNMENT
+}
+
+/// The op reading `b` last.
+fn last_reader(p: &Program, b: usize) -> Option<usize> {
+    p.readers(b).max()
+}
+
+/// The candidate `parent` that op `o` may overwrite in place.
+fn in_place_parent(p: &Program, d: &Decisions, o: usize, candidates: &[usize]) -> Option<usize> {
+    let op = &p.ops[o];
+    if op.kind != OpKind::Pointwise {
+        return None;
+    }
+    op.reads.iter().find_map(|r| {
+        let q = r.buffer;
+        let BufferDef::Op(qo) = p.buffers[q].def else {
+            return None;
+        };
+        let once = op.reads.iter().filter(|x| x.buffer == q).count() == 1;
+        let identity = r.dims.as_ref().is_some_and(|w| {
+            w.len() == op.out_dims.len()
+                && *w == op.out_dims
+                && r.index.as_ref().is_some_and(|i| i.constant_part() == 0)
+        });
+        let same = p.buffers[q].shape == p.buffers[op.out].shape
+            && p.buffers[q].dtype == p.buffers[op.out].dtype
+            && d.layouts[q] == d.layouts[op.out]
+            && p.ops[qo].dims == op.dims
+            && d.split[qo] == d.split[o]
+            && d.stick[qo] == d.stick[o];
+        (candidates.contains(&q) && once && identity && same && last_reader(p, q) == Some(o)).then_some(q)
+    })
+}
+
+/// The LX problem of `p` under `d`, with `capacity` bytes per core.
+pub fn residency(p: &Program, d: &Decisions, capacity: i64) -> Residency {
+    let mut pairs = Vec::new();
+    let mut reasons = Vec::new();
+    for (b, buffer) in p.buffers.iter().enumerate() {
+        let BufferDef::Op(o) = buffer.def else { continue };
+        match ineligible(p, d, b, o) {
+            Some(reason) => reasons.push((b, reason)),
+            None => pairs.push((b, o)),
+        }
+    }
+    let buffers: Vec<usize> = pairs.iter().map(|&(b, _)| b).collect();
+    let entries = pairs
+        .iter()
+        .map(|&(b, o)| {
+            let readers: Vec<usize> = p.readers(b).collect();
+            let end = readers.iter().copied().max().unwrap_or(o) + 1;
+            let in_place_of =
+                in_place_parent(p, d, o, &buffers).and_then(|q| buffers.iter().position(|&x| x == q));
+            LxBuffer {
+                size: per_core_bytes(p, d, b, o),
+                start: o,
+                end,
+                reads: readers.len() as i64,
+                intermediate: true,
+                in_place_of,
+            }
+        })
+        .collect();
+    Residency {
+        problem: Problem {
+            buffers: entries,
+            capacity,
+            alignment: LX_ALIGNMENT,
+        },
+        buffers,
+        reasons,
+    }
+}

@@ -1,0 +1,152 @@
+//! The Spyre simulator is a real check: on a program the three passes planned it computes
+//! what the loop interpreter computes, and an injected LX overlap or a wrong core split
+//! changes the numbers (or fails) instead of passing.
+
+use fuselab_dialects::{ir, source::parse_module, DiagnosticSink, FuseContext};
+use fuselab_exec::{inputs::generate_inputs, loops::run_loop, Tensor};
+use fuselab_targets::spyre::{
+    assign, attrs::names, divide_work::CORES, scratchpad, simulator::simulate, transforms,
+};
+use mlir_sys::MlirOperation;
+
+/// torch-spyre's softmax example as five ops (max, sub, exp, sum, div along dim 0) on
+/// [64, 256] f32: every intermediate fits LX, exp overwrites sub in place.
+const SOFTMAX: &str = r#"
+#x = affine_map<(d0, d1) -> (d0 * 256 + d1)>
+#col = affine_map<(d0, d1) -> (d1 * 256 + d0)>
+#n = affine_map<(d0, d1) -> (d1)>
+func.func @softmax_dim0(%x: tensor<64x256xf32>) -> tensor<64x256xf32> {
+  %max = "loop.reduction"() ({
+  ^bb0(%n: index, %m: index):
+    %v = "loop.load"(%x) {index = #col} : (tensor<64x256xf32>) -> f32
+    gpu.yield %v : f32
+  }) {name = "max", kind = "max", ranges = array<i64: 256>, reduction_ranges = array<i64: 64>, origins = ["amax"]} : () -> tensor<1x256xf32>
+  %sub = "loop.pointwise"() ({
+  ^bb0(%m: index, %n: index):
+    %v = "loop.load"(%x) {index = #x} : (tensor<64x256xf32>) -> f32
+    %w = "loop.load"(%max) {index = #n} : (tensor<1x256xf32>) -> f32
+    %s = arith.subf %v, %w : f32
+    gpu.yield %s : f32
+  }) {name = "sub", ranges = array<i64: 64, 256>, origins = ["sub"]} : () -> tensor<64x256xf32>
+  %exp = "loop.pointwise"() ({
+  ^bb0(%m: index, %n: index):
+    %v = "loop.load"(%sub) {index = #x} : (tensor<64x256xf32>) -> f32
+    %e = math.exp %v : f32
+    gpu.yield %e : f32
+  }) {name = "exp", ranges = array<i64: 64, 256>, origins = ["exp"]} : () -> tensor<64x256xf32>
+  %sum = "loop.reduction"() ({
+  ^bb0(%n: index, %m: index):
+    %v = "loop.load"(%exp) {index = #col} : (tensor<64x256xf32>) -> f32
+    gpu.yield %v : f32
+  }) {name = "sum", kind = "sum", ranges = array<i64: 256>, reduction_ranges = array<i64: 64>, origins = ["sum"]} : () -> tensor<1x256xf32>
+  %div = "loop.pointwise"() ({
+  ^bb0(%m: index, %n: index):
+    %v = "loop.load"(%exp) {index = #x} : (tensor<64x256xf32>) -> f32
+    %w = "loop.load"(%sum) {index = #n} : (tensor<1x256xf32>) -> f32
+    %d = arith.divf %v, %w : f32
+    gpu.yield %d : f32
+  }) {name = "div", ranges = array<i64: 64, 256>, origins = ["div"]} : () -> tensor<64x256xf32>
+  return %div : tensor<64x256xf32>
+}
+"#;
+
+/// The node named `name`.
+fn node(func: MlirOperation, name: &str) -> MlirOperation {
+    ir::collect_ops(func, |n| n.starts_with("loop."))
+        .into_iter()
+        .find(|&op| {
+            ir::string_list(op, "name").is_empty()
+                && ir::attr(op, "name")
+                    .and_then(fuselab_dialects::attrs::string_raw)
+                    .as_deref()
+                    == Some(name)
+        })
+        .unwrap_or_else(|| panic!("no node {name}"))
+}
+
+fn close(a: &[Tensor], b: &[Tensor]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            x.data
+                .iter()
+                .zip(&y.data)
+                .all(|(p, q)| (p - q).abs() <= 1e-6 * (1.0 + q.abs()))
+        })
+}
+
+/// Plans SOFTMAX over `cores` cores, then lets `inject` change the plan; returns (reference, simulated).
+fn planned(cores: i64, inject: impl FnOnce(MlirOperation)) -> (Vec<Tensor>, Result<Vec<Tensor>, String>) {
+    let fuse = FuseContext::new().expect("context");
+    let sink = DiagnosticSink::new();
+    sink.capture(fuse.context());
+    let module = parse_module(fuse.context(), SOFTMAX, "softmax.mlir", &sink).expect("parses");
+    let func = ir::collect_ops(module.as_operation().to_raw(), |n| n == "func.func")[0];
+    let inputs = generate_inputs(func, 3).expect("inputs");
+    let reference = run_loop(func, &inputs).expect("interprets");
+    transforms::assign_layouts::apply(func, assign::Solver::Greedy).expect("layouts");
+    transforms::divide_work::apply(func, cores).expect("splits");
+    transforms::plan_scratchpad::apply(func, scratchpad::Solver::Greedy, scratchpad::LX_CAPACITY)
+        .expect("plan");
+    inject(func);
+    let simulated = simulate(func, &inputs).map_err(|e| e.to_string());
+    (reference, simulated)
+}
+
+#[test]
+fn the_planned_program_computes_the_reference() {
+    // One core, as the article's example: every intermediate fits LX.
+    let mut placed = Vec::new();
+    let (reference, simulated) = planned(1, |f| {
+        for name in ["max", "sub", "exp", "sum"] {
+            placed.push(fuselab_targets::spyre::attrs::i64s(node(f, name), names::LX));
+        }
+    });
+    assert!(
+        placed.iter().all(Option::is_some),
+        "every intermediate is in LX: {placed:?}"
+    );
+    assert!(close(&reference, &simulated.expect("simulates")));
+    // All 32 cores: the reductions split columns and the pointwise ops rows, so only the
+    // buffers whose reader keeps the split stay in LX; the numbers are the same.
+    let (reference, simulated) = planned(CORES, |_| {});
+    assert!(close(&reference, &simulated.expect("simulates on 32 cores")));
+}
+
+#[test]
+fn an_lx_overlap_changes_the_numbers() {
+    let (reference, simulated) = planned(1, |f| {
+        // `sum` moved onto `exp`'s bytes while both are alive: the sums overwrite exps.
+        let exp = fuselab_targets::spyre::attrs::i64s(node(f, "exp"), names::LX).expect("exp in LX");
+        let sum = node(f, "sum");
+        let mut at = fuselab_targets::spyre::attrs::i64s(sum, names::LX).expect("sum in LX");
+        at[0] = exp[0];
+        ir::set_attr(sum, names::LX, ir::i64_array_attr(ir::context(f), &at));
+    });
+    assert!(
+        !simulated.is_ok_and(|s| close(&reference, &s)),
+        "an overlap went unnoticed"
+    );
+}
+
+#[test]
+fn a_wrong_split_changes_the_numbers() {
+    // Four cores: `sub` and `exp` both split rows 4 ways, so `sub` lives in LX.
+    let (reference, simulated) = planned(4, |f| {
+        assert!(fuselab_targets::spyre::attrs::i64s(node(f, "sub"), names::LX).is_some());
+        // `exp` split differently from `sub`, whose LX slices it reads: cores read what
+        // other cores computed.
+        let exp = node(f, "exp");
+        let split = fuselab_targets::spyre::attrs::i64s(exp, names::CORE_SPLIT).expect("split");
+        let swapped: Vec<i64> = split.iter().rev().copied().collect();
+        assert_ne!(split, swapped, "the injection must change the split");
+        ir::set_attr(
+            exp,
+            names::CORE_SPLIT,
+            ir::i64_array_attr(ir::context(f), &swapped),
+        );
+    });
+    assert!(
+        !simulated.is_ok_and(|s| close(&reference, &s)),
+        "a wrong split went unnoticed"
+    );
+}

@@ -1,0 +1,89 @@
+// --spyre-assign-layouts on torch-spyre's restickify cases (../shared/research/spyre_ascend.md):
+// a restickify is inserted iff a consumer needs another stick than its input has, and the
+// report's cost is the sum of the restickified buffers' device elements (fp16, 64 per stick).
+// RUN: fuse-opt %s --split-input-file --aten-decompose --lower-aten-to-loop --inline-pointwise --inductor-fuse --spyre-assign-layouts | FileCheck %s
+// RUN: fuse-opt %s --split-input-file --aten-decompose --lower-aten-to-loop --inline-pointwise --inductor-fuse --spyre-assign-layouts="solver=beam beam-width=8" | FileCheck %s
+// RUN: fuse-opt %s --split-input-file --aten-decompose --lower-aten-to-loop --inline-pointwise --inductor-fuse --spyre-assign-layouts --spyre-divide-work --spyre-plan-scratchpad --spyre-report | FileCheck %s --check-prefix=COST
+
+// a.t() + x: one of the two inputs is restickified, numel(A) = 32768.
+// CHECK-LABEL: func.func @transpose_add
+// CHECK-SAME: spyre.input_layouts = [{device_size = array<i64: 4, 128, 64>, stick_dim = 1 : i64, stride_map = array<i64: 64, 256, 1>}, {device_size = array<i64: 2, 256, 64>, stick_dim = 1 : i64, stride_map = array<i64: 64, 128, 1>}]
+// CHECK: "spyre.restickify"(%arg0) {layout = {device_size = array<i64: 2, 256, 64>, stick_dim = 0 : i64, stride_map = array<i64: 16384, 1, 256>}}
+// CHECK-NOT: spyre.restickify
+// CHECK: "loop.pointwise"
+// CHECK: spyre.stick = 1 : i64
+// COST-LABEL: "function": "transpose_add"
+// COST: "restickify": {
+// COST-NEXT: "count": 1,
+// COST-NEXT: "device_elements": 32768,
+func.func @transpose_add(%a: tensor<128x256xf16>, %x: tensor<256x128xf16>) -> tensor<256x128xf16> {
+  %t = "aten.transpose"(%a) {dim0 = 0 : i64, dim1 = 1 : i64} : (tensor<128x256xf16>) -> tensor<256x128xf16>
+  %y = "aten.add"(%t, %x) : (tensor<256x128xf16>, tensor<256x128xf16>) -> tensor<256x128xf16>
+  return %y : tensor<256x128xf16>
+}
+
+// -----
+
+// x @ y: A is sticked on K and B on N already: no restickify.
+// CHECK-LABEL: func.func @mm
+// CHECK-NOT: spyre.restickify
+// CHECK: "loop.extern"
+// CHECK-SAME: spyre.stick = 1 : i64
+// COST-LABEL: "function": "mm"
+// COST: "count": 0,
+// COST-NEXT: "device_elements": 0,
+func.func @mm(%x: tensor<128x256xf16>, %y: tensor<256x64xf16>) -> tensor<128x64xf16> {
+  %z = "aten.mm"(%x, %y) : (tensor<128x256xf16>, tensor<256x64xf16>) -> tensor<128x64xf16>
+  return %z : tensor<128x64xf16>
+}
+
+// -----
+
+// x.t() @ y: x's stick (its dim 1, A's M) is not K: x is restickified, numel(x) = 32768.
+// CHECK-LABEL: func.func @mm_tx
+// CHECK: %[[R:.*]] = "spyre.restickify"(%arg0) {layout = {device_size = array<i64: 4, 128, 64>, stick_dim = 0 : i64
+// CHECK-NOT: spyre.restickify
+// CHECK: "loop.extern"(%[[R]], %arg1)
+// COST-LABEL: "function": "mm_tx"
+// COST: "count": 1,
+// COST-NEXT: "device_elements": 32768,
+func.func @mm_tx(%x: tensor<256x128xf16>, %y: tensor<256x64xf16>) -> tensor<128x64xf16> {
+  %t = "aten.transpose"(%x) {dim0 = 0 : i64, dim1 = 1 : i64} : (tensor<256x128xf16>) -> tensor<128x256xf16>
+  %z = "aten.mm"(%t, %y) : (tensor<128x256xf16>, tensor<256x64xf16>) -> tensor<128x64xf16>
+  return %z : tensor<128x64xf16>
+}
+
+// -----
+
+// x.t() @ y.t(): both operands, numel(x) + numel(y) = 32768 + 16384.
+// CHECK-LABEL: func.func @mm_txty
+// CHECK: %[[A:.*]] = "spyre.restickify"(%arg0)
+// CHECK: %[[B:.*]] = "spyre.restickify"(%arg1)
+// CHECK: "loop.extern"(%[[A]], %[[B]])
+// COST-LABEL: "function": "mm_txty"
+// COST: "count": 2,
+// COST-NEXT: "device_elements": 49152,
+func.func @mm_txty(%x: tensor<256x128xf16>, %y: tensor<64x256xf16>) -> tensor<128x64xf16> {
+  %t = "aten.transpose"(%x) {dim0 = 0 : i64, dim1 = 1 : i64} : (tensor<256x128xf16>) -> tensor<128x256xf16>
+  %u = "aten.transpose"(%y) {dim0 = 0 : i64, dim1 = 1 : i64} : (tensor<64x256xf16>) -> tensor<256x64xf16>
+  %z = "aten.mm"(%t, %u) : (tensor<128x256xf16>, tensor<256x64xf16>) -> tensor<128x64xf16>
+  return %z : tensor<128x64xf16>
+}
+
+// -----
+
+// a.t() + x + b.t() + y: two of the four restickified, 2 numel(A) = 65536.
+// CHECK-LABEL: func.func @two_transposes
+// CHECK-COUNT-2: "spyre.restickify"
+// CHECK-NOT: spyre.restickify
+// COST-LABEL: "function": "two_transposes"
+// COST: "count": 2,
+// COST-NEXT: "device_elements": 65536,
+func.func @two_transposes(%a: tensor<128x256xf16>, %x: tensor<256x128xf16>, %b: tensor<128x256xf16>, %y: tensor<256x128xf16>) -> tensor<256x128xf16> {
+  %t = "aten.transpose"(%a) {dim0 = 0 : i64, dim1 = 1 : i64} : (tensor<128x256xf16>) -> tensor<256x128xf16>
+  %s = "aten.add"(%t, %x) : (tensor<256x128xf16>, tensor<256x128xf16>) -> tensor<256x128xf16>
+  %u = "aten.transpose"(%b) {dim0 = 0 : i64, dim1 = 1 : i64} : (tensor<128x256xf16>) -> tensor<256x128xf16>
+  %v = "aten.add"(%s, %u) : (tensor<256x128xf16>, tensor<256x128xf16>) -> tensor<256x128xf16>
+  %w = "aten.add"(%v, %y) : (tensor<256x128xf16>, tensor<256x128xf16>) -> tensor<256x128xf16>
+  return %w : tensor<256x128xf16>
+}
