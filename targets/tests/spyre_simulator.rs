@@ -85,7 +85,7 @@ fn planned(cores: i64, inject: impl FnOnce(MlirOperation)) -> (Vec<Tensor>, Resu
     let reference = run_loop(func, &inputs).expect("interprets");
     transforms::assign_layouts::apply(func, assign::Solver::Greedy).expect("layouts");
     transforms::divide_work::apply(func, cores).expect("splits");
-    transforms::plan_scratchpad::apply(func, scratchpad::Solver::Greedy, scratchpad::LX_CAPACITY)
+    transforms::plan_scratchpad::apply(func, scratchpad::Solver::Greedy, scratchpad::LX_CAPACITY, true)
         .expect("plan");
     inject(func);
     let simulated = simulate(func, &inputs).map_err(|e| e.to_string());

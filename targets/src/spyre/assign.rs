@@ -22,6 +22,10 @@
 //! walked along no single dim. Graph inputs come in the generic layout; constants adopt
 //! whatever stick a reader needs at cost 0; outputs may leave in any layout.
 //!
+//! An op may also take no stick dim: it then computes a sparse result stick by stick,
+//! from sparse inputs (any index: it moves whole sticks) and broadcast scalars only (a
+//! chain of per-row statistics after a row reduction, as layer norm's mean and rstd).
+//!
 //! Solvers: `greedy` (ops in program order, each its cheapest stick given its producers;
 //! ties: the last dim first) and `beam` (the `width` cheapest partial assignments).
 
@@ -118,11 +122,10 @@ fn candidates(p: &Program, o: usize) -> Vec<Option<usize>> {
                 .filter(|&j| op.dims[j] > 1)
                 .map(Some)
                 .collect();
-            // Kept dims before reduced ones (a dense result before a sparse one).
+            // Kept dims before reduced ones (a dense result before a sparse one); last, no
+            // stick dim at all: a sparse result computed stick by stick from sparse inputs.
             c.sort_by_key(|j| j.is_some_and(|j| j >= op.kept));
-            if c.is_empty() {
-                c.push(None);
-            }
+            c.push(None);
             c
         }
     }
@@ -134,8 +137,16 @@ fn output_stick(p: &Program, o: usize, j: Option<usize>) -> Stick {
     match j {
         Some(j) if j >= op.kept => Stick::Sparse,
         Some(j) => op.out_dims[j].map_or(Stick::Dim(generic_stick(&p.buffers[op.out].shape)), Stick::Dim),
+        None if sparse_mode(p, o) => Stick::Sparse,
         None => Stick::Dim(generic_stick(&p.buffers[op.out].shape)),
     }
+}
+
+/// Whether op `o` without a stick dim computes a sparse result (it has a kept dim of size
+/// more than one; otherwise it computes a single value).
+fn sparse_mode(p: &Program, o: usize) -> bool {
+    let op = &p.ops[o];
+    op.dims[..op.kept].iter().any(|&n| n > 1)
 }
 
 /// The buffer dim read `r` of op `o` needs sticked under stick choice `j`: `Ok(None)`
@@ -196,6 +207,22 @@ impl State {
         for r in 0..op.reads.len() {
             let b = op.reads[r].buffer;
             let buffer = &p.buffers[b];
+            if j.is_none() && sparse_mode(p, o) {
+                // One value per stick: sparse inputs move whole sticks; a dense input can
+                // only be a broadcast scalar.
+                let walks = op.reads[r]
+                    .index
+                    .as_ref()
+                    .is_none_or(|i| (0..op.dims.len()).any(|d| op.dims[d] > 1 && i.uses_dim(d)));
+                let dense = self.stick_of(p, b).is_some_and(|s| s != Stick::Sparse);
+                if dense && walks {
+                    return Err(format!(
+                        "a result of one value per stick cannot take the elements of {}, which is dense",
+                        buffer.name
+                    ));
+                }
+                continue;
+            }
             let want = needed(p, o, r, j)?;
             let Some(have) = self.stick_of(p, b) else {
                 // A constant takes the first stick a reader needs, free; a later reader

@@ -7,7 +7,8 @@
 //!   `spyre.input_layouts = [...]` on the function for its arguments;
 //! - `spyre.core_split = array<i64: ...>` on a node: parts per op dim;
 //! - `spyre.lx = array<i64: address, bytes, start, end>` on a node whose result lives in
-//!   LX, or `spyre.hbm = "reason"` where it stays in device memory.
+//!   LX, or `spyre.hbm = "reason"` where it stays in device memory; `spyre.input_lx =
+//!   [array<i64: ...>, ...]` on the function for the arguments cloned into LX.
 
 use super::layout::{element_bytes, stick_elements, StickLayout};
 use fuselab_dialects::{attrs, ir, types::DType};
@@ -28,6 +29,8 @@ pub mod names {
     pub const LX: &str = "spyre.lx";
     /// Why a result stays in device memory.
     pub const HBM: &str = "spyre.hbm";
+    /// The LX placement of each argument's clone (empty: none).
+    pub const INPUT_LX: &str = "spyre.input_lx";
     /// The restickify op.
     pub const RESTICKIFY: &str = "spyre.restickify";
 }

@@ -120,7 +120,7 @@ impl Runner for Spyre {
         if fuselab_dialects::ir::attr(f, attrs::names::INPUT_LAYOUTS).is_none() {
             transforms::assign_layouts::apply(f, assign::Solver::Greedy).map_err(located)?;
             transforms::divide_work::apply(f, divide_work::CORES).map_err(located)?;
-            transforms::plan_scratchpad::apply(f, scratchpad::Solver::Greedy, scratchpad::LX_CAPACITY)
+            transforms::plan_scratchpad::apply(f, scratchpad::Solver::Greedy, scratchpad::LX_CAPACITY, true)
                 .map_err(located)?;
         }
         Ok(Box::new(program))

@@ -109,6 +109,25 @@ pub fn read_splits(pir: &ProgramIr, func: MlirOperation, pass: &str) -> Result<D
 pub fn read_all(pir: &ProgramIr, func: MlirOperation, pass: &str) -> Result<Decisions, Located> {
     let mut d = read_splits(pir, func, pass)?;
     let mut planned = false;
+    if let Some(inputs) = ir::attr(func, names::INPUT_LX) {
+        planned = true;
+        for (b, buffer) in pir.program.buffers.iter().enumerate() {
+            let BufferDef::Input(i) = buffer.def else { continue };
+            let v = attrs::array_element(inputs, i)
+                .and_then(|a| {
+                    fuselab_dialects::attrs::i64_array(unsafe { melior::ir::Attribute::from_raw(a) })
+                })
+                .unwrap_or_default();
+            if let [address, bytes, start, end] = v[..] {
+                d.lx[b] = Some(LxPlacement {
+                    address,
+                    bytes,
+                    start,
+                    end,
+                });
+            }
+        }
+    }
     for (o, &op) in pir.ops.iter().enumerate() {
         let out = pir.program.ops[o].out;
         if let Some(v) = attrs::i64s(op, names::LX) {

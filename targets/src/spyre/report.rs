@@ -4,7 +4,8 @@
 //! Traffic counts host elements (torch-spyre's accounting in the softmax example): an op
 //! reads, from each buffer not in LX, the elements its index addresses (the product of
 //! the dims it uses; an extern: the whole buffer) and writes its result unless the
-//! result is in LX; a restickify reads and writes its buffer once. Bytes are elements
+//! result is in LX; a restickify reads and writes its buffer once; a graph input cloned
+//! into LX is read once. Bytes are elements
 //! times the element size.
 
 use super::attrs::DeviceLayout;
@@ -41,8 +42,12 @@ pub fn traffic(p: &Program, d: &Decisions) -> (i64, i64) {
         }
     }
     for (b, buffer) in p.buffers.iter().enumerate() {
-        if let BufferDef::Restickify(_) = buffer.def {
-            add(2 * buffer.shape.iter().product::<i64>(), b);
+        let numel: i64 = buffer.shape.iter().product();
+        match buffer.def {
+            BufferDef::Restickify(_) => add(2 * numel, b),
+            // A graph input cloned into LX is read from device memory once.
+            BufferDef::Input(_) if d.lx[b].is_some() => add(numel, b),
+            _ => {}
         }
     }
     (elements, bytes)

@@ -7,9 +7,11 @@
 //! reads only its own LX: a split mismatch makes a buffer ineligible, torch-spyre's
 //! co-optimization rule without its on-chip relayout). Lifetimes are op steps in program
 //! order; per-core bytes are the largest core's box (stick dim in whole sticks), 128-byte
-//! aligned. A pointwise reader may overwrite its input in place when it is that input's
+//! aligned. A graph input read by two or more ops may be cloned into LX at its first read
+//! (each core copies the box its readers touch; torch-spyre's softmax example's last
+//! step). A pointwise reader may overwrite its input in place when it is that input's
 //! last reader, reads it once at its own index, and both have the same shape, layout and
-//! split.
+//! per-core boxes.
 
 use super::attrs::DeviceLayout;
 use super::layout::{element_bytes, row_major_strides};
@@ -65,6 +67,63 @@ pub(crate) fn write_box(p: &Program, d: &Decisions, o: usize, core: i64) -> Opti
     Some(b)
 }
 
+/// The boxes of buffer `b` that op `r`'s reads touch on `core` (`Err`: a read that is no
+/// per-dim map).
+fn touched_boxes(
+    p: &Program,
+    d: &Decisions,
+    b: usize,
+    r: usize,
+    core: i64,
+) -> Result<Vec<Vec<(i64, i64)>>, String> {
+    let reader = &p.ops[r];
+    let Some(rb) = core_box(p, r, d.stick[r], &d.split[r], core) else {
+        return Ok(Vec::new());
+    };
+    reader
+        .reads
+        .iter()
+        .filter(|x| x.buffer == b)
+        .map(|read| match (&read.dims, &read.index) {
+            (Some(walked), Some(index)) => {
+                Ok(read_box(&p.buffers[b].shape, walked, index.constant_part(), &rb))
+            }
+            _ => Err(format!(
+                "{} reads it through an index that is no per-dim map",
+                reader.name
+            )),
+        })
+        .collect()
+}
+
+/// The box of buffer `b` that `core` keeps in LX: what its producer computes there, or,
+/// for a graph input cloned into LX, the smallest box holding everything that core's
+/// readers touch (`None`: nothing).
+pub(crate) fn lx_box(p: &Program, d: &Decisions, b: usize, core: i64) -> Option<Vec<(i64, i64)>> {
+    match p.buffers[b].def {
+        BufferDef::Op(o) => write_box(p, d, o, core),
+        _ => {
+            let mut union: Option<Vec<(i64, i64)>> = None;
+            for r in p.readers(b) {
+                for bx in touched_boxes(p, d, b, r, core).ok()? {
+                    if bx.iter().any(|&(lo, hi)| lo >= hi) {
+                        continue;
+                    }
+                    union = Some(match union {
+                        None => bx,
+                        Some(u) => u
+                            .iter()
+                            .zip(&bx)
+                            .map(|(a, c)| (a.0.min(c.0), a.1.max(c.1)))
+                            .collect(),
+                    });
+                }
+            }
+            union
+        }
+    }
+}
+
 fn contains(outer: &[(i64, i64)], inner: &[(i64, i64)]) -> bool {
     outer
         .iter()
@@ -72,20 +131,46 @@ fn contains(outer: &[(i64, i64)], inner: &[(i64, i64)]) -> bool {
         .all(|(o, i)| i.0 >= i.1 || (o.0 <= i.0 && i.1 <= o.1))
 }
 
-/// Why buffer `b` (op `o`'s result) cannot live in LX, if it cannot.
-fn ineligible(p: &Program, d: &Decisions, b: usize, o: usize) -> Option<String> {
-    let op = &p.ops[o];
-    if p.buffers[b].returned {
-        return Some("a result of the function".into());
+/// The cores an LX buffer's boxes span: its producer's, or (a cloned input) its readers'.
+fn cores_of(p: &Program, d: &Decisions, b: usize) -> i64 {
+    match p.buffers[b].def {
+        BufferDef::Op(o) => d.split[o].iter().product(),
+        _ => p
+            .readers(b)
+            .map(|r| d.split[r].iter().product::<i64>())
+            .max()
+            .unwrap_or(1),
     }
-    if matches!(op.kind, OpKind::Matmul | OpKind::Extern(_)) {
-        return Some("an extern's result".into());
+}
+
+/// Why buffer `b` cannot live in LX, if it cannot (`clone_inputs`: graph inputs read
+/// more than once may be cloned into LX at their first read).
+fn ineligible(p: &Program, d: &Decisions, b: usize, clone_inputs: bool) -> Option<String> {
+    let buffer = &p.buffers[b];
+    match buffer.def {
+        BufferDef::Op(o) => {
+            let op = &p.ops[o];
+            if buffer.returned {
+                return Some("a result of the function".into());
+            }
+            if matches!(op.kind, OpKind::Matmul | OpKind::Extern(_)) {
+                return Some("an extern's result".into());
+            }
+            if (op.kept..op.dims.len()).any(|j| d.split[o][j] > 1) {
+                return Some(
+                    "its producer splits a reduction dim (partial sums meet in device memory)".into(),
+                );
+            }
+        }
+        BufferDef::Input(_) if !clone_inputs => return Some("a graph input (clone-inputs=false)".into()),
+        BufferDef::Input(_) if p.readers(b).count() < 2 => return Some("a graph input read once".into()),
+        BufferDef::Input(_) => {}
+        BufferDef::Constant | BufferDef::Restickify(_) => {
+            return Some("a constant or a restickified copy".into())
+        }
     }
     if p.buffers.iter().any(|x| x.def == BufferDef::Restickify(b)) {
         return Some("restickified (the copy goes through device memory)".into());
-    }
-    if (op.kept..op.dims.len()).any(|j| d.split[o][j] > 1) {
-        return Some("its producer splits a reduction dim (partial sums meet in device memory)".into());
     }
     for r in p.readers(b) {
         let reader = &p.ops[r];
@@ -93,38 +178,33 @@ fn ineligible(p: &Program, d: &Decisions, b: usize, o: usize) -> Option<String> 
             return Some(format!("read by the extern {}", reader.name));
         }
         let cores: i64 = d.split[r].iter().product();
-        for read in reader.reads.iter().filter(|x| x.buffer == b) {
-            let (Some(walked), Some(index)) = (&read.dims, &read.index) else {
+        for core in 0..cores {
+            let touched = match touched_boxes(p, d, b, r, core) {
+                Ok(t) => t,
+                Err(m) => return Some(m),
+            };
+            let held = lx_box(p, d, b, core);
+            if !touched
+                .iter()
+                .all(|t| held.as_ref().is_some_and(|h| contains(h, t)))
+            {
                 return Some(format!(
-                    "{} reads it through an index that is no per-dim map",
+                    "{} on core {core} reads elements another core computed (core splits differ)",
                     reader.name
                 ));
-            };
-            for core in 0..cores {
-                let Some(rb) = core_box(p, r, d.stick[r], &d.split[r], core) else {
-                    continue;
-                };
-                let touched = read_box(&p.buffers[b].shape, walked, index.constant_part(), &rb);
-                let local = write_box(p, d, o, core).is_some_and(|wb| contains(&wb, &touched));
-                if !local {
-                    return Some(format!(
-                        "{} on core {core} reads elements another core computed (core splits differ)",
-                        reader.name
-                    ));
-                }
             }
         }
     }
     None
 }
 
-/// Bytes per core of buffer `b` (op `o`'s result): the largest core's box.
-fn per_core_bytes(p: &Program, d: &Decisions, b: usize, o: usize) -> i64 {
+/// Bytes per core of buffer `b` in LX: the largest core's box (stick dim in whole
+/// sticks), 128-byte aligned.
+fn per_core_bytes(p: &Program, d: &Decisions, b: usize) -> i64 {
     let buffer = &p.buffers[b];
-    let cores: i64 = d.split[o].iter().product();
     let e = super::layout::stick_elements(buffer.dtype);
-    let largest = (0..cores)
-        .filter_map(|c| write_box(p, d, o, c))
+    let largest = (0..cores_of(p, d, b))
+        .filter_map(|c| lx_box(p, d, b, c))
         .map(|bx| match &d.layouts[b] {
             DeviceLayout::Dense(l) => bx
                 .iter()
@@ -151,7 +231,9 @@ fn last_reader(p: &Program, b: usize) -> Option<usize> {
     p.readers(b).max()
 }
 
-/// The candidate `parent` that op `o` may overwrite in place.
+/// The candidate `parent` that op `o` may overwrite in place: a pointwise op reading it
+/// once at its own index as its last reader, of the same shape, dtype and layout, each
+/// core writing exactly the box it holds of the parent.
 fn in_place_parent(p: &Program, d: &Decisions, o: usize, candidates: &[usize]) -> Option<usize> {
     let op = &p.ops[o];
     if op.kind != OpKind::Pointwise {
@@ -159,50 +241,61 @@ fn in_place_parent(p: &Program, d: &Decisions, o: usize, candidates: &[usize]) -
     }
     op.reads.iter().find_map(|r| {
         let q = r.buffer;
-        let BufferDef::Op(qo) = p.buffers[q].def else {
-            return None;
-        };
         let once = op.reads.iter().filter(|x| x.buffer == q).count() == 1;
-        let identity = r.dims.as_ref().is_some_and(|w| {
-            w.len() == op.out_dims.len()
-                && *w == op.out_dims
-                && r.index.as_ref().is_some_and(|i| i.constant_part() == 0)
-        });
+        let identity = r
+            .dims
+            .as_ref()
+            .is_some_and(|w| *w == op.out_dims && r.index.as_ref().is_some_and(|i| i.constant_part() == 0));
         let same = p.buffers[q].shape == p.buffers[op.out].shape
             && p.buffers[q].dtype == p.buffers[op.out].dtype
-            && d.layouts[q] == d.layouts[op.out]
-            && p.ops[qo].dims == op.dims
-            && d.split[qo] == d.split[o]
-            && d.stick[qo] == d.stick[o];
-        (candidates.contains(&q) && once && identity && same && last_reader(p, q) == Some(o)).then_some(q)
+            && d.layouts[q] == d.layouts[op.out];
+        let cores = cores_of(p, d, q).max(d.split[o].iter().product());
+        let same_boxes = || (0..cores).all(|c| lx_box(p, d, q, c) == write_box(p, d, o, c));
+        (candidates.contains(&q) && once && identity && same && last_reader(p, q) == Some(o) && same_boxes())
+            .then_some(q)
     })
 }
 
-/// The LX problem of `p` under `d`, with `capacity` bytes per core.
-pub fn residency(p: &Program, d: &Decisions, capacity: i64) -> Residency {
-    let mut pairs = Vec::new();
+/// The LX problem of `p` under `d`, with `capacity` bytes per core (`clone_inputs`: graph
+/// inputs read more than once are candidates too, cloned into LX at their first read).
+pub fn residency(p: &Program, d: &Decisions, capacity: i64, clone_inputs: bool) -> Residency {
+    let mut buffers = Vec::new();
     let mut reasons = Vec::new();
     for (b, buffer) in p.buffers.iter().enumerate() {
-        let BufferDef::Op(o) = buffer.def else { continue };
-        match ineligible(p, d, b, o) {
+        if !matches!(buffer.def, BufferDef::Op(_) | BufferDef::Input(_)) {
+            continue;
+        }
+        match ineligible(p, d, b, clone_inputs) {
             Some(reason) => reasons.push((b, reason)),
-            None => pairs.push((b, o)),
+            None => buffers.push(b),
         }
     }
-    let buffers: Vec<usize> = pairs.iter().map(|&(b, _)| b).collect();
-    let entries = pairs
+    let entries = buffers
         .iter()
-        .map(|&(b, o)| {
+        .map(|&b| {
             let readers: Vec<usize> = p.readers(b).collect();
-            let end = readers.iter().copied().max().unwrap_or(o) + 1;
-            let in_place_of =
-                in_place_parent(p, d, o, &buffers).and_then(|q| buffers.iter().position(|&x| x == q));
+            let (start, reads, intermediate) = match p.buffers[b].def {
+                BufferDef::Op(o) => (o, readers.len() as i64, true),
+                // A clone: its first reader still reads device memory (through the copy).
+                _ => (
+                    readers.iter().copied().min().unwrap_or(0),
+                    readers.len() as i64 - 1,
+                    false,
+                ),
+            };
+            let end = readers.iter().copied().max().unwrap_or(start) + 1;
+            let in_place_of = match p.buffers[b].def {
+                BufferDef::Op(o) => {
+                    in_place_parent(p, d, o, &buffers).and_then(|q| buffers.iter().position(|&x| x == q))
+                }
+                _ => None,
+            };
             LxBuffer {
-                size: per_core_bytes(p, d, b, o),
-                start: o,
+                size: per_core_bytes(p, d, b),
+                start,
                 end,
-                reads: readers.len() as i64,
-                intermediate: true,
+                reads,
+                intermediate,
                 in_place_of,
             }
         })

@@ -11,7 +11,8 @@
 //!   (matmul, convolution) is computed from its operands in device memory, and each core
 //!   stores its box of the result.
 //! - **LX**: each core has a [`LX_CAPACITY`]-byte array; a buffer placed at address `A`
-//!   stores each core's box at `A` (row-major over the box, stick dim in whole sticks),
+//!   stores each core's box at `A` (row-major over the box, stick dim in whole sticks; a
+//!   graph input cloned into LX is copied there, box by box, before its first reader),
 //!   values encoded in the buffer's dtype. A core reads only its own LX: an element its
 //!   box does not hold is an error; overlapping placements overwrite each other.
 //!
@@ -22,7 +23,7 @@ use super::attrs::DeviceLayout;
 use super::layout::{element_bytes, row_major_strides, stick_elements};
 use super::plan::{core_box, read_all, Decisions, LxPlacement};
 use super::program::{BufferDef, OpKind, Program, ProgramIr};
-use super::residency::write_box;
+use super::residency::lx_box;
 use super::scratchpad::LX_CAPACITY;
 use fuselab_dialects::{ir, loops::names, types::DType};
 use fuselab_exec::{
@@ -80,22 +81,14 @@ fn coords_of(shape: &[i64], flat: i64) -> Vec<i64> {
 }
 
 impl Machine<'_> {
-    fn producer(&self, b: usize) -> Option<usize> {
-        match self.p.buffers[b].def {
-            BufferDef::Op(o) => Some(o),
-            _ => None,
-        }
-    }
-
     /// Byte address in `core`'s LX of element `coords` of buffer `b` placed at `at`.
     fn lx_address(&mut self, b: usize, at: &LxPlacement, core: i64, coords: &[i64]) -> Result<usize, String> {
         let buffer = &self.p.buffers[b];
-        let o = self.producer(b).ok_or("an LX buffer that no op computes")?;
         let (p, d) = (self.p, self.d);
         let bx = self
             .boxes
             .entry((b, core))
-            .or_insert_with(|| write_box(p, d, o, core))
+            .or_insert_with(|| lx_box(p, d, b, core))
             .as_ref()
             .ok_or_else(|| {
                 format!(
@@ -158,10 +151,47 @@ impl Machine<'_> {
             encode(buffer.dtype, v, &mut self.lx[core as usize][a..a + n]);
             return Ok(());
         }
+        self.write_hbm(b, coords, v);
+        Ok(())
+    }
+
+    /// Writes element `coords` of `b` in device memory.
+    fn write_hbm(&mut self, b: usize, coords: &[i64], v: f64) {
+        let buffer = &self.p.buffers[b];
+        let v = round_to(v, buffer.dtype);
         let i = self.d.layouts[b].device_index(coords, &buffer.shape) as usize;
         let elements = self.d.layouts[b].device_elements() as usize;
         let m = self.hbm[b].get_or_insert_with(|| vec![f64::NAN; elements]);
         m[i] = v;
+    }
+
+    /// Element `coords` of `b` from device memory.
+    fn read_hbm(&self, b: usize, coords: &[i64]) -> Option<f64> {
+        let i = self.d.layouts[b].device_index(coords, &self.p.buffers[b].shape);
+        self.hbm[b].as_ref().and_then(|m| m.get(i as usize).copied())
+    }
+
+    /// Each core copies the box of graph input `b` its readers touch into its LX (the
+    /// input's clone, at its first reader).
+    fn clone_input(&mut self, b: usize, cores: usize) -> Result<(), String> {
+        for core in 0..cores as i64 {
+            let Some(bx) = lx_box(self.p, self.d, b, core) else {
+                continue;
+            };
+            let mut err = None;
+            for_each_in_box(&bx, |point| {
+                if err.is_some() {
+                    return;
+                }
+                let v = self.read_hbm(b, point).unwrap_or(f64::NAN);
+                if let Err(e) = self.write(b, point, core, v) {
+                    err = Some(e);
+                }
+            });
+            if let Some(e) = err {
+                return Err(e);
+            }
+        }
         Ok(())
     }
 
@@ -198,7 +228,13 @@ impl Machine<'_> {
         let buffer = self.p.buffers[b].clone();
         let n: i64 = buffer.shape.iter().product();
         let data = (0..n)
-            .map(|flat| self.read(b, &coords_of(&buffer.shape, flat), 0))
+            .map(|flat| {
+                let coords = coords_of(&buffer.shape, flat);
+                match self.read_hbm(b, &coords) {
+                    Some(v) => Ok(v),
+                    None => self.read(b, &coords, 0),
+                }
+            })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Tensor::new(buffer.shape, buffer.dtype, data))
     }
@@ -388,10 +424,19 @@ pub fn simulate(func: MlirOperation, inputs: &[Tensor]) -> Result<Vec<Tensor>, E
             let t = inputs
                 .get(i)
                 .ok_or_else(|| ExecError::msg(format!("missing input #{i}")))?;
-            m.store_host(b, t).map_err(ExecError::msg)?;
+            for (flat, &v) in t.data.iter().enumerate() {
+                m.write_hbm(b, &coords_of(&t.shape, flat as i64), v);
+            }
         }
     }
     for o in 0..p.ops.len() {
+        for b in 0..p.buffers.len() {
+            let starts_here = d.lx[b].is_some_and(|l| l.start == o as i64);
+            if starts_here && matches!(p.buffers[b].def, BufferDef::Input(_)) {
+                m.clone_input(b, cores)
+                    .map_err(|e| ExecError::at(pir.ops[o], format!("Spyre simulator: {e}")))?;
+            }
+        }
         match p.ops[o].kind {
             OpKind::Pointwise | OpKind::Reduction(_) => m.run_node(o)?,
             OpKind::Matmul | OpKind::Extern(_) => m.run_extern(o)?,

@@ -3,13 +3,14 @@
 // op each, one core. Device-memory traffic in elements as LX takes more of it:
 //   no LX                         8MN + 4N = 4,198,400
 //   LX for the reductions' [N]    8MN      = 4,194,304
-//   all of LX (exp in place of sub) 3MN    = 1,572,864
-// (the article's last step, cloning the input into LX for 2MN, is not modelled: graph
-// inputs stay in device memory).
+//   + the rest of LX, exp in place of sub  3MN = 1,572,864   (clone-inputs=false)
+//   + the input cloned into LX once        2MN = 1,048,576   (sub in place of the clone)
 // RUN: fuse-opt %s --spyre-assign-layouts --spyre-divide-work=cores=1 --spyre-plan-scratchpad=capacity=0 --spyre-report -o /dev/null | FileCheck %s --check-prefix=NONE
 // RUN: fuse-opt %s --spyre-assign-layouts --spyre-divide-work=cores=1 --spyre-plan-scratchpad=capacity=4096 --spyre-report -o /dev/null | FileCheck %s --check-prefix=SMALL
-// RUN: fuse-opt %s --spyre-assign-layouts --spyre-divide-work=cores=1 --spyre-plan-scratchpad --spyre-report -o /dev/null | FileCheck %s --check-prefix=ALL
-// RUN: fuse-opt %s --spyre-assign-layouts --spyre-divide-work=cores=1 --spyre-plan-scratchpad=solver=exact --spyre-report -o /dev/null | FileCheck %s --check-prefix=ALL
+// RUN: fuse-opt %s --spyre-assign-layouts --spyre-divide-work=cores=1 --spyre-plan-scratchpad=clone-inputs=false --spyre-report -o /dev/null | FileCheck %s --check-prefix=ALL
+// RUN: fuse-opt %s --spyre-assign-layouts --spyre-divide-work=cores=1 --spyre-plan-scratchpad="solver=exact clone-inputs=false" --spyre-report -o /dev/null | FileCheck %s --check-prefix=ALL
+// RUN: fuse-opt %s --spyre-assign-layouts --spyre-divide-work=cores=1 --spyre-plan-scratchpad --spyre-report -o /dev/null | FileCheck %s --check-prefix=CLONE
+// RUN: fuse-opt %s --spyre-assign-layouts --spyre-divide-work=cores=1 --spyre-plan-scratchpad=solver=exact --spyre-report -o /dev/null | FileCheck %s --check-prefix=CLONE
 // RUN: fuse-opt %s --spyre-assign-layouts --spyre-divide-work=cores=1 --spyre-plan-scratchpad | FileCheck %s --check-prefix=IR
 
 // NONE: "traffic": {
@@ -20,12 +21,15 @@
 // ALL: "traffic": {
 // ALL-NEXT: "elements": 1572864,
 // ALL: "peak_bytes_per_core": 1050624,
+// CLONE: "traffic": {
+// CLONE-NEXT: "elements": 1048576,
 
-// The [N] results sit beside one 1 MiB buffer that exp overwrites in place.
+// The input's clone, then sub and exp in place of it; the [N] results beside.
+// IR: spyre.input_lx = [array<i64: [[BASE:[0-9]+]], 1048576, 0, 2>]
 // IR: name = "max"
-// IR-SAME: spyre.lx = array<i64: 0, 2048, 0, 2>
+// IR-SAME: spyre.lx = array<i64: {{[0-9]+}}, 2048, 0, 2>
 // IR: name = "sub"
-// IR-SAME: spyre.lx = array<i64: [[BASE:[0-9]+]], 1048576, 1, 3>
+// IR-SAME: spyre.lx = array<i64: [[BASE]], 1048576, 1, 3>
 // IR: name = "exp"
 // IR-SAME: spyre.lx = array<i64: [[BASE]], 1048576, 2, 5>
 // IR: name = "sum"

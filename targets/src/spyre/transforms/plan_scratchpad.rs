@@ -3,12 +3,14 @@
 //! lifetimes, sizes and in-place pairs in [`crate::spyre::residency`], the solvers in
 //! [`crate::spyre::scratchpad`]; capacity 1,625,344 B, 128-byte alignment). Records
 //! `spyre.lx = array<i64: address, bytes, start, end>` on each placed op and
-//! `spyre.hbm = "reason"` on every other op. Needs the layouts and the core splits.
+//! `spyre.hbm = "reason"` on every other op, and `spyre.input_lx` on the function (per
+//! argument: its clone's placement, or an empty array). Needs the layouts and the core
+//! splits.
 
 use crate::spyre::{
     attrs::names,
     plan::read_splits,
-    program::ProgramIr,
+    program::{BufferDef, ProgramIr},
     residency::residency,
     scratchpad::{check, solve, Solver, LX_CAPACITY},
 };
@@ -33,6 +35,12 @@ pub const INFO: PassInfo = PassInfo {
             help: "greedy, first-fit, best-fit or exact (branch and bound, never worse than the others)",
         },
         PassOption {
+            name: "clone-inputs",
+            kind: OptionKind::Bool,
+            default: "true",
+            help: "graph inputs read by several ops may be cloned into LX at their first read",
+        },
+        PassOption {
             name: "capacity",
             kind: OptionKind::UInt,
             default: "1625344",
@@ -48,15 +56,28 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     cx.require_loop_ir(f)?;
     Solver::parse(cx.options.string("solver"))
         .map_err(|m| (f, m))
-        .and_then(|solver| apply(f, solver, cx.options.uint("capacity") as i64))
+        .and_then(|solver| {
+            apply(
+                f,
+                solver,
+                cx.options.uint("capacity") as i64,
+                cx.options.flag("clone-inputs"),
+            )
+        })
         .map_err(|(at, message)| {
             cx.sink.error(unsafe { ir::op_ref(at) }.location(), message);
             PassFailed
         })
 }
 
-/// Plans `func`'s LX with `solver` in `capacity` bytes per core and records the plan.
-pub fn apply(f: MlirOperation, solver: Solver, capacity: i64) -> Result<(), (MlirOperation, String)> {
+/// Plans `func`'s LX with `solver` in `capacity` bytes per core (`clone_inputs`: inputs
+/// read several times may be cloned into LX) and records the plan.
+pub fn apply(
+    f: MlirOperation,
+    solver: Solver,
+    capacity: i64,
+    clone_inputs: bool,
+) -> Result<(), (MlirOperation, String)> {
     if capacity > LX_CAPACITY {
         return Err((
             f,
@@ -66,7 +87,7 @@ pub fn apply(f: MlirOperation, solver: Solver, capacity: i64) -> Result<(), (Mli
     let pir = ProgramIr::read(f)?;
     let d = read_splits(&pir, f, INFO.argument)?;
     let p = &pir.program;
-    let r = residency(p, &d, capacity);
+    let r = residency(p, &d, capacity, clone_inputs);
     let plan = solve(&r.problem, solver);
     check(&r.problem, &plan.addresses).map_err(|m| {
         (
@@ -76,20 +97,24 @@ pub fn apply(f: MlirOperation, solver: Solver, capacity: i64) -> Result<(), (Mli
     })?;
     let ctx = ir::context(f);
     let producer = |b: usize| p.ops.iter().position(|o| o.out == b);
+    let inputs = p
+        .buffers
+        .iter()
+        .filter(|b| matches!(b.def, BufferDef::Input(_)))
+        .count();
+    let mut input_lx = vec![Vec::new(); inputs];
     for (i, &b) in r.buffers.iter().enumerate() {
-        let Some(o) = producer(b) else { continue };
         let e = &r.problem.buffers[i];
-        match plan.addresses[i] {
-            Some(a) => ir::set_attr(
-                pir.ops[o],
-                names::LX,
-                ir::i64_array_attr(ctx, &[a, e.size, e.start as i64, e.end as i64]),
-            ),
-            None => ir::set_attr(
+        let placed = plan.addresses[i].map(|a| vec![a, e.size, e.start as i64, e.end as i64]);
+        match (p.buffers[b].def, producer(b), placed) {
+            (BufferDef::Input(k), _, Some(v)) => input_lx[k] = v,
+            (_, Some(o), Some(v)) => ir::set_attr(pir.ops[o], names::LX, ir::i64_array_attr(ctx, &v)),
+            (_, Some(o), None) => ir::set_attr(
                 pir.ops[o],
                 names::HBM,
                 ir::string_attr(ctx, &format!("no room in LX ({} bytes per core)", e.size)),
             ),
+            _ => {}
         }
     }
     for (b, reason) in &r.reasons {
@@ -97,5 +122,7 @@ pub fn apply(f: MlirOperation, solver: Solver, capacity: i64) -> Result<(), (Mli
             ir::set_attr(pir.ops[o], names::HBM, ir::string_attr(ctx, reason));
         }
     }
+    let arrays: Vec<_> = input_lx.iter().map(|v| ir::i64_array_attr(ctx, v)).collect();
+    ir::set_attr(f, names::INPUT_LX, ir::array_attr(ctx, &arrays));
     Ok(())
 }
