@@ -319,6 +319,17 @@ pub fn i64_array_attr(ctx: MlirContext, values: &[i64]) -> MlirAttribute {
     unsafe { mlirDenseI64ArrayGet(ctx, values.len() as isize, values.as_ptr()) }
 }
 
+/// A dictionary attribute of `entries` (name, value).
+pub fn dictionary_attr(ctx: MlirContext, entries: &[(&str, MlirAttribute)]) -> MlirAttribute {
+    unsafe {
+        let named: Vec<MlirNamedAttribute> = entries
+            .iter()
+            .map(|(n, a)| mlirNamedAttributeGet(mlirIdentifierGet(ctx, sref(n)), *a))
+            .collect();
+        mlir_sys::mlirDictionaryAttrGet(ctx, named.len() as isize, named.as_ptr())
+    }
+}
+
 /// An array attribute of attributes.
 pub fn array_attr(ctx: MlirContext, values: &[MlirAttribute]) -> MlirAttribute {
     unsafe { mlirArrayAttrGet(ctx, values.len() as isize, values.as_ptr()) }

@@ -91,29 +91,10 @@ impl DeviceLayout {
     }
 }
 
-fn named(ctx: MlirContext, name: &str, value: MlirAttribute) -> mlir_sys::MlirNamedAttribute {
-    unsafe {
-        let id = mlir_sys::mlirIdentifierGet(
-            ctx,
-            mlir_sys::MlirStringRef {
-                data: name.as_ptr() as *const _,
-                length: name.len(),
-            },
-        );
-        mlir_sys::mlirNamedAttributeGet(id, value)
-    }
-}
-
-/// A dictionary attribute of `entries`.
-pub fn dictionary(ctx: MlirContext, entries: &[(&str, MlirAttribute)]) -> MlirAttribute {
-    let named: Vec<_> = entries.iter().map(|(n, a)| named(ctx, n, *a)).collect();
-    unsafe { mlir_sys::mlirDictionaryAttrGet(ctx, named.len() as isize, named.as_ptr()) }
-}
-
 /// The dictionary of a layout.
 pub fn layout_attr(ctx: MlirContext, layout: &DeviceLayout) -> MlirAttribute {
     match layout {
-        DeviceLayout::Dense(l) => dictionary(
+        DeviceLayout::Dense(l) => ir::dictionary_attr(
             ctx,
             &[
                 ("stick_dim", ir::i64_attr(ctx, l.stick_dim as i64)),
@@ -121,7 +102,7 @@ pub fn layout_attr(ctx: MlirContext, layout: &DeviceLayout) -> MlirAttribute {
                 ("stride_map", ir::i64_array_attr(ctx, &l.stride_map)),
             ],
         ),
-        DeviceLayout::Sparse { elements, stick, .. } => dictionary(
+        DeviceLayout::Sparse { elements, stick, .. } => ir::dictionary_attr(
             ctx,
             &[
                 ("sparse", ir::bool_attr(ctx, true)),

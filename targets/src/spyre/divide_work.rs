@@ -381,13 +381,7 @@ mod tests {
     /// The invariants on 2,000 random ops (seeded), generic and matmul.
     #[test]
     fn invariants_hold_on_random_ops() {
-        let mut state = 0x5eed_u64;
-        let mut next = |n: u64| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) % n
-        };
+        let mut next = crate::spyre::seeded(0x5eed_u64);
         let cost = MatmulCost::default();
         for _ in 0..2000 {
             let rank = 1 + next(4) as usize;

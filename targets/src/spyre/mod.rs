@@ -14,6 +14,18 @@ pub mod scratchpad;
 pub mod simulator;
 pub mod transforms;
 
+/// A seeded generator of numbers below `n` (a 64-bit LCG) for the property tests.
+#[cfg(test)]
+pub(crate) fn seeded(seed: u64) -> impl FnMut(u64) -> u64 {
+    let mut state = seed;
+    move |n| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) % n
+    }
+}
+
 use crate::{CompileOptions, Executable, Runner};
 use fuselab_exec::{ExecError, Tensor};
 use fuselab_passes::target::{Costs, KernelLimits, Stage, Target};

@@ -468,13 +468,7 @@ mod tests {
     /// never worse than any heuristic.
     #[test]
     fn exact_is_never_worse_on_random_instances() {
-        let mut state = 0x1ce_u64;
-        let mut next = |n: u64| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) % n
-        };
+        let mut next = crate::spyre::seeded(0x1ce_u64);
         let mut strictly_better = 0;
         for _ in 0..200 {
             let n = 2 + next(7) as usize;

@@ -282,22 +282,13 @@ fn lower_kernel(b: &mut Builder, kernel: MlirOperation, gpu_block: MlirBlock) ->
 /// `{llvm.noalias, llvm.align = 16}`: a distinct buffer, 16-byte aligned (the device
 /// allocators align to 256 bytes).
 fn buffer_arg_attrs(b: &Builder) -> MlirAttribute {
-    let ctx = b.context();
-    let named = |name: &str, value: MlirAttribute| unsafe {
-        let id = mlir_sys::mlirIdentifierGet(
-            ctx,
-            mlir_sys::MlirStringRef {
-                data: name.as_ptr() as *const _,
-                length: name.len(),
-            },
-        );
-        mlir_sys::mlirNamedAttributeGet(id, value)
-    };
-    let entries = [
-        named("llvm.noalias", b.unit_attr()),
-        named("llvm.align", b.int_attr(b.int_type(64), 16)),
-    ];
-    unsafe { mlir_sys::mlirDictionaryAttrGet(ctx, entries.len() as isize, entries.as_ptr()) }
+    ir::dictionary_attr(
+        b.context(),
+        &[
+            ("llvm.noalias", b.unit_attr()),
+            ("llvm.align", b.int_attr(b.int_type(64), 16)),
+        ],
+    )
 }
 
 /// The attributes of `op` named in `names`.
