@@ -35,8 +35,12 @@ use fuselab_exec::{
 use mlir_sys::MlirOperation;
 use std::collections::HashMap;
 
-/// Half-open ranges, one per dim.
-type CoreBox = Vec<(i64, i64)>;
+/// Where one core keeps its box of an LX buffer: the box (half-open ranges per dim) and
+/// the byte stride of each dim within it.
+struct LxMap {
+    bx: Vec<(i64, i64)>,
+    strides: Vec<i64>,
+}
 
 struct Machine<'a> {
     p: &'a Program,
@@ -48,7 +52,7 @@ struct Machine<'a> {
     lx: Vec<Vec<u8>>,
     by_value: HashMap<usize, usize>,
     /// Each LX buffer's box on each core, by `(buffer, core)`.
-    boxes: HashMap<(usize, i64), Option<CoreBox>>,
+    boxes: Vec<Vec<Option<Option<LxMap>>>>,
 }
 
 fn encode(dtype: DType, v: f64, out: &mut [u8]) {
@@ -82,45 +86,54 @@ fn coords_of(shape: &[i64], flat: i64) -> Vec<i64> {
 
 impl Machine<'_> {
     /// Byte address in `core`'s LX of element `coords` of buffer `b` placed at `at`.
-    fn lx_address(&mut self, b: usize, at: &LxPlacement, core: i64, coords: &[i64]) -> Result<usize, String> {
-        let buffer = &self.p.buffers[b];
+    /// How `core` addresses buffer `b` in its LX (computed once per buffer and core).
+    fn lx_map(&mut self, b: usize, core: i64) -> Option<&LxMap> {
         let (p, d) = (self.p, self.d);
-        let bx = self
-            .boxes
-            .entry((b, core))
-            .or_insert_with(|| lx_box(p, d, b, core))
-            .as_ref()
-            .ok_or_else(|| {
-                format!(
-                    "core {core} reads {} from LX, which it did not compute",
-                    buffer.name
-                )
-            })?;
-        let inside = coords.iter().zip(bx).all(|(&c, &(lo, hi))| lo <= c && c < hi);
-        if !inside {
-            return Err(format!(
-                "core {core} reads element {coords:?} of {} from its LX, which holds only {bx:?}",
-                buffer.name
-            ));
+        let slot = &mut self.boxes[b][core as usize];
+        slot.get_or_insert_with(|| {
+            let bx = lx_box(p, d, b, core)?;
+            let e = stick_elements(p.buffers[b].dtype);
+            let extents: Vec<i64> = bx
+                .iter()
+                .enumerate()
+                .map(|(h, &(lo, hi))| match &d.layouts[b] {
+                    DeviceLayout::Dense(l) if l.stick_dim == h => (hi - lo + e - 1) / e * e,
+                    _ => hi - lo,
+                })
+                .collect();
+            let mut strides = super::layout::row_major_strides(&extents);
+            let scale = element_bytes(p.buffers[b].dtype)
+                * if matches!(d.layouts[b], DeviceLayout::Sparse { .. }) {
+                    e
+                } else {
+                    1
+                };
+            strides.iter_mut().for_each(|s| *s *= scale);
+            Some(LxMap { bx, strides })
+        })
+        .as_ref()
+    }
+
+    /// Byte address in `core`'s LX of element `coords` of buffer `b` placed at `at`.
+    fn lx_address(&mut self, b: usize, at: &LxPlacement, core: i64, coords: &[i64]) -> Result<usize, String> {
+        let name = &self.p.buffers[b].name;
+        let bytes = element_bytes(self.p.buffers[b].dtype);
+        let map = self
+            .lx_map(b, core)
+            .ok_or_else(|| format!("core {core} reads {name} from LX, which it did not compute"))?;
+        let mut offset = 0;
+        for ((&c, &(lo, hi)), &stride) in coords.iter().zip(&map.bx).zip(&map.strides) {
+            if c < lo || c >= hi {
+                return Err(format!(
+                    "core {core} reads element {coords:?} of {name} from its LX, which holds only {:?}",
+                    map.bx
+                ));
+            }
+            offset += (c - lo) * stride;
         }
-        let e = stick_elements(buffer.dtype);
-        let mut local = 0;
-        for (h, (&c, &(lo, hi))) in coords.iter().zip(bx).enumerate() {
-            let extent = match &self.d.layouts[b] {
-                DeviceLayout::Dense(l) if l.stick_dim == h => (hi - lo + e - 1) / e * e,
-                _ => hi - lo,
-            };
-            local = local * extent + (c - lo);
-        }
-        if matches!(self.d.layouts[b], DeviceLayout::Sparse { .. }) {
-            local *= e;
-        }
-        let address = at.address + local * element_bytes(buffer.dtype);
-        if address + element_bytes(buffer.dtype) > LX_CAPACITY {
-            return Err(format!(
-                "{} at LX byte {address} is past the capacity",
-                buffer.name
-            ));
+        let address = at.address + offset;
+        if address + bytes > LX_CAPACITY {
+            return Err(format!("{name} at LX byte {address} is past the capacity"));
         }
         Ok(address as usize)
     }
@@ -417,7 +430,9 @@ pub fn simulate(func: MlirOperation, inputs: &[Tensor]) -> Result<Vec<Tensor>, E
         hbm: vec![None; p.buffers.len()],
         lx: vec![vec![0u8; LX_CAPACITY as usize]; cores],
         by_value,
-        boxes: HashMap::new(),
+        boxes: (0..p.buffers.len())
+            .map(|_| (0..cores).map(|_| None).collect())
+            .collect(),
     };
     for (b, buffer) in p.buffers.iter().enumerate() {
         if let BufferDef::Input(i) = buffer.def {
