@@ -171,21 +171,72 @@ fn needed(p: &Program, o: usize, r: usize, j: Option<usize>) -> Result<Option<us
         _ => {
             let Some(j) = j else { return Ok(None) };
             let Some(index) = &read.index else { return Ok(None) };
-            match index.dim_coefficient(j) {
-                Some(0) => Ok(None),
-                Some(c) => dim_with_stride(&buffer.shape, c).map(Some).ok_or_else(|| {
-                    format!(
-                        "its stick dim walks no single dim of {} (stride {c})",
-                        buffer.name
-                    )
-                }),
-                None => Err(format!(
-                    "its stick dim enters {}'s index through floordiv or mod",
-                    buffer.name
-                )),
-            }
+            let e = super::plan::op_stick_elements(p, o);
+            stick_walk(index, &op.dims, j, &buffer.shape, e)
+                .map_err(|m| format!("its stick dim walks {} {m}", buffer.name))
         }
     }
+}
+
+/// What one read needs under one stick choice ([`needed`]).
+type Need = Result<Option<usize>, String>;
+
+/// The most values of an op dim [`stick_walk`] evaluates.
+const WALK_LIMIT: i64 = 4096;
+
+/// The host dim of a buffer of `shape` that op dim `j` (of an op over `dims`, `e` values
+/// per stick) walks along its sticks through `index`: within every block of `e`
+/// consecutive values of `d_j` — one stick of the op — each step must move the buffer's
+/// coordinates by +1 along one and the same dim (a stick of the buffer read in order), or
+/// not at all (`Ok(None)`: a value broadcast across the stick). Across blocks anything
+/// goes. Checked by evaluating the index (any affine form, floordiv and mod included) over
+/// `d_j`'s first [`WALK_LIMIT`] values, the other dims at 0 and at their last values, so
+/// an unsimplified reshape that is the identity passes and a walk that leaves a padded
+/// stick (a row of 8 fp32 in a 32-lane stick) does not.
+pub fn stick_walk(
+    index: &fuselab_dialects::loops::index::IndexExpr,
+    dims: &[i64],
+    j: usize,
+    shape: &[i64],
+    e: i64,
+) -> Result<Option<usize>, String> {
+    let strides = row_major_strides(shape);
+    let coords = |flat: i64| -> Vec<i64> {
+        strides
+            .iter()
+            .zip(shape)
+            .map(|(&st, &n)| flat / st % n.max(1))
+            .collect()
+    };
+    let syms = vec![0; index.symbol_count()];
+    let mut walked: Option<Option<usize>> = None;
+    let bases = [
+        vec![0; dims.len()],
+        dims.iter().map(|&n| (n - 1).max(0)).collect::<Vec<i64>>(),
+    ];
+    for base in bases {
+        let mut point = base;
+        let mut prev: Option<Vec<i64>> = None;
+        for t in 0..dims[j].min(WALK_LIMIT) {
+            point[j] = t;
+            let here = coords(index.eval(&point, &syms));
+            if let Some(before) = prev.filter(|_| t % e != 0) {
+                let moved: Vec<usize> = (0..shape.len()).filter(|&k| here[k] != before[k]).collect();
+                let step = match moved[..] {
+                    [] => None,
+                    [k] if here[k] == before[k] + 1 => Some(k),
+                    _ => return Err("across several dims (elements from several sticks)".into()),
+                };
+                match walked {
+                    None => walked = Some(step),
+                    Some(w) if w == step => {}
+                    Some(_) => return Err("unevenly (elements from several sticks)".into()),
+                }
+            }
+            prev = Some(here);
+        }
+    }
+    Ok(walked.flatten())
 }
 
 impl State {
@@ -201,16 +252,17 @@ impl State {
     }
 
     /// The state after op `o` takes stick `j`, or why it cannot.
-    fn extend(&self, p: &Program, o: usize, j: Option<usize>) -> Result<State, String> {
+    /// `needs[r]`: what read `r` needs under stick `j` ([`needed`], computed once).
+    fn extend(&self, p: &Program, o: usize, j: Option<usize>, needs: &[Need]) -> Result<State, String> {
         let op = &p.ops[o];
         let mut next = self.clone();
-        for r in 0..op.reads.len() {
-            let b = op.reads[r].buffer;
+        for (read, need) in op.reads.iter().zip(needs) {
+            let b = read.buffer;
             let buffer = &p.buffers[b];
             if j.is_none() && sparse_mode(p, o) {
                 // One value per stick: sparse inputs move whole sticks; a dense input can
                 // only be a broadcast scalar.
-                let walks = op.reads[r]
+                let walks = read
                     .index
                     .as_ref()
                     .is_none_or(|i| (0..op.dims.len()).any(|d| op.dims[d] > 1 && i.uses_dim(d)));
@@ -223,7 +275,7 @@ impl State {
                 }
                 continue;
             }
-            let want = needed(p, o, r, j)?;
+            let want = need.clone()?;
             let Some(have) = self.stick_of(p, b) else {
                 // A constant takes the first stick a reader needs, free; a later reader
                 // needing another gets its own copy, free as well.
@@ -321,11 +373,15 @@ pub fn assign(p: &Program, solver: Solver) -> Result<Assignment, Infeasible> {
         cost: 0,
     }];
     for o in 0..p.ops.len() {
+        let choices: Vec<(Option<usize>, Vec<Need>)> = candidates(p, o)
+            .into_iter()
+            .map(|j| (j, (0..p.ops[o].reads.len()).map(|r| needed(p, o, r, j)).collect()))
+            .collect();
         let mut next: Vec<State> = Vec::new();
         let mut first_error: Option<String> = None;
         for state in &beam {
-            for j in candidates(p, o) {
-                match state.extend(p, o, j) {
+            for (j, needs) in &choices {
+                match state.extend(p, o, *j, needs) {
                     Ok(s) => next.push(s),
                     Err(e) => {
                         first_error.get_or_insert(e);

@@ -87,3 +87,20 @@ func.func @two_transposes(%a: tensor<128x256xf16>, %x: tensor<256x128xf16>, %b: 
   %w = "aten.add"(%v, %y) : (tensor<256x128xf16>, tensor<256x128xf16>) -> tensor<256x128xf16>
   return %w : tensor<256x128xf16>
 }
+
+// -----
+
+// A reshape read through floordiv/mod that keeps each stick whole: heads [2, 4, 64, 64]
+// fp16 transposed and merged to [2, 64, 256] (attention's output projection input). Each
+// block of 64 merged elements is one head's row, one stick of x: no restickify.
+// CHECK-LABEL: func.func @merge_heads
+// CHECK-NOT: spyre.restickify
+// CHECK: return
+// COST-LABEL: "function": "merge_heads"
+// COST: "count": 0,
+func.func @merge_heads(%x: tensor<2x4x64x64xf16>, %y: tensor<2x64x256xf16>) -> tensor<2x64x256xf16> {
+  %t = "aten.transpose"(%x) {dim0 = 1 : i64, dim1 = 2 : i64} : (tensor<2x4x64x64xf16>) -> tensor<2x64x4x64xf16>
+  %m = "aten.reshape"(%t) : (tensor<2x64x4x64xf16>) -> tensor<2x64x256xf16>
+  %z = "aten.add"(%m, %y) : (tensor<2x64x256xf16>, tensor<2x64x256xf16>) -> tensor<2x64x256xf16>
+  return %z : tensor<2x64x256xf16>
+}
