@@ -50,6 +50,31 @@ func.func @softmax_dim0(%x: tensor<64x256xf32>) -> tensor<64x256xf32> {
 }
 "#;
 
+/// A kernel whose second member reads the first transposed: the layouts need a copy
+/// between two members of one kernel (an on-chip relayout).
+const IN_KERNEL: &str = r#"
+func.func @in_kernel(%x: tensor<64x64xf32>, %y: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %k = "loop.kernel"() ({
+    %a = "loop.pointwise"() ({
+    ^bb0(%i: index, %j: index):
+      %v = "loop.load"(%x) {index = affine_map<(d0, d1) -> (d0 * 64 + d1)>} : (tensor<64x64xf32>) -> f32
+      %w = arith.addf %v, %v : f32
+      gpu.yield %w : f32
+    }) {name = "a", ranges = array<i64: 64, 64>, origins = ["mul"]} : () -> tensor<64x64xf32>
+    %b = "loop.pointwise"() ({
+    ^bb0(%i: index, %j: index):
+      %v = "loop.load"(%a) {index = affine_map<(d0, d1) -> (d1 * 64 + d0)>} : (tensor<64x64xf32>) -> f32
+      %u = "loop.load"(%y) {index = affine_map<(d0, d1) -> (d0 * 64 + d1)>} : (tensor<64x64xf32>) -> f32
+      %w = arith.subf %v, %u : f32
+      gpu.yield %w : f32
+    }) {name = "b", ranges = array<i64: 64, 64>, origins = ["sub"]} : () -> tensor<64x64xf32>
+    gpu.yield %b : tensor<64x64xf32>
+  }) {iteration = array<i64: 4096, 1>, name = "fused_mul_sub_0", strategy = "test"} : () -> tuple<tensor<64x64xf32>>
+  %o = "loop.output"(%k) {index = 0 : i64} : (tuple<tensor<64x64xf32>>) -> tensor<64x64xf32>
+  return %o : tensor<64x64xf32>
+}
+"#;
+
 /// The node named `name`.
 fn node(func: MlirOperation, name: &str) -> MlirOperation {
     ir::collect_ops(func, |n| n.starts_with("loop."))
@@ -76,10 +101,19 @@ fn close(a: &[Tensor], b: &[Tensor]) -> bool {
 
 /// Plans SOFTMAX over `cores` cores, then lets `inject` change the plan; returns (reference, simulated).
 fn planned(cores: i64, inject: impl FnOnce(MlirOperation)) -> (Vec<Tensor>, Result<Vec<Tensor>, String>) {
+    planned_text(SOFTMAX, cores, inject)
+}
+
+/// [`planned`] for the program `text`.
+fn planned_text(
+    text: &str,
+    cores: i64,
+    inject: impl FnOnce(MlirOperation),
+) -> (Vec<Tensor>, Result<Vec<Tensor>, String>) {
     let fuse = FuseContext::new().expect("context");
     let sink = DiagnosticSink::new();
     sink.capture(fuse.context());
-    let module = parse_module(fuse.context(), SOFTMAX, "softmax.mlir", &sink).expect("parses");
+    let module = parse_module(fuse.context(), text, "program.mlir", &sink).expect("parses");
     let func = ir::collect_ops(module.as_operation().to_raw(), |n| n == "func.func")[0];
     let inputs = generate_inputs(func, 3).expect("inputs");
     let reference = run_loop(func, &inputs).expect("interprets");
@@ -149,4 +183,16 @@ fn a_wrong_split_changes_the_numbers() {
         !simulated.is_ok_and(|s| close(&reference, &s)),
         "a wrong split went unnoticed"
     );
+}
+
+#[test]
+fn a_relayout_inside_a_kernel_keeps_the_numbers() {
+    let mut inside = false;
+    let (reference, simulated) = planned_text(IN_KERNEL, CORES, |f| {
+        let copies = ir::collect_ops(f, |n| n == names::RESTICKIFY);
+        let kernel = ir::collect_ops(f, |n| n == "loop.kernel")[0];
+        inside = copies.len() == 1 && ir::collect_ops(kernel, |n| n == names::RESTICKIFY).len() == 1;
+    });
+    assert!(inside, "the copy sits inside the kernel");
+    assert!(close(&reference, &simulated.expect("simulates")));
 }

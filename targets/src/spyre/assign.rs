@@ -17,9 +17,9 @@
 //!   (no torch-spyre rule: fuselab's simplification).
 //!
 //! Edge costs: 0 when compatible; a *restickify* of the buffer (its device element count,
-//! paid once per buffer and target stick) otherwise; infeasible when the buffer is sparse,
-//! computed in the reader's kernel (no restickify inside a kernel), read by a reduction, or
-//! walked along no single dim. Graph inputs come in the generic layout; constants adopt
+//! paid once per buffer and target stick) otherwise — inside a kernel, between two of its
+//! members, the copy is an on-chip relayout priced the same; infeasible when the buffer is
+//! sparse, read by a reduction, or walked along no single dim. Graph inputs come in the generic layout; constants adopt
 //! whatever stick a reader needs at cost 0; outputs may leave in any layout.
 //!
 //! An op may also take no stick dim: it then computes a sparse result stick by stick,
@@ -51,6 +51,9 @@ pub struct Restickify {
     pub to: usize,
     /// The ops reading the copy.
     pub readers: Vec<usize>,
+    /// The kernel computing both the buffer and its readers, where the copy is an
+    /// on-chip relayout inside it (`None`: between kernels).
+    pub inside: Option<usize>,
     /// Device elements copied.
     pub elements: i64,
 }
@@ -90,8 +93,8 @@ pub struct Infeasible {
 struct State {
     choice: Vec<Option<usize>>,
     layouts: Vec<Option<Stick>>,
-    restick: BTreeSet<(usize, usize)>,
-    readers: Vec<(usize, usize, usize)>,
+    restick: BTreeSet<(usize, usize, Option<usize>)>,
+    readers: Vec<(usize, usize, Option<usize>, usize)>,
     cost: i64,
 }
 
@@ -304,18 +307,14 @@ impl State {
                 BufferDef::Op(k) => op.kernel.is_some() && p.ops[k].kernel == op.kernel,
                 _ => false,
             };
-            if same_kernel {
-                return Err(format!(
-                    "{} is computed in this op's kernel and cannot be restickified inside it",
-                    buffer.name
-                ));
-            }
-            if next.restick.insert((b, want)) {
+            // Inside a kernel the copy is an on-chip relayout, priced as a restickify.
+            let scope = if same_kernel { op.kernel } else { None };
+            if next.restick.insert((b, want, scope)) {
                 let layout = StickLayout::with_stick(&buffer.shape, want, buffer.dtype)
                     .ok_or_else(|| format!("{} has no dim {want}", buffer.name))?;
                 next.cost += layout.device_elements();
             }
-            next.readers.push((b, want, o));
+            next.readers.push((b, want, scope, o));
         }
         next.choice[o] = j;
         next.layouts[op.out] = Some(output_stick(p, o, j));
@@ -334,7 +333,7 @@ impl State {
         let restickify = self
             .restick
             .iter()
-            .map(|&(buffer, to)| {
+            .map(|&(buffer, to, inside)| {
                 let b = &p.buffers[buffer];
                 Restickify {
                     buffer,
@@ -342,9 +341,10 @@ impl State {
                     readers: self
                         .readers
                         .iter()
-                        .filter(|&&(rb, rt, _)| rb == buffer && rt == to)
-                        .map(|&(_, _, o)| o)
+                        .filter(|&&(rb, rt, rs, _)| rb == buffer && rt == to && rs == inside)
+                        .map(|&(_, _, _, o)| o)
                         .collect(),
+                    inside,
                     elements: StickLayout::with_stick(&b.shape, to, b.dtype)
                         .map_or(0, |l| l.device_elements()),
                 }

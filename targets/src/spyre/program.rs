@@ -156,8 +156,10 @@ impl ProgramIr {
                     );
                     let inner = ir::body(op).ok_or((op, "kernel without a body".to_string()))?;
                     for member in ir::block_ops(inner) {
-                        if ir::op_name(member) != names::YIELD {
-                            p.add_op(&mut by_value, member, Some(kernel), op)?;
+                        match ir::op_name(member).as_str() {
+                            names::YIELD => {}
+                            super::attrs::names::RESTICKIFY => p.add_restickify(&mut by_value, member)?,
+                            _ => p.add_op(&mut by_value, member, Some(kernel), op)?,
                         }
                     }
                 }
@@ -183,19 +185,7 @@ impl ProgramIr {
                 names::POINTWISE | names::REDUCTION | names::EXTERN => {
                     p.add_op(&mut by_value, op, None, op)?
                 }
-                super::attrs::names::RESTICKIFY => {
-                    let src = *by_value
-                        .get(&(ir::operand(op, 0).ptr as usize))
-                        .ok_or((op, "restickify of an unknown buffer".to_string()))?;
-                    let name = format!("{}_restickified", p.program.buffers[src].name);
-                    p.add_buffer(
-                        &mut by_value,
-                        ir::result(op, 0),
-                        name,
-                        BufferDef::Restickify(src),
-                        op,
-                    )?;
-                }
+                super::attrs::names::RESTICKIFY => p.add_restickify(&mut by_value, op)?,
                 "func.return" | names::VIEW => {
                     for v in ir::operands(op) {
                         if let Some(&b) = by_value.get(&(v.ptr as usize)) {
@@ -208,6 +198,19 @@ impl ProgramIr {
         }
         p.mark_local();
         Ok(p)
+    }
+
+    fn add_restickify(
+        &mut self,
+        by_value: &mut HashMap<usize, usize>,
+        op: MlirOperation,
+    ) -> Result<(), (MlirOperation, String)> {
+        let src = *by_value
+            .get(&(ir::operand(op, 0).ptr as usize))
+            .ok_or((op, "restickify of an unknown buffer".to_string()))?;
+        let name = format!("{}_restickified", self.program.buffers[src].name);
+        self.add_buffer(by_value, ir::result(op, 0), name, BufferDef::Restickify(src), op)?;
+        Ok(())
     }
 
     fn add_buffer(

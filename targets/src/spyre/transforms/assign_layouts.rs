@@ -125,8 +125,12 @@ pub fn apply(f: MlirOperation, solver: Solver) -> Result<(), (MlirOperation, Str
         let Some(l) = layout_of(r.buffer, Stick::Dim(r.to)) else {
             continue;
         };
-        let old = pir.outer[r.buffer];
-        let anchor = pir.top[first];
+        // Between kernels: before the first reader's kernel, on the value outside it;
+        // inside one: before the first reader, on the member's own value.
+        let (old, anchor) = match r.inside {
+            None => (pir.outer[r.buffer], pir.top[first]),
+            Some(_) => (pir.values[r.buffer], pir.ops[first]),
+        };
         let copy = ir::create(
             names::RESTICKIFY,
             ir::location(anchor),
