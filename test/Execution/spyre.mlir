@@ -88,3 +88,12 @@ func.func @conv_block(%x: tensor<1x8x10x10xf32>, %w1: tensor<8x8x3x3xf32>, %s1: 
   %y = "aten.relu"(%res) : (tensor<1x8x10x10xf32>) -> tensor<1x8x10x10xf32>
   return %y : tensor<1x8x10x10xf32>
 }
+
+// A flattening read across sub-stick rows goes through a restickify into the flat view.
+// CHECK-LABEL: @flatten
+// CHECK-COUNT-6: PASS
+func.func @flatten(%x: tensor<4x16xf32>, %y: tensor<64xf32>) -> tensor<64xf32> {
+  %f = "aten.reshape"(%x) : (tensor<4x16xf32>) -> tensor<64xf32>
+  %z = "aten.mul"(%f, %y) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+  return %z : tensor<64xf32>
+}

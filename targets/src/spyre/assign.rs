@@ -29,7 +29,8 @@
 //! Solvers: `greedy` (ops in program order, each its cheapest stick given its producers;
 //! ties: the last dim first) and `beam` (the `width` cheapest partial assignments).
 
-use super::layout::{row_major_strides, StickLayout};
+use super::attrs::DeviceLayout;
+use super::layout::row_major_strides;
 use super::program::{BufferDef, OpKind, Program};
 use std::collections::BTreeSet;
 
@@ -40,6 +41,9 @@ pub enum Stick {
     Dim(usize),
     /// One value per stick (a reduction along its input's stick dim).
     Sparse,
+    /// Along the buffer's dims from this one on, merged (a reshaped view's layout; only a
+    /// restickify makes it).
+    Merged(usize),
 }
 
 /// One restickify: buffer `buffer` copied into a layout sticked on host dim `to`.
@@ -47,8 +51,8 @@ pub enum Stick {
 pub struct Restickify {
     /// The buffer.
     pub buffer: usize,
-    /// The new stick dim.
-    pub to: usize,
+    /// The new stick.
+    pub to: Stick,
     /// The ops reading the copy.
     pub readers: Vec<usize>,
     /// The kernel computing both the buffer and its readers, where the copy is an
@@ -93,9 +97,18 @@ pub struct Infeasible {
 struct State {
     choice: Vec<Option<usize>>,
     layouts: Vec<Option<Stick>>,
-    restick: BTreeSet<(usize, usize, Option<usize>)>,
-    readers: Vec<(usize, usize, Option<usize>, usize)>,
+    restick: BTreeSet<(usize, Stick, Option<usize>)>,
+    readers: Vec<(usize, Stick, Option<usize>, usize)>,
     cost: i64,
+}
+
+/// The device layout of `buffer` under `stick`.
+pub fn layout_of(buffer: &super::program::Buffer, stick: Stick) -> Option<DeviceLayout> {
+    match stick {
+        Stick::Dim(k) => DeviceLayout::of(&buffer.shape, buffer.dtype, Some(k)),
+        Stick::Sparse => DeviceLayout::of(&buffer.shape, buffer.dtype, None),
+        Stick::Merged(from) => DeviceLayout::merged(&buffer.shape, buffer.dtype, from),
+    }
 }
 
 /// The generic layout's stick of a buffer of `shape`: its last dim of size > 1.
@@ -154,23 +167,28 @@ fn sparse_mode(p: &Program, o: usize) -> bool {
 
 /// The buffer dim read `r` of op `o` needs sticked under stick choice `j`: `Ok(None)`
 /// when any stick will do (broadcast), `Ok(Some(k))` for dim `k`, `Err` when no dim.
-fn needed(p: &Program, o: usize, r: usize, j: Option<usize>) -> Result<Option<usize>, String> {
+fn needed(p: &Program, o: usize, r: usize, j: Option<usize>) -> Need {
     let op = &p.ops[o];
     let read = &op.reads[r];
     let buffer = &p.buffers[read.buffer];
     match &op.kind {
         OpKind::Matmul if r < 2 => {
-            // A on K, B on N: the buffer dim the view's last dim walks.
-            let stride = if read.view.is_empty() {
-                1
+            // A on K, B on N: the buffer dim the view's last dim walks (a last dim of size
+            // 1 walks nothing: any stick will do).
+            let (size, stride) = if read.view.is_empty() {
+                (*buffer.shape.last().unwrap_or(&1), 1)
             } else {
-                *read.view.last().unwrap_or(&1)
+                let rank = (read.view.len() - 1) / 2;
+                (read.view[rank], *read.view.last().unwrap_or(&1))
             };
+            if size <= 1 {
+                return Ok(None);
+            }
             dim_with_stride(&buffer.shape, stride)
-                .map(Some)
+                .map(|k| Some(Stick::Dim(k)))
                 .ok_or_else(|| format!("operand {r} of the matmul walks no single dim of {}", buffer.name))
         }
-        OpKind::Matmul | OpKind::Extern(_) => Ok(Some(generic_stick(&buffer.shape))),
+        OpKind::Matmul | OpKind::Extern(_) => Ok(Some(Stick::Dim(generic_stick(&buffer.shape)))),
         _ => {
             let Some(j) = j else { return Ok(None) };
             let Some(index) = &read.index else { return Ok(None) };
@@ -182,7 +200,7 @@ fn needed(p: &Program, o: usize, r: usize, j: Option<usize>) -> Result<Option<us
 }
 
 /// What one read needs under one stick choice ([`needed`]).
-type Need = Result<Option<usize>, String>;
+type Need = Result<Option<Stick>, String>;
 
 /// The most values of an op dim [`stick_walk`] evaluates.
 const WALK_LIMIT: i64 = 4096;
@@ -195,14 +213,17 @@ const WALK_LIMIT: i64 = 4096;
 /// goes. Checked by evaluating the index (any affine form, floordiv and mod included) over
 /// `d_j`'s first [`WALK_LIMIT`] values, the other dims at 0 and at their last values, so
 /// an unsimplified reshape that is the identity passes and a walk that leaves a padded
-/// stick (a row of 8 fp32 in a 32-lane stick) does not.
+/// stick (a row of 8 fp32 in a 32-lane stick) does not. Offsets outside the buffer are
+/// masked positions (a concatenation's other inputs) and are skipped. Consecutive host
+/// elements across dims are a stick of a reshaped view (`Stick::Merged`: only a
+/// restickify into that view can serve it).
 pub fn stick_walk(
     index: &fuselab_dialects::loops::index::IndexExpr,
     dims: &[i64],
     j: usize,
     shape: &[i64],
     e: i64,
-) -> Result<Option<usize>, String> {
+) -> Result<Option<Stick>, String> {
     let strides = row_major_strides(shape);
     let coords = |flat: i64| -> Vec<i64> {
         strides
@@ -212,34 +233,60 @@ pub fn stick_walk(
             .collect()
     };
     let syms = vec![0; index.symbol_count()];
-    let mut walked: Option<Option<usize>> = None;
+    let numel: i64 = shape.iter().product();
+    // Over the in-block steps: whether one stayed, whether all moved +1 along one dim
+    // (which), whether all moved to the next host element, the outermost dim moved.
+    let (mut stayed, mut moved_any) = (false, false);
+    let mut single: Option<Option<usize>> = None;
+    let mut contiguous = true;
+    let mut outermost = usize::MAX;
     let bases = [
         vec![0; dims.len()],
         dims.iter().map(|&n| (n - 1).max(0)).collect::<Vec<i64>>(),
     ];
     for base in bases {
         let mut point = base;
-        let mut prev: Option<Vec<i64>> = None;
+        let mut prev: Option<(i64, Vec<i64>)> = None;
         for t in 0..dims[j].min(WALK_LIMIT) {
             point[j] = t;
-            let here = coords(index.eval(&point, &syms));
-            if let Some(before) = prev.filter(|_| t % e != 0) {
+            let flat = index.eval(&point, &syms);
+            if flat < 0 || flat >= numel {
+                // A masked position (a concatenation's other part): not read.
+                prev = None;
+                continue;
+            }
+            let here = coords(flat);
+            if let Some((before_flat, before)) = prev.filter(|_| t % e != 0) {
                 let moved: Vec<usize> = (0..shape.len()).filter(|&k| here[k] != before[k]).collect();
-                let step = match moved[..] {
-                    [] => None,
-                    [k] if here[k] == before[k] + 1 => Some(k),
-                    _ => return Err("across several dims (elements from several sticks)".into()),
-                };
-                match walked {
-                    None => walked = Some(step),
-                    Some(w) if w == step => {}
-                    Some(_) => return Err("unevenly (elements from several sticks)".into()),
+                if moved.is_empty() {
+                    stayed = true;
+                } else {
+                    moved_any = true;
+                    contiguous &= flat == before_flat + 1;
+                    outermost = outermost.min(moved[0]);
+                    let one = match moved[..] {
+                        [k] if here[k] == before[k] + 1 => Some(k),
+                        _ => None,
+                    };
+                    single = match single {
+                        None => Some(one),
+                        Some(s) if s == one => Some(s),
+                        Some(_) => Some(None),
+                    };
                 }
             }
-            prev = Some(here);
+            prev = Some((flat, here));
         }
     }
-    Ok(walked.flatten())
+    match (stayed, moved_any, single.flatten()) {
+        (_, false, _) => Ok(None),
+        (true, true, _) => Err("unevenly (elements from several sticks)".into()),
+        (false, true, Some(k)) => Ok(Some(Stick::Dim(k))),
+        // Consecutive host elements across dims: one stick of a reshaped view (a
+        // restickify into the merged layout can serve it).
+        (false, true, None) if contiguous => Ok(Some(Stick::Merged(outermost))),
+        (false, true, None) => Err("across several dims (elements from several sticks)".into()),
+    }
 }
 
 impl State {
@@ -283,12 +330,12 @@ impl State {
                 // A constant takes the first stick a reader needs, free; a later reader
                 // needing another gets its own copy, free as well.
                 if let (Some(want), None) = (want, next.layouts[b]) {
-                    next.layouts[b] = Some(Stick::Dim(want));
+                    next.layouts[b] = Some(want);
                 }
                 continue;
             };
             let Some(want) = want else { continue };
-            if have == Stick::Dim(want) {
+            if have == want {
                 continue;
             }
             if have == Stick::Sparse {
@@ -310,8 +357,8 @@ impl State {
             // Inside a kernel the copy is an on-chip relayout, priced as a restickify.
             let scope = if same_kernel { op.kernel } else { None };
             if next.restick.insert((b, want, scope)) {
-                let layout = StickLayout::with_stick(&buffer.shape, want, buffer.dtype)
-                    .ok_or_else(|| format!("{} has no dim {want}", buffer.name))?;
+                let layout = layout_of(buffer, want)
+                    .ok_or_else(|| format!("{} has no dim for {want:?}", buffer.name))?;
                 next.cost += layout.device_elements();
             }
             next.readers.push((b, want, scope, o));
@@ -345,8 +392,7 @@ impl State {
                         .map(|&(_, _, _, o)| o)
                         .collect(),
                     inside,
-                    elements: StickLayout::with_stick(&b.shape, to, b.dtype)
-                        .map_or(0, |l| l.device_elements()),
+                    elements: layout_of(b, to).map_or(0, |l| l.device_elements()),
                 }
             })
             .collect();

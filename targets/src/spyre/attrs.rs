@@ -40,6 +40,17 @@ pub mod names {
 pub enum DeviceLayout {
     /// Sticks along one host dim.
     Dense(StickLayout),
+    /// Sticks along the merged trailing dims of a reshaped view (`view`: the host shape
+    /// with dims `from..` merged into one; `inner`: the view's layout, sticked on that
+    /// dim): what a restickify into a reshaped read makes.
+    View {
+        /// The first merged host dim.
+        from: usize,
+        /// The view's shape.
+        view: Vec<i64>,
+        /// Its layout.
+        inner: StickLayout,
+    },
     /// One value per stick (`elements` host elements, `stick` lanes each, lane 0 valid).
     Sparse {
         /// Host elements.
@@ -55,7 +66,7 @@ impl DeviceLayout {
     /// Device elements (padding included).
     pub fn device_elements(&self) -> i64 {
         match self {
-            DeviceLayout::Dense(l) => l.device_elements(),
+            DeviceLayout::Dense(l) | DeviceLayout::View { inner: l, .. } => l.device_elements(),
             DeviceLayout::Sparse { elements, stick, .. } => elements * stick,
         }
     }
@@ -63,7 +74,7 @@ impl DeviceLayout {
     /// Device bytes.
     pub fn device_bytes(&self) -> i64 {
         match self {
-            DeviceLayout::Dense(l) => l.device_bytes(),
+            DeviceLayout::Dense(l) | DeviceLayout::View { inner: l, .. } => l.device_bytes(),
             DeviceLayout::Sparse { dtype, .. } => self.device_elements() * element_bytes(*dtype),
         }
     }
@@ -72,10 +83,32 @@ impl DeviceLayout {
     pub fn device_index(&self, coords: &[i64], shape: &[i64]) -> i64 {
         match self {
             DeviceLayout::Dense(l) => l.device_index(coords),
+            DeviceLayout::View { view, inner, .. } => {
+                let flat = coords.iter().zip(shape).fold(0, |f, (&c, &n)| f * n + c);
+                let mut rest = flat;
+                let mut at = vec![0; view.len()];
+                for d in (0..view.len()).rev() {
+                    at[d] = rest % view[d].max(1);
+                    rest /= view[d].max(1);
+                }
+                inner.device_index(&at)
+            }
             DeviceLayout::Sparse { stick, .. } => {
                 coords.iter().zip(shape).fold(0, |flat, (&c, &n)| flat * n + c) * stick
             }
         }
+    }
+
+    /// The layout of a buffer of `shape` viewed with its dims `from..` merged, sticked on
+    /// the merged dim.
+    pub fn merged(shape: &[i64], dtype: DType, from: usize) -> Option<Self> {
+        if from >= shape.len() {
+            return None;
+        }
+        let mut view = shape[..from].to_vec();
+        view.push(shape[from..].iter().product());
+        let inner = StickLayout::with_stick(&view, from, dtype)?;
+        Some(DeviceLayout::View { from, view, inner })
     }
 
     /// The layout of a buffer of `shape` sticked on `stick` (`None`: sparse).
@@ -100,6 +133,15 @@ pub fn layout_attr(ctx: MlirContext, layout: &DeviceLayout) -> MlirAttribute {
                 ("stick_dim", ir::i64_attr(ctx, l.stick_dim as i64)),
                 ("device_size", ir::i64_array_attr(ctx, &l.device_size)),
                 ("stride_map", ir::i64_array_attr(ctx, &l.stride_map)),
+            ],
+        ),
+        DeviceLayout::View { from, inner, .. } => ir::dictionary_attr(
+            ctx,
+            &[
+                ("stick_dim", ir::i64_attr(ctx, *from as i64)),
+                ("merged", ir::bool_attr(ctx, true)),
+                ("device_size", ir::i64_array_attr(ctx, &inner.device_size)),
+                ("stride_map", ir::i64_array_attr(ctx, &inner.stride_map)),
             ],
         ),
         DeviceLayout::Sparse { elements, stick, .. } => ir::dictionary_attr(
@@ -135,6 +177,9 @@ pub fn read_layout(dict: MlirAttribute, shape: &[i64], dtype: DType) -> Option<D
         return DeviceLayout::of(shape, dtype, None);
     }
     let stick = entry(dict, "stick_dim").and_then(|a| attrs::integer(unsafe { Attribute::from_raw(a) }))?;
+    if entry(dict, "merged").is_some() {
+        return DeviceLayout::merged(shape, dtype, stick as usize);
+    }
     DeviceLayout::of(shape, dtype, Some(stick as usize))
 }
 

@@ -85,6 +85,12 @@ pub fn report(function: &str, p: &Program, d: &Decisions, hbm_reasons: &[(usize,
                 "to_stick_dim": l.stick_dim,
                 "device_elements": l.device_elements(),
             })),
+            (BufferDef::Restickify(src), DeviceLayout::View { from, inner, .. }) => Some(json!({
+                "buffer": p.buffers[src].name,
+                "to_stick_dim": from,
+                "merged": true,
+                "device_elements": inner.device_elements(),
+            })),
             _ => None,
         })
         .collect();

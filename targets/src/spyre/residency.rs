@@ -219,6 +219,8 @@ fn per_core_bytes(p: &Program, d: &Decisions, b: usize) -> i64 {
                 })
                 .product::<i64>(),
             DeviceLayout::Sparse { stick, .. } => bx.iter().map(|(lo, hi)| hi - lo).product::<i64>() * stick,
+            // Restickified copies never live in LX; counted unpadded.
+            DeviceLayout::View { .. } => bx.iter().map(|(lo, hi)| hi - lo).product::<i64>(),
         })
         .max()
         .unwrap_or(0);

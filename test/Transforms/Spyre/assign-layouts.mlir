@@ -104,3 +104,19 @@ func.func @merge_heads(%x: tensor<2x4x64x64xf16>, %y: tensor<2x64x256xf16>) -> t
   %z = "aten.add"(%m, %y) : (tensor<2x64x256xf16>, tensor<2x64x256xf16>) -> tensor<2x64x256xf16>
   return %z : tensor<2x64x256xf16>
 }
+
+// -----
+
+// A flattening read across sub-stick rows: x [4, 16] fp32 (rows of 16 in 32-lane sticks)
+// read as [64]. No stick of x serves it; a restickify into the flattened view's layout
+// does (merged = true: x viewed as [64], 2 sticks of 32).
+// CHECK-LABEL: func.func @flatten
+// CHECK: "spyre.restickify"(%arg0) {layout = {device_size = array<i64: 2, 32>, merged = true, stick_dim = 0 : i64, stride_map = array<i64: 32, 1>}}
+// COST-LABEL: "function": "flatten"
+// COST: "count": 1,
+// COST-NEXT: "device_elements": 64,
+func.func @flatten(%x: tensor<4x16xf32>, %y: tensor<64xf32>) -> tensor<64xf32> {
+  %f = "aten.reshape"(%x) : (tensor<4x16xf32>) -> tensor<64xf32>
+  %z = "aten.mul"(%f, %y) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+  return %z : tensor<64xf32>
+}

@@ -7,7 +7,7 @@
 
 use crate::spyre::{
     assign::{assign, Solver, Stick},
-    attrs::{layout_attr, names, DeviceLayout},
+    attrs::{layout_attr, names},
     program::{BufferDef, ProgramIr},
 };
 use fuselab_dialects::{ir, loops::names as loop_names};
@@ -86,14 +86,7 @@ pub fn apply(f: MlirOperation, solver: Solver) -> Result<(), (MlirOperation, Str
         )
     })?;
     let ctx = ir::context(f);
-    let layout_of = |b: usize, stick: Stick| {
-        let buffer = &p.buffers[b];
-        let k = match stick {
-            Stick::Dim(k) => Some(k),
-            Stick::Sparse => None,
-        };
-        DeviceLayout::of(&buffer.shape, buffer.dtype, k)
-    };
+    let layout_of = |b: usize, stick: Stick| crate::spyre::assign::layout_of(&p.buffers[b], stick);
     for (o, op) in pir.ops.iter().enumerate() {
         if let Some(j) = a.op_stick[o] {
             ir::set_attr(*op, names::STICK, ir::i64_attr(ctx, j as i64));
@@ -122,7 +115,7 @@ pub fn apply(f: MlirOperation, solver: Solver) -> Result<(), (MlirOperation, Str
         let Some(&first) = r.readers.iter().min() else {
             continue;
         };
-        let Some(l) = layout_of(r.buffer, Stick::Dim(r.to)) else {
+        let Some(l) = layout_of(r.buffer, r.to) else {
             continue;
         };
         // Between kernels: before the first reader's kernel, on the value outside it;
