@@ -97,3 +97,11 @@ func.func @flatten(%x: tensor<4x16xf32>, %y: tensor<64xf32>) -> tensor<64xf32> {
   %z = "aten.mul"(%f, %y) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
   return %z : tensor<64xf32>
 }
+
+// Group norm's grouped sum reads the view through a copy into the view's layout.
+// CHECK-LABEL: @group_norm
+// CHECK-COUNT-6: PASS
+func.func @group_norm(%x: tensor<2x16x8x8xf32>, %w: tensor<16xf32>, %b: tensor<16xf32>) -> tensor<2x16x8x8xf32> {
+  %y = "aten.group_norm"(%x, %w, %b) {num_groups = 4 : i64, eps = 1.0e-05 : f64} : (tensor<2x16x8x8xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<2x16x8x8xf32>
+  return %y : tensor<2x16x8x8xf32>
+}

@@ -10,7 +10,8 @@
 //!   value is broadcast across the stick's lanes);
 //! - matmul: A sticked on K, B and the output on N;
 //! - reductions take their input's layout (torch-spyre inserts no restickify before a
-//!   reduction); reducing along the stick dim gives a sparse result, which a reader may
+//!   reduction; only a reshaped view's copy, which must be materialized anyway, may feed
+//!   one); reducing along the stick dim gives a sparse result, which a reader may
 //!   broadcast but not walk along its stick: that needs elements gathered from several
 //!   sticks, which Spyre has no mechanism for — infeasible;
 //! - convolution and other externs: the generic layout (stick on the last dim) in and out
@@ -344,7 +345,9 @@ impl State {
                     buffer.name
                 ));
             }
-            if matches!(op.kind, OpKind::Reduction(_)) {
+            // A reshaped view's copy may feed a reduction (the view has to be materialized
+            // anyway); a plain change of stick may not.
+            if matches!(op.kind, OpKind::Reduction(_)) && !matches!(want, Stick::Merged(_)) {
                 return Err(format!(
                     "a reduction takes its input's layout, and {} is not sticked along the dim this stick choice walks",
                     buffer.name

@@ -120,3 +120,20 @@ func.func @flatten(%x: tensor<4x16xf32>, %y: tensor<64xf32>) -> tensor<64xf32> {
   %z = "aten.mul"(%f, %y) : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
   return %z : tensor<64xf32>
 }
+
+// -----
+
+// Group norm's view: [2, 16, 8, 8] fp32 summed in groups of 4 channels ([2, 4, 256]). Rows
+// of 8 fp32 fill a quarter of a 32-lane stick, so no stick of x serves the sum; a copy
+// into the view's layout (channels' 64 elements merged, 2 sticks each) does, and may
+// feed a reduction (a view is materialized anyway), unlike a plain change of stick.
+// CHECK-LABEL: func.func @group_view
+// CHECK: "spyre.restickify"(%arg0) {layout = {device_size = array<i64: 16, 2, 2, 32>, merged = true, stick_dim = 2 : i64
+// COST-LABEL: "function": "group_view"
+// COST: "count": 1,
+// COST-NEXT: "device_elements": 2048,
+func.func @group_view(%x: tensor<2x16x8x8xf32>) -> tensor<2x4xf32> {
+  %v = "aten.view"(%x) : (tensor<2x16x8x8xf32>) -> tensor<2x4x256xf32>
+  %s = "aten.sum"(%v) {dims = array<i64: 2>, keepdim = false} : (tensor<2x4x256xf32>) -> tensor<2x4xf32>
+  return %s : tensor<2x4xf32>
+}

@@ -23,14 +23,3 @@ func.func @sum_then_broadcast(%a: tensor<128x256xf16>) -> tensor<128x256xf16> {
   return %y : tensor<128x256xf16>
 }
 
-// -----
-
-// Group norm's view: [2, 16, 8, 8] fp32 summed in groups of 4 channels ([2, 4, 256]). A
-// row of 8 fp32 fills a quarter of a 32-lane stick, so 32 consecutive group elements come
-// from 4 sticks; the sum takes its input's layout and no stick dim works.
-func.func @group_view(%x: tensor<2x16x8x8xf32>) -> tensor<2x4xf32> {
-  %v = "aten.view"(%x) : (tensor<2x16x8x8xf32>) -> tensor<2x4x256xf32>
-  // expected-error @+1 {{'buf0' cannot be laid out on Spyre: its stick dim walks arg0 across several dims (elements from several sticks)}}
-  %s = "aten.sum"(%v) {dims = array<i64: 2>, keepdim = false} : (tensor<2x4x256xf32>) -> tensor<2x4xf32>
-  return %s : tensor<2x4xf32>
-}
