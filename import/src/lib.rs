@@ -9,6 +9,7 @@
 //! The text is plain MLIR; `fuse-import` parses and verifies it with fuselab's context.
 
 mod archive;
+pub mod coverage;
 mod graph;
 
 pub use archive::{read_archive, Archive, SCHEMA_MAJOR};

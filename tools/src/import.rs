@@ -19,6 +19,8 @@ OPTIONS:
   -o <file>          Write the MLIR to <file> instead of stdout
   --entry <name>     Name of the function (default: forward)
   --time             Print the import time to stderr
+  --list-ops         Print the op coverage table (core ATen overloads: imported or
+                     rejected; the other targets imported) and exit
   --help, -h         Show this help
   --version          Show the version
 
@@ -51,6 +53,10 @@ pub fn run(args: &[String]) -> i32 {
                 return 0;
             }
             "--time" => time = true,
+            "--list-ops" => {
+                print!("{}", fuselab_import::coverage::op_table());
+                return 0;
+            }
             "-o" | "--entry" => {
                 let Some(value) = args.get(i) else {
                     return fail(format!("option '{arg}' requires a value"));
