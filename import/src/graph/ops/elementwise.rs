@@ -74,6 +74,7 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         targets: &[
             "aten.clamp.default",
+            "aten.clamp.Tensor",
             "aten.clamp_min.default",
             "aten.clamp_max.default",
         ],
@@ -119,6 +120,73 @@ pub(super) static RULES: &[Rule] = &[
             em.bind(node, 0, x);
             Ok(())
         },
+    },
+    Rule {
+        // leaky_relu(x, negative_slope=0.01) = where(x > 0, x, x * negative_slope)
+        // (torch/_decomp `leaky_relu`).
+        targets: &["aten.leaky_relu.default"],
+        import: |em, node, _| {
+            let slope = float_arg(em, node, "negative_slope", 0.01)?;
+            let (x, out, loc) = (em.tensor(node, "self")?, em.out_type(node, 0)?, node.loc.clone());
+            let neg = em.scaled(&x, slope, &out, &loc);
+            let res = em.where_positive(&x, &x, &neg, &out, &loc);
+            em.bind(node, 0, res);
+            Ok(())
+        },
+    },
+    Rule {
+        // elu(x, alpha=1, scale=1, input_scale=1) = scale * where(x > 0, x,
+        // alpha * (exp(x * input_scale) - 1)) (torch/_decomp `elu`).
+        targets: &["aten.elu.default"],
+        import: |em, node, _| {
+            let alpha = float_arg(em, node, "alpha", 1.0)?;
+            let scale = float_arg(em, node, "scale", 1.0)?;
+            let input_scale = float_arg(em, node, "input_scale", 1.0)?;
+            let (x, out, loc) = (em.tensor(node, "self")?, em.out_type(node, 0)?, node.loc.clone());
+            let xs = em.scaled(&x, input_scale, &out, &loc);
+            let e = em.op(None, "exp", &[&xs], "", &out, &loc);
+            let one = em.constant(
+                Scalar::Float(1.0),
+                &TType {
+                    shape: vec![],
+                    dtype: out.dtype,
+                },
+                &loc,
+            );
+            let em1 = em.op(None, "sub", &[&e, &one], "", &out, &loc);
+            let neg = em.scaled(&em1, alpha * scale, &out, &loc);
+            let pos = em.scaled(&x, scale, &out, &loc);
+            let res = em.where_positive(&x, &pos, &neg, &out, &loc);
+            em.bind(node, 0, res);
+            Ok(())
+        },
+    },
+    Rule {
+        // log2(x) = log(x) / ln 2, log10(x) = log(x) / ln 10, tan = sin / cos (one more
+        // rounding than torch's own kernels: within the oracle's tolerance).
+        targets: &["aten.log2.default", "aten.log10.default", "aten.tan.default"],
+        import: |em, node, target| {
+            let (x, out, loc) = (em.tensor(node, "self")?, em.out_type(node, 0)?, node.loc.clone());
+            let res = match target {
+                "aten.tan.default" => {
+                    let s = em.op(None, "sin", &[&x], "", &out, &loc);
+                    let c = em.op(None, "cos", &[&x], "", &out, &loc);
+                    em.op(None, "div", &[&s, &c], "", &out, &loc)
+                }
+                _ => {
+                    let base: f64 = if target == "aten.log2.default" { 2.0 } else { 10.0 };
+                    let l = em.op(None, "log", &[&x], "", &out, &loc);
+                    em.scaled(&l, 1.0 / base.ln(), &out, &loc)
+                }
+            };
+            em.bind(node, 0, res);
+            Ok(())
+        },
+    },
+    Rule {
+        // pow(self: a number, exponent: a tensor).
+        targets: &["aten.pow.Scalar"],
+        import: |em, node, _| em.binary(node, "pow", "self", "exponent"),
     },
     Rule {
         targets: &["aten.logical_not.default"],
@@ -216,3 +284,49 @@ pub(super) static RULES: &[Rule] = &[
         },
     },
 ];
+
+/// A float argument, or `default` when absent.
+fn float_arg(em: &Emitter, node: &Node, arg: &str, default: f64) -> R<f64> {
+    match node.arg(arg) {
+        None => Ok(default),
+        Some(v) => as_float(v)
+            .or_else(|| as_int(v).map(|i| i as f64))
+            .ok_or_else(|| em.node_error(node, format!("argument '{arg}' is not a number: {v}"))),
+    }
+}
+
+impl Emitter<'_> {
+    /// `x * factor` (no op when the factor is 1).
+    fn scaled(&mut self, x: &str, factor: f64, out: &TType, loc: &str) -> String {
+        if factor == 1.0 {
+            return x.to_string();
+        }
+        let f = self.constant(
+            Scalar::Float(factor),
+            &TType {
+                shape: vec![],
+                dtype: out.dtype,
+            },
+            loc,
+        );
+        self.op(None, "mul", &[x, &f], "", out, loc)
+    }
+
+    /// `where(x > 0, pos, neg)`.
+    fn where_positive(&mut self, x: &str, pos: &str, neg: &str, out: &TType, loc: &str) -> String {
+        let zero = self.constant(
+            Scalar::Float(0.0),
+            &TType {
+                shape: vec![],
+                dtype: out.dtype,
+            },
+            loc,
+        );
+        let cond_ty = TType {
+            shape: out.shape.clone(),
+            dtype: "i1",
+        };
+        let cond = self.op(None, "gt", &[x, &zero], "", &cond_ty, loc);
+        self.op(None, "where", &[&cond, pos, neg], "", out, loc)
+    }
+}

@@ -1,0 +1,42 @@
+"""Exports `more_ops.pt2` (test/Import/Inputs) and torch's outputs for seeded inputs
+(`more_ops.json`, test/Execution/Inputs, the oracle of `fuse-run --expect`): a module
+using the core ATen ops the importer spells with other aten ops (leaky_relu, elu,
+clamp.Tensor, log2, log10, tan, pow.Scalar). Run where torch is installed:
+    /opt/tvmvenv/bin/python tools/import/export_op_fixtures.py
+"""
+import json
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+from export_fixtures import export, tensor_json  # noqa: E402
+
+
+class MoreOps(torch.nn.Module):
+    def forward(self, x, y, lo, hi):
+        a = F.leaky_relu(x, 0.1)
+        b = F.elu(x, alpha=0.7)
+        c = torch.clamp(x, min=lo, max=hi)
+        d = torch.log2(y.abs() + 1.0) + torch.log10(y.abs() + 2.0)
+        e = torch.tan(x * 0.5)
+        f = torch.pow(2.0, x)
+        return a + b + c + d + e + f * 0.25
+
+
+def main():
+    gen = torch.Generator().manual_seed(11)
+    inputs = (torch.randn(4, 8, generator=gen), torch.randn(4, 8, generator=gen), -0.5 * torch.rand(8, generator=gen), 0.5 * torch.rand(8, generator=gen))
+    with torch.no_grad():
+        export("more_ops", MoreOps(), inputs, os.path.join(REPO, "test", "Import", "Inputs"))
+        out = MoreOps()(*inputs)
+    with open(os.path.join(REPO, "test", "Execution", "Inputs", "more_ops.json"), "w") as f:
+        json.dump({"inputs": [tensor_json(t) for t in inputs], "outputs": [tensor_json(out)]}, f)
+
+
+if __name__ == "__main__":
+    main()
