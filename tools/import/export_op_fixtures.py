@@ -1,7 +1,8 @@
 """Exports `more_ops.pt2` (test/Import/Inputs) and torch's outputs for seeded inputs
 (`more_ops.json`, test/Execution/Inputs, the oracle of `fuse-run --expect`): a module
 using the core ATen ops the importer spells with other aten ops (leaky_relu, elu,
-clamp.Tensor, log2, log10, tan, pow.Scalar). Run where torch is installed:
+clamp.Tensor, log2, log10, tan, pow.Scalar, sign, isnan, isinf, logical_and/or/xor and
+bitwise_and/or/xor of masks). Run where torch is installed:
     /opt/tvmvenv/bin/python tools/import/export_op_fixtures.py
 """
 import json
@@ -25,7 +26,10 @@ class MoreOps(torch.nn.Module):
         d = torch.log2(y.abs() + 1.0) + torch.log10(y.abs() + 2.0)
         e = torch.tan(x * 0.5)
         f = torch.pow(2.0, x)
-        return a + b + c + d + e + f * 0.25
+        s = torch.sign(y) + torch.isnan(x).float() + torch.isinf(x / 0.0).float()
+        m = torch.logical_and(x > 0, y > 0) | torch.logical_or(x > 1, y > 1) ^ torch.logical_xor(x > 0, y < 0)
+        m = m & (x < 1.5)
+        return a + b + c + d + e + f * 0.25 + s + m.float()
 
 
 def main():

@@ -184,6 +184,119 @@ pub(super) static RULES: &[Rule] = &[
         },
     },
     Rule {
+        // sign(x) = where(x > 0, 1, where(x < 0, -1, 0)); isnan(x) = x != x; isinf(x) =
+        // |x| == inf (torch/_refs).
+        targets: &["aten.sign.default", "aten.isnan.default", "aten.isinf.default"],
+        import: |em, node, target| {
+            let (x, out, loc) = (em.tensor(node, "self")?, em.out_type(node, 0)?, node.loc.clone());
+            let xt = em.ty(&x);
+            let scalar = |em: &mut Emitter, v: f64| {
+                em.constant(
+                    Scalar::Float(v),
+                    &TType {
+                        shape: vec![],
+                        dtype: xt.dtype,
+                    },
+                    &loc,
+                )
+            };
+            let res = match target {
+                "aten.isnan.default" => em.op(None, "ne", &[&x, &x], "", &out, &loc),
+                "aten.isinf.default" => {
+                    let a = em.op(None, "abs", &[&x], "", &xt, &loc);
+                    let inf = scalar(em, f64::INFINITY);
+                    em.op(None, "eq", &[&a, &inf], "", &out, &loc)
+                }
+                _ => {
+                    let (one, minus, zero) = (scalar(em, 1.0), scalar(em, -1.0), scalar(em, 0.0));
+                    let cond_ty = TType {
+                        shape: out.shape.clone(),
+                        dtype: "i1",
+                    };
+                    let neg = em.op(None, "lt", &[&x, &zero], "", &cond_ty, &loc);
+                    let inner = em.op(None, "where", &[&neg, &minus, &zero], "", &out, &loc);
+                    em.where_positive(&x, &one, &inner, &out, &loc)
+                }
+            };
+            em.bind(node, 0, res);
+            Ok(())
+        },
+    },
+    Rule {
+        // logical_and/or/xor(a, b) on `a != 0` and `b != 0`: where(a, b, false),
+        // where(a, true, b), a != b; bitwise_and/or/xor of bools are the same (`&`, `|`,
+        // `^` on masks); of integers they are not supported.
+        targets: &[
+            "aten.logical_and.default",
+            "aten.logical_or.default",
+            "aten.logical_xor.default",
+            "aten.bitwise_and.Tensor",
+            "aten.bitwise_or.Tensor",
+            "aten.bitwise_xor.Tensor",
+        ],
+        import: |em, node, target| {
+            let out = em.out_type(node, 0)?;
+            if target.starts_with("aten.bitwise") && out.dtype != "i1" {
+                return Err(em.node_error(
+                    node,
+                    format!("fuselab supports {target} on bools only, not {}", out.dtype),
+                ));
+            }
+            let loc = node.loc.clone();
+            let truth = |em: &mut Emitter, arg: &str| -> R<String> {
+                let v = em.tensor(node, arg)?;
+                let t = em.ty(&v);
+                if t.dtype == "i1" {
+                    return Ok(v);
+                }
+                let zero = em.constant(
+                    Scalar::Int(0),
+                    &TType {
+                        shape: vec![],
+                        dtype: t.dtype,
+                    },
+                    &loc,
+                );
+                Ok(em.op(
+                    None,
+                    "ne",
+                    &[&v, &zero],
+                    "",
+                    &TType {
+                        shape: t.shape.clone(),
+                        dtype: "i1",
+                    },
+                    &loc,
+                ))
+            };
+            let a = truth(em, "self")?;
+            let b = truth(em, "other")?;
+            let boolean = |em: &mut Emitter, v: bool| {
+                em.constant(
+                    Scalar::Int(i64::from(v)),
+                    &TType {
+                        shape: vec![],
+                        dtype: "i1",
+                    },
+                    &loc,
+                )
+            };
+            let res = match target {
+                "aten.logical_and.default" | "aten.bitwise_and.Tensor" => {
+                    let f = boolean(em, false);
+                    em.op(None, "where", &[&a, &b, &f], "", &out, &loc)
+                }
+                "aten.logical_or.default" | "aten.bitwise_or.Tensor" => {
+                    let t = boolean(em, true);
+                    em.op(None, "where", &[&a, &t, &b], "", &out, &loc)
+                }
+                _ => em.op(None, "ne", &[&a, &b], "", &out, &loc),
+            };
+            em.bind(node, 0, res);
+            Ok(())
+        },
+    },
+    Rule {
         // pow(self: a number, exponent: a tensor).
         targets: &["aten.pow.Scalar"],
         import: |em, node, _| em.binary(node, "pow", "self", "exponent"),
