@@ -2,7 +2,8 @@
 (`more_ops.json`, test/Execution/Inputs, the oracle of `fuse-run --expect`): a module
 using the core ATen ops the importer spells with other aten ops (leaky_relu, elu,
 clamp.Tensor, log2, log10, tan, pow.Scalar, sign, isnan, isinf, logical_and/or/xor and
-bitwise_and/or/xor of masks). Run where torch is installed:
+bitwise_and/or/xor of masks, max.dim/min.dim values,
+constant_pad_nd). Run where torch is installed:
     /opt/tvmvenv/bin/python tools/import/export_op_fixtures.py
 """
 import json
@@ -29,7 +30,9 @@ class MoreOps(torch.nn.Module):
         s = torch.sign(y) + torch.isnan(x).float() + torch.isinf(x / 0.0).float()
         m = torch.logical_and(x > 0, y > 0) | torch.logical_or(x > 1, y > 1) ^ torch.logical_xor(x > 0, y < 0)
         m = m & (x < 1.5)
-        return a + b + c + d + e + f * 0.25 + s + m.float()
+        mx = torch.max(x, dim=1, keepdim=True).values + torch.min(y, dim=0).values
+        p = F.pad(x, (1, 2), value=0.5)[:, 1:-2] + F.pad(x, (0, 0, 1, 0))[1:] + F.pad(F.pad(x, (-1, 1)), (1, -1))
+        return a + b + c + d + e + f * 0.25 + s + m.float() + mx + p
 
 
 def main():

@@ -22,6 +22,19 @@ pub(super) static RULES: &[Rule] = &[
         import: |em, node, _| em.reduction(node, "amin", true),
     },
     Rule {
+        // max.dim / min.dim give (values, indices); the values are amax / amin. Reading
+        // the indices is a located error (no argmax in the aten dialect yet).
+        targets: &["aten.max.dim", "aten.min.dim"],
+        import: |em, node, target| {
+            em.only_outputs(node, &[0])?;
+            em.reduction(
+                node,
+                if target == "aten.max.dim" { "amax" } else { "amin" },
+                false,
+            )
+        },
+    },
+    Rule {
         targets: &["aten.var.correction"],
         import: |em, node, _| em.reduction(node, "var", true),
     },

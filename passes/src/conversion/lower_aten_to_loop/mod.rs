@@ -260,14 +260,21 @@ impl Lowering {
 
     /// A contiguous copy of `access` (used for graph outputs that are views and for
     /// extern operands that are not strided).
-    fn copy(&mut self, anchor: MlirOperation, access: &Access) -> Result<MlirValue, String> {
-        self.copy_as(anchor, access, "clone")
+    fn copy(&mut self, anchor: MlirOperation, access: &Access, shape: &[i64]) -> Result<MlirValue, String> {
+        self.copy_as(anchor, access, shape, "clone")
     }
 
-    /// A contiguous copy of `access` with `origin`.
-    fn copy_as(&mut self, anchor: MlirOperation, access: &Access, origin: &str) -> Result<MlirValue, String> {
+    /// A contiguous copy of `access` of `shape` (the declared one: a splat constant's
+    /// access has none) with `origin`.
+    fn copy_as(
+        &mut self,
+        anchor: MlirOperation,
+        access: &Access,
+        shape: &[i64],
+        origin: &str,
+    ) -> Result<MlirValue, String> {
         let out = TensorType {
-            shape: access.shape().to_vec(),
+            shape: shape.to_vec(),
             dtype: access.dtype(),
         };
         let idx: Vec<IndexExpr> = (0..out.rank()).map(IndexExpr::dim).collect();
@@ -314,7 +321,7 @@ impl Lowering {
                 // torch.export program has none: `bmm`'s 3-D views vanish), not a copy.
                 let identity = matches!(kind, View | Reshape) && input.shape() == out.shape.as_slice();
                 if self.materialize_views && !identity {
-                    let value = self.copy_as(op, &access, &origin)?;
+                    let value = self.copy_as(op, &access, &out.shape, &origin)?;
                     ir::replace_uses(result, value);
                 } else {
                     self.accesses.insert(key(result), access);
@@ -322,7 +329,8 @@ impl Lowering {
             }
             Sum | Amax | Amin | Any => {
                 let input = operands[0].clone();
-                let in_shape = input.shape().to_vec();
+                let in_shape =
+                    ir::tensor_type(ir::operand(op, 0)).map_or_else(|| input.shape().to_vec(), |t| t.shape);
                 let dims: Vec<usize> = aten
                     .dims()
                     .ok_or("missing dims")?
@@ -369,7 +377,13 @@ impl Lowering {
             Cat => {
                 let d = wrap(aten.dim().ok_or("missing dim")?, out.rank());
                 let (a, b) = (operands[0].clone(), operands[1].clone());
-                let (size_a, size_b) = (a.shape()[d], b.shape()[d]);
+                // The declared sizes: a splat constant's access has no shape.
+                let size = |i: usize| {
+                    ir::tensor_type(ir::operand(op, i))
+                        .and_then(|t| t.shape.get(d).copied())
+                        .ok_or_else(|| format!("cat operand #{i} has no dim {d}"))
+                };
+                let (size_a, size_b) = (size(0)?, size(1)?);
                 let o = out.clone();
                 let value = self.emit_node(op, &origin, &out, out.shape.clone(), None, move |this, bx| {
                     let out = o;
@@ -576,7 +590,8 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
                         // The copy is an op of its own (one eager id).
                         lowering.eager_id = lowering.next_eager_id;
                         lowering.next_eager_id += 1;
-                        match lowering.copy(op, &access) {
+                        let shape = ir::tensor_type(v).map(|t| t.shape).unwrap_or_default();
+                        match lowering.copy(op, &access, &shape) {
                             Ok(copy) => ir::set_operand(op, i, copy),
                             Err(message) => {
                                 cx.sink.error(unsafe { ir::op_ref(op) }.location(), message);
