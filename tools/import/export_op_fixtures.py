@@ -3,7 +3,7 @@
 using the core ATen ops the importer spells with other aten ops (leaky_relu, elu,
 clamp.Tensor, log2, log10, tan, pow.Scalar, sign, isnan, isinf, logical_and/or/xor and
 bitwise_and/or/xor of masks, max.dim/min.dim values,
-constant_pad_nd). Run where torch is installed:
+constant_pad_nd, index_select). Run where torch is installed:
     /opt/tvmvenv/bin/python tools/import/export_op_fixtures.py
 """
 import json
@@ -20,7 +20,7 @@ from export_fixtures import export, tensor_json  # noqa: E402
 
 
 class MoreOps(torch.nn.Module):
-    def forward(self, x, y, lo, hi):
+    def forward(self, x, y, lo, hi, idx, rows):
         a = F.leaky_relu(x, 0.1)
         b = F.elu(x, alpha=0.7)
         c = torch.clamp(x, min=lo, max=hi)
@@ -32,12 +32,13 @@ class MoreOps(torch.nn.Module):
         m = m & (x < 1.5)
         mx = torch.max(x, dim=1, keepdim=True).values + torch.min(y, dim=0).values
         p = F.pad(x, (1, 2), value=0.5)[:, 1:-2] + F.pad(x, (0, 0, 1, 0))[1:] + F.pad(F.pad(x, (-1, 1)), (1, -1))
-        return a + b + c + d + e + f * 0.25 + s + m.float() + mx + p
+        sel = torch.index_select(x, 1, idx) + torch.index_select(y, 0, rows)
+        return a + b + c + d + e + f * 0.25 + s + m.float() + mx + p + sel
 
 
 def main():
     gen = torch.Generator().manual_seed(11)
-    inputs = (torch.randn(4, 8, generator=gen), torch.randn(4, 8, generator=gen), -0.5 * torch.rand(8, generator=gen), 0.5 * torch.rand(8, generator=gen))
+    inputs = (torch.randn(4, 8, generator=gen), torch.randn(4, 8, generator=gen), -0.5 * torch.rand(8, generator=gen), 0.5 * torch.rand(8, generator=gen), torch.randint(0, 8, (8,), generator=gen), torch.randint(0, 4, (4,), generator=gen))
     with torch.no_grad():
         export("more_ops", MoreOps(), inputs, os.path.join(REPO, "test", "Import", "Inputs"))
         out = MoreOps()(*inputs)

@@ -233,6 +233,44 @@ pub(super) static RULES: &[Rule] = &[
         },
     },
     Rule {
+        // index_select(self, dim, index[n]) = gather(self, dim, index viewed [1.., n, ..1]
+        // and expanded to the result's shape).
+        targets: &["aten.index_select.default"],
+        import: |em, node, _| {
+            let loc = node.loc.clone();
+            let x = em.tensor(node, "self")?;
+            let idx = em.tensor(node, "index")?;
+            let out = em.out_type(node, 0)?;
+            let it = em.ty(&idx);
+            let dim = wrap(em.int_arg(node, "dim", Some(0))?, out.rank()) as usize;
+            let n: i64 = it.shape.iter().product();
+            let mut lone = vec![1; out.rank()];
+            lone[dim] = n;
+            let viewed = em.view(None, &idx, lone, &loc);
+            let wide = em.op(
+                None,
+                "expand",
+                &[&viewed],
+                "",
+                &TType {
+                    shape: out.shape.clone(),
+                    dtype: it.dtype,
+                },
+                &loc,
+            );
+            let res = em.op(
+                em.out_ssa(node, 0).as_deref(),
+                "gather",
+                &[&x, &wide],
+                &format!("dim = {dim} : i64"),
+                &out,
+                &loc,
+            );
+            em.bind(node, 0, res);
+            Ok(())
+        },
+    },
+    Rule {
         targets: &["aten.embedding.default"],
         import: |em, node, _| {
             let loc = node.loc.clone();
