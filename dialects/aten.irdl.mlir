@@ -83,6 +83,32 @@ irdl.dialect @aten {
     %t1 = irdl.base "!builtin.tensor"
     irdl.results(result: %t1)
   }
+  // floor(self), ceil(self), round(self) (half to even), trunc(self): the identity on
+  // integers
+  irdl.operation @floor {
+    %t0 = irdl.base "!builtin.tensor"
+    irdl.operands(self: %t0)
+    %t1 = irdl.base "!builtin.tensor"
+    irdl.results(result: %t1)
+  }
+  irdl.operation @ceil {
+    %t0 = irdl.base "!builtin.tensor"
+    irdl.operands(self: %t0)
+    %t1 = irdl.base "!builtin.tensor"
+    irdl.results(result: %t1)
+  }
+  irdl.operation @round {
+    %t0 = irdl.base "!builtin.tensor"
+    irdl.operands(self: %t0)
+    %t1 = irdl.base "!builtin.tensor"
+    irdl.results(result: %t1)
+  }
+  irdl.operation @trunc {
+    %t0 = irdl.base "!builtin.tensor"
+    irdl.operands(self: %t0)
+    %t1 = irdl.base "!builtin.tensor"
+    irdl.results(result: %t1)
+  }
   // erf(self)
   irdl.operation @erf {
     %t0 = irdl.base "!builtin.tensor"

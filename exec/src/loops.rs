@@ -268,6 +268,10 @@ fn compile(node: MlirOperation) -> Result<Body, ExecError> {
                 "math.cos" => Instr::Unary(f64::cos, get(0)?),
                 "math.erf" => Instr::Unary(libm::erf, get(0)?),
                 "math.absf" | "math.absi" => Instr::Unary(f64::abs, get(0)?),
+                "math.floor" => Instr::Unary(f64::floor, get(0)?),
+                "math.ceil" => Instr::Unary(f64::ceil, get(0)?),
+                "math.roundeven" => Instr::Unary(f64::round_ties_even, get(0)?),
+                "math.trunc" => Instr::Unary(f64::trunc, get(0)?),
                 "math.powf" => Instr::Binary(f64::powf, get(0)?, get(1)?),
                 other => {
                     return Err(ExecError::at(

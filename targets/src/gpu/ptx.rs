@@ -244,7 +244,7 @@ fn intrinsic(
 }
 
 /// Replaces the `math` ops that NVPTX implements natively (fabs, sqrt, floor, ceil,
-/// roundeven, copysign; rsqrt as 1 / sqrt) by calls of the LLVM intrinsics:
+/// roundeven, trunc, copysign; rsqrt as 1 / sqrt) by calls of the LLVM intrinsics:
 /// `convert-gpu-to-nvvm` would call libdevice for them (and rejects the LLVM-dialect
 /// intrinsic ops), and libdevice is not linked here.
 fn native_intrinsics(root: MlirOperation) {
@@ -256,6 +256,7 @@ fn native_intrinsics(root: MlirOperation) {
                 | "math.floor"
                 | "math.ceil"
                 | "math.roundeven"
+                | "math.trunc"
                 | "math.copysign"
                 | "math.rsqrt"
         )
@@ -278,6 +279,7 @@ fn native_intrinsics(root: MlirOperation) {
             "math.floor" => "floor",
             "math.ceil" => "ceil",
             "math.roundeven" => "roundeven",
+            "math.trunc" => "trunc",
             _ => "copysign",
         };
         let mut b = Builder::new(ir::location(op));

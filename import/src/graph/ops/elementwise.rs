@@ -364,6 +364,18 @@ pub(super) static RULES: &[Rule] = &[
         import: |em, node, _| em.unary(node, "abs", ""),
     },
     Rule {
+        targets: &[
+            "aten.floor.default",
+            "aten.ceil.default",
+            "aten.round.default",
+            "aten.trunc.default",
+        ],
+        import: |em, node, target| {
+            let name = target.trim_start_matches("aten.").trim_end_matches(".default");
+            em.unary(node, name, "")
+        },
+    },
+    Rule {
         targets: &["aten.sin.default"],
         import: |em, node, _| em.unary(node, "sin", ""),
     },

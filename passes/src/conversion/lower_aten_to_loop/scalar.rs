@@ -43,6 +43,11 @@ pub(super) fn scalar_body(
         Sin => unary_float("math.sin")?,
         Cos => unary_float("math.cos")?,
         Erf => unary_float("math.erf")?,
+        Floor if float => bx.op("math.floor", &[v[0]], ty),
+        Ceil if float => bx.op("math.ceil", &[v[0]], ty),
+        Round if float => bx.op("math.roundeven", &[v[0]], ty),
+        Trunc if float => bx.op("math.trunc", &[v[0]], ty),
+        Floor | Ceil | Round | Trunc => v[0],
         Abs if float => bx.op("math.absf", &[v[0]], ty),
         Abs => bx.op("math.absi", &[v[0]], ty),
         Relu => {
