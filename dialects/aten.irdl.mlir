@@ -277,6 +277,18 @@ irdl.dialect @aten {
     irdl.results(result: %t2)
   }
   // ---- reductions over `dims`; `keepdim` keeps reduced dims as size 1
+  // prod(self) {dims, keepdim}: bools and integers multiply in int64, as PyTorch
+  irdl.operation @prod {
+    %t0 = irdl.base "!builtin.tensor"
+    %dims = irdl.base "#builtin.dense_array"
+    %keepdim_t = irdl.is true
+    %keepdim_f = irdl.is false
+    %keepdim = irdl.any_of(%keepdim_t, %keepdim_f)
+    irdl.attributes { "dims" = %dims, "keepdim" = %keepdim }
+    irdl.operands(self: %t0)
+    %t1 = irdl.base "!builtin.tensor"
+    irdl.results(result: %t1)
+  }
   // sum(self) {dims, keepdim}
   irdl.operation @sum {
     %t0 = irdl.base "!builtin.tensor"

@@ -277,6 +277,7 @@ pub fn eval_op(op: &AtenOp, args: &[&Tensor], out: &TensorType) -> Result<Tensor
         Gt => map(args, out, |v| f64::from(u8::from(v[0] > v[1]))),
         Ge => map(args, out, |v| f64::from(u8::from(v[0] >= v[1]))),
         Sum => reduce(x, &dims_of(x), out, |g| g.iter().sum()),
+        Prod => reduce(x, &dims_of(x), out, |g| g.iter().product()),
         Mean => reduce(x, &dims_of(x), out, |g| g.iter().sum::<f64>() / g.len() as f64),
         Amax => reduce(x, &dims_of(x), out, |g| {
             g.iter().copied().fold(f64::NEG_INFINITY, nan_max)

@@ -104,6 +104,7 @@
 
 // leaky_relu, elu, clamp.Tensor, log2, log10, tan, pow.Scalar, sign, isnan, isinf,
 // logical_and/or/xor, bitwise_and/or/xor of masks, max.dim/min.dim values and
-// constant_pad_nd, index_select (spelled with other aten ops), floor, ceil, round, trunc (tools/import/export_op_fixtures.py), against torch's own outputs.
+// constant_pad_nd, index_select (spelled with other aten ops), floor, ceil, round, trunc,
+// prod (tools/import/export_op_fixtures.py), against torch's own outputs.
 // MORE-NOT: FAIL
 // MORE-COUNT-6: PASS

@@ -3,7 +3,7 @@
 using the core ATen ops the importer spells with other aten ops (leaky_relu, elu,
 clamp.Tensor, log2, log10, tan, pow.Scalar, sign, isnan, isinf, logical_and/or/xor and
 bitwise_and/or/xor of masks, max.dim/min.dim values,
-constant_pad_nd, index_select) and floor, ceil, round, trunc. Run where torch is installed:
+constant_pad_nd, index_select) and floor, ceil, round, trunc, prod. Run where torch is installed:
     /opt/tvmvenv/bin/python tools/import/export_op_fixtures.py
 """
 import json
@@ -34,7 +34,8 @@ class MoreOps(torch.nn.Module):
         p = F.pad(x, (1, 2), value=0.5)[:, 1:-2] + F.pad(x, (0, 0, 1, 0))[1:] + F.pad(F.pad(x, (-1, 1)), (1, -1))
         sel = torch.index_select(x, 1, idx) + torch.index_select(y, 0, rows)
         r = torch.floor(x * 3) + torch.ceil(y * 3) + torch.round(x * 2.5) + torch.trunc(y * 3)
-        return a + b + c + d + e + f * 0.25 + s + m.float() + mx + p + sel + r
+        pr = torch.prod(1.0 + 0.1 * x, dim=1, keepdim=True) + torch.prod(1.0 + 0.01 * y)
+        return a + b + c + d + e + f * 0.25 + s + m.float() + mx + p + sel + r + pr
 
 
 def main():

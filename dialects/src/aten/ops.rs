@@ -87,6 +87,7 @@ aten_ops! {
     Gt = "gt": Broadcasting,
     Ge = "ge": Broadcasting,
     Sum = "sum": Reduction,
+    Prod = "prod": Reduction,
     Mean = "mean": Reduction,
     Amax = "amax": Reduction,
     Amin = "amin": Reduction,

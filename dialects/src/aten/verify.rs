@@ -212,7 +212,7 @@ fn check_reduction(op: &AtenOp, input: &TensorType, result: &TensorType) -> Chec
     // PyTorch's promotion: `any` gives bool; `sum` of bools or integers gives int64.
     let expected = match op.kind() {
         AtenOpKind::Any => DType::I1,
-        AtenOpKind::Sum if !input.dtype.is_float() => DType::I64,
+        AtenOpKind::Sum | AtenOpKind::Prod if !input.dtype.is_float() => DType::I64,
         _ => input.dtype,
     };
     expect_dtype("result", result.dtype, expected)

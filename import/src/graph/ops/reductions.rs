@@ -22,6 +22,10 @@ pub(super) static RULES: &[Rule] = &[
         import: |em, node, _| em.reduction(node, "amin", true),
     },
     Rule {
+        targets: &["aten.prod.dim_int", "aten.prod.default"],
+        import: |em, node, _| em.reduction(node, "prod", true),
+    },
+    Rule {
         // max.dim / min.dim give (values, indices); the values are amax / amin. Reading
         // the indices is a located error (no argmax in the aten dialect yet).
         targets: &["aten.max.dim", "aten.min.dim"],

@@ -327,7 +327,7 @@ impl Lowering {
                     self.accesses.insert(key(result), access);
                 }
             }
-            Sum | Amax | Amin | Any => {
+            Sum | Prod | Amax | Amin | Any => {
                 let input = operands[0].clone();
                 let in_shape =
                     ir::tensor_type(ir::operand(op, 0)).map_or_else(|| input.shape().to_vec(), |t| t.shape);
@@ -351,6 +351,7 @@ impl Lowering {
                 let out_dtype = out.dtype;
                 let kind_name = match kind {
                     Sum => "sum",
+                    Prod => "prod",
                     // any = max over i1 (logical or).
                     Amax | Any => "max",
                     _ => "min",

@@ -148,6 +148,8 @@ impl Gen {
             let (init, combine) = match (kind.as_str(), float) {
                 ("sum", true) => (self.b.float_attr(acc_ty, 0.0), "arith.addf"),
                 ("sum", false) => (self.b.int_attr(acc_ty, 0), "arith.addi"),
+                ("prod", true) => (self.b.float_attr(acc_ty, 1.0), "arith.mulf"),
+                ("prod", false) => (self.b.int_attr(acc_ty, 1), "arith.muli"),
                 ("max", true) => (self.b.float_attr(acc_ty, f64::NEG_INFINITY), "arith.maximumf"),
                 ("min", true) => (self.b.float_attr(acc_ty, f64::INFINITY), "arith.minimumf"),
                 ("max", false) if out.ty.dtype == DType::I1 => (self.b.int_attr(acc_ty, 0), "arith.ori"),
