@@ -277,8 +277,8 @@ irdl.dialect @aten {
     irdl.results(result: %t2)
   }
   // ---- reductions over `dims`; `keepdim` keeps reduced dims as size 1
-  // prod(self) {dims, keepdim}: bools and integers multiply in int64, as PyTorch
-  irdl.operation @prod {
+  // sum(self) {dims, keepdim}
+  irdl.operation @sum {
     %t0 = irdl.base "!builtin.tensor"
     %dims = irdl.base "#builtin.dense_array"
     %keepdim_t = irdl.is true
@@ -289,8 +289,8 @@ irdl.dialect @aten {
     %t1 = irdl.base "!builtin.tensor"
     irdl.results(result: %t1)
   }
-  // sum(self) {dims, keepdim}
-  irdl.operation @sum {
+  // prod(self) {dims, keepdim}: bools and integers multiply in int64, as PyTorch
+  irdl.operation @prod {
     %t0 = irdl.base "!builtin.tensor"
     %dims = irdl.base "#builtin.dense_array"
     %keepdim_t = irdl.is true
