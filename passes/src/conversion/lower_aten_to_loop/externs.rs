@@ -146,7 +146,7 @@ impl Lowering {
                         view.extend(strides);
                         (*base, view)
                     } else {
-                        (self.copy(op, access, shape)?, Vec::new())
+                        (self.copy(op, access)?, Vec::new())
                     }
                 }
             };

@@ -84,8 +84,12 @@ pub const UNFUSED_ATTR: &str = "fuselab.unfused";
 /// How a tensor value is read.
 #[derive(Clone, Debug)]
 enum Access {
-    /// A splat constant.
-    Scalar { value: f64, dtype: DType },
+    /// A splat constant of `shape` (its declared type's, or a view's of it).
+    Scalar {
+        value: f64,
+        shape: Vec<i64>,
+        dtype: DType,
+    },
     /// `base` storage read at `index` (over this tensor's own logical dims).
     Buffer {
         base: MlirValue,
@@ -98,8 +102,7 @@ enum Access {
 impl Access {
     fn shape(&self) -> &[i64] {
         match self {
-            Access::Scalar { .. } => &[],
-            Access::Buffer { shape, .. } => shape,
+            Access::Scalar { shape, .. } | Access::Buffer { shape, .. } => shape,
         }
     }
 
@@ -113,7 +116,11 @@ impl Access {
     /// tensor at `map(i)` (one expression per dim of this tensor).
     fn remap(&self, new_shape: &[i64], map: &[IndexExpr]) -> Access {
         match self {
-            Access::Scalar { .. } => self.clone(),
+            Access::Scalar { value, dtype, .. } => Access::Scalar {
+                value: *value,
+                shape: new_shape.to_vec(),
+                dtype: *dtype,
+            },
             Access::Buffer {
                 base, dtype, index, ..
             } => Access::Buffer {
@@ -207,7 +214,7 @@ impl Lowering {
     /// Reads `access` at the logical index `idx` (expressions over the body's dims).
     fn read(&self, bx: &BodyBuilder, access: &Access, idx: &[IndexExpr]) -> MlirValue {
         match access {
-            Access::Scalar { value, dtype } => bx.constant(*value, *dtype),
+            Access::Scalar { value, dtype, .. } => bx.constant(*value, *dtype),
             Access::Buffer {
                 base, dtype, index, ..
             } => {
@@ -260,21 +267,14 @@ impl Lowering {
 
     /// A contiguous copy of `access` (used for graph outputs that are views and for
     /// extern operands that are not strided).
-    fn copy(&mut self, anchor: MlirOperation, access: &Access, shape: &[i64]) -> Result<MlirValue, String> {
-        self.copy_as(anchor, access, shape, "clone")
+    fn copy(&mut self, anchor: MlirOperation, access: &Access) -> Result<MlirValue, String> {
+        self.copy_as(anchor, access, "clone")
     }
 
-    /// A contiguous copy of `access` of `shape` (the declared one: a splat constant's
-    /// access has none) with `origin`.
-    fn copy_as(
-        &mut self,
-        anchor: MlirOperation,
-        access: &Access,
-        shape: &[i64],
-        origin: &str,
-    ) -> Result<MlirValue, String> {
+    /// A contiguous copy of `access` with `origin`.
+    fn copy_as(&mut self, anchor: MlirOperation, access: &Access, origin: &str) -> Result<MlirValue, String> {
         let out = TensorType {
-            shape: shape.to_vec(),
+            shape: access.shape().to_vec(),
             dtype: access.dtype(),
         };
         let idx: Vec<IndexExpr> = (0..out.rank()).map(IndexExpr::dim).collect();
@@ -311,17 +311,13 @@ impl Lowering {
         match kind {
             View | Reshape | Permute | Transpose | Expand | Unsqueeze | Squeeze | Slice | Select => {
                 let input = &operands[0];
-                // The declared input shape: a splat constant's access has none, and a view
-                // of one (a transposed constant) is the same splat.
-                let in_shape =
-                    ir::tensor_type(ir::operand(op, 0)).map_or_else(|| input.shape().to_vec(), |t| t.shape);
-                let map = view_map(&aten, &in_shape, &out.shape)?;
+                let map = view_map(&aten, input.shape(), &out.shape)?;
                 let access = input.remap(&out.shape, &map);
                 // A reshape to its own shape is no op at all (Relax's graph of a
                 // torch.export program has none: `bmm`'s 3-D views vanish), not a copy.
                 let identity = matches!(kind, View | Reshape) && input.shape() == out.shape.as_slice();
                 if self.materialize_views && !identity {
-                    let value = self.copy_as(op, &access, &out.shape, &origin)?;
+                    let value = self.copy_as(op, &access, &origin)?;
                     ir::replace_uses(result, value);
                 } else {
                     self.accesses.insert(key(result), access);
@@ -329,8 +325,7 @@ impl Lowering {
             }
             Sum | Prod | Amax | Amin | Any => {
                 let input = operands[0].clone();
-                let in_shape =
-                    ir::tensor_type(ir::operand(op, 0)).map_or_else(|| input.shape().to_vec(), |t| t.shape);
+                let in_shape = input.shape().to_vec();
                 let dims: Vec<usize> = aten
                     .dims()
                     .ok_or("missing dims")?
@@ -378,13 +373,7 @@ impl Lowering {
             Cat => {
                 let d = wrap(aten.dim().ok_or("missing dim")?, out.rank());
                 let (a, b) = (operands[0].clone(), operands[1].clone());
-                // The declared sizes: a splat constant's access has no shape.
-                let size = |i: usize| {
-                    ir::tensor_type(ir::operand(op, i))
-                        .and_then(|t| t.shape.get(d).copied())
-                        .ok_or_else(|| format!("cat operand #{i} has no dim {d}"))
-                };
-                let (size_a, size_b) = (size(0)?, size(1)?);
+                let (size_a, size_b) = (a.shape()[d], b.shape()[d]);
                 let o = out.clone();
                 let value = self.emit_node(op, &origin, &out, out.shape.clone(), None, move |this, bx| {
                     let out = o;
@@ -571,9 +560,12 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
         let name = ir::op_name(op);
         if name == "arith.constant" {
             if let Some((value, dtype)) = splat_value(op) {
+                let shape = ir::tensor_type(ir::result(op, 0))
+                    .map(|t| t.shape)
+                    .unwrap_or_default();
                 lowering
                     .accesses
-                    .insert(key(ir::result(op, 0)), Access::Scalar { value, dtype });
+                    .insert(key(ir::result(op, 0)), Access::Scalar { value, shape, dtype });
             }
             continue;
         }
@@ -591,8 +583,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
                         // The copy is an op of its own (one eager id).
                         lowering.eager_id = lowering.next_eager_id;
                         lowering.next_eager_id += 1;
-                        let shape = ir::tensor_type(v).map(|t| t.shape).unwrap_or_default();
-                        match lowering.copy(op, &access, &shape) {
+                        match lowering.copy(op, &access) {
                             Ok(copy) => ir::set_operand(op, i, copy),
                             Err(message) => {
                                 cx.sink.error(unsafe { ir::op_ref(op) }.location(), message);
