@@ -201,31 +201,38 @@ fn ineligible(p: &Program, d: &Decisions, b: usize, clone_inputs: bool) -> Optio
 /// Bytes per core of buffer `b` in LX: the largest core's box (stick dim in whole
 /// sticks), 128-byte aligned.
 fn per_core_bytes(p: &Program, d: &Decisions, b: usize) -> i64 {
-    let buffer = &p.buffers[b];
-    let e = super::layout::stick_elements(buffer.dtype);
     let largest = (0..cores_of(p, d, b))
         .filter_map(|c| lx_box(p, d, b, c))
-        .map(|bx| match &d.layouts[b] {
-            DeviceLayout::Dense(l) => bx
-                .iter()
-                .enumerate()
-                .map(|(h, (lo, hi))| {
-                    let n = hi - lo;
-                    if h == l.stick_dim {
-                        (n + e - 1) / e * e
-                    } else {
-                        n
-                    }
-                })
-                .product::<i64>(),
-            DeviceLayout::Sparse { stick, .. } => bx.iter().map(|(lo, hi)| hi - lo).product::<i64>() * stick,
-            // Restickified copies never live in LX; counted unpadded.
-            DeviceLayout::View { .. } => bx.iter().map(|(lo, hi)| hi - lo).product::<i64>(),
+        .map(|bx| {
+            let (extents, element) = lx_extents(p, d, b, &bx);
+            extents.iter().product::<i64>() * element
         })
         .max()
         .unwrap_or(0);
-    let bytes = largest * element_bytes(buffer.dtype);
-    (bytes + LX_ALIGNMENT - 1) / LX_ALIGNMENT * LX_ALIGNMENT
+    (largest + LX_ALIGNMENT - 1) / LX_ALIGNMENT * LX_ALIGNMENT
+}
+
+/// How a core lays out its box `bx` of LX buffer `b`: the extent of each dim (the stick
+/// dim in whole sticks) row-major, and the bytes each element takes (a sparse layout's
+/// element fills a stick). The planner's sizes and the simulator's addresses both come
+/// from here.
+pub(crate) fn lx_extents(p: &Program, d: &Decisions, b: usize, bx: &[(i64, i64)]) -> (Vec<i64>, i64) {
+    let dtype = p.buffers[b].dtype;
+    let e = super::layout::stick_elements(dtype);
+    let extents = bx
+        .iter()
+        .enumerate()
+        .map(|(h, &(lo, hi))| match &d.layouts[b] {
+            DeviceLayout::Dense(l) if l.stick_dim == h => (hi - lo + e - 1) / e * e,
+            _ => hi - lo,
+        })
+        .collect();
+    let lanes = if matches!(d.layouts[b], DeviceLayout::Sparse { .. }) {
+        e
+    } else {
+        1
+    };
+    (extents, lanes * element_bytes(dtype))
 }
 
 /// The op reading `b` last.

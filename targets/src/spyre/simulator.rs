@@ -19,11 +19,10 @@
 //! So a wrong layout, split or placement changes the numbers (or fails), and `fuse-run
 //! --target=spyre` checks them against the aten oracle.
 
-use super::attrs::DeviceLayout;
-use super::layout::{element_bytes, row_major_strides, stick_elements};
+use super::layout::{element_bytes, row_major_strides};
 use super::plan::{core_box, read_all, Decisions, LxPlacement};
 use super::program::{BufferDef, OpKind, Program, ProgramIr};
-use super::residency::lx_box;
+use super::residency::{lx_box, lx_extents};
 use super::scratchpad::LX_CAPACITY;
 use fuselab_dialects::{ir, loops::names, types::DType};
 use fuselab_exec::{
@@ -92,23 +91,9 @@ impl Machine<'_> {
         let slot = &mut self.boxes[b][core as usize];
         slot.get_or_insert_with(|| {
             let bx = lx_box(p, d, b, core)?;
-            let e = stick_elements(p.buffers[b].dtype);
-            let extents: Vec<i64> = bx
-                .iter()
-                .enumerate()
-                .map(|(h, &(lo, hi))| match &d.layouts[b] {
-                    DeviceLayout::Dense(l) if l.stick_dim == h => (hi - lo + e - 1) / e * e,
-                    _ => hi - lo,
-                })
-                .collect();
+            let (extents, element) = lx_extents(p, d, b, &bx);
             let mut strides = super::layout::row_major_strides(&extents);
-            let scale = element_bytes(p.buffers[b].dtype)
-                * if matches!(d.layouts[b], DeviceLayout::Sparse { .. }) {
-                    e
-                } else {
-                    1
-                };
-            strides.iter_mut().for_each(|s| *s *= scale);
+            strides.iter_mut().for_each(|s| *s *= element);
             Some(LxMap { bx, strides })
         })
         .as_ref()
