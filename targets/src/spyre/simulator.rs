@@ -32,7 +32,7 @@ use fuselab_exec::{
     ExecError, Tensor,
 };
 use mlir_sys::MlirOperation;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Where one core keeps its box of an LX buffer: the box (half-open ranges per dim) and
 /// the byte stride of each dim within it.
@@ -75,12 +75,9 @@ fn decode(dtype: DType, b: &[u8]) -> f64 {
 }
 
 fn coords_of(shape: &[i64], flat: i64) -> Vec<i64> {
-    let strides = row_major_strides(shape);
-    strides
-        .iter()
-        .zip(shape)
-        .map(|(&s, &n)| flat / s % n.max(1))
-        .collect()
+    let mut coords = Vec::with_capacity(shape.len());
+    coords_into(shape, flat, &mut coords);
+    coords
 }
 
 impl Machine<'_> {
@@ -92,7 +89,7 @@ impl Machine<'_> {
         slot.get_or_insert_with(|| {
             let bx = lx_box(p, d, b, core)?;
             let (extents, element) = lx_extents(p, d, b, &bx);
-            let mut strides = super::layout::row_major_strides(&extents);
+            let mut strides = row_major_strides(&extents);
             strides.iter_mut().for_each(|s| *s *= element);
             Some(LxMap { bx, strides })
         })
@@ -133,17 +130,14 @@ impl Machine<'_> {
         if self.hbm[b].is_none() {
             self.materialize(b)?;
         }
-        let i = self.d.layouts[b].device_index(coords, &buffer.shape);
-        self.hbm[b]
-            .as_ref()
-            .and_then(|m| m.get(i as usize).copied())
-            .ok_or_else(|| format!("{} is read before it is computed", buffer.name))
+        self.read_hbm(b, coords)
+            .ok_or_else(|| format!("{} is read before it is computed", self.p.buffers[b].name))
     }
 
     fn write(&mut self, b: usize, coords: &[i64], core: i64, v: f64) -> Result<(), String> {
         let buffer = &self.p.buffers[b];
-        let v = round_to(v, buffer.dtype);
         if let Some(at) = self.d.lx[b] {
+            let v = round_to(v, buffer.dtype);
             let a = self.lx_address(b, &at, core, coords)?;
             let n = element_bytes(buffer.dtype) as usize;
             encode(buffer.dtype, v, &mut self.lx[core as usize][a..a + n]);
@@ -269,7 +263,7 @@ impl Machine<'_> {
         let split = self.d.split[o].clone();
         let cores: i64 = split.iter().product();
         let partial = (op.kept..op.dims.len()).any(|j| split[j] > 1);
-        let mut written: HashMap<Vec<i64>, ()> = HashMap::new();
+        let mut written: HashSet<Vec<i64>> = HashSet::new();
         let mut env = Vec::new();
         for core in 0..cores {
             let Some(bx) = core_box(self.p, o, self.d.stick[o], &split, core) else {
@@ -310,7 +304,7 @@ impl Machine<'_> {
                 };
                 let coords = self.out_coords(o, kept);
                 let stored = result.and_then(|v| {
-                    let v = if partial && written.insert(coords.clone(), ()).is_some() {
+                    let v = if partial && !written.insert(coords.clone()) {
                         combine(self.read(out, &coords, core)?, v)
                     } else {
                         v
