@@ -247,6 +247,13 @@ pub trait Target: Sync {
         false
     }
 
+    /// Whether Inductor's loop reordering after fusion applies to nodes on this device
+    /// (scheduler.py `shared_data_after_reordering_loop`: never for CPU nodes, whose C++
+    /// back end does not reorder). The default is no.
+    fn reorders_loops(&self) -> bool {
+        false
+    }
+
     /// The priority of fusing groups `a` and `b` here (higher first; `vertical`: one
     /// reads what the other writes) — the first sort key of GE AutoFuse's candidates
     /// ("backend priority"). The default states no preference: every pair 0.

@@ -1,7 +1,8 @@
 // RUN: python3 %S/../../tools/fidelity/compare.py --target cpu --reference %S/Inputs/inductor-cpu.json | FileCheck %s
 
 // fuselab's Inductor strategy for the CPU target against real TorchInductor's C++
-// back end (torch 2.15 on this CPU) on the 46 programs of tools/fidelity/programs.py:
+// back end on the 56 programs of tools/fidelity/programs.py (torch 2.15 on this CPU;
+// the ten reorder_* and cat_* programs: torch 2.11 on the device's CPU):
 // Inductor's kernels are Inputs/inductor-cpu.json, written by
 // `tools/fidelity/inductor_probe.py --device cpu`. The CPU target never splits a
 // reduction (full_sum_split, full_amax_split: one kernel, as Inductor on CPU) and
@@ -27,4 +28,18 @@
 // CHECK: attention 1 1 yes
 // CHECK: conv_bn_relu 2 1 NO
 // CHECK: conv_residual 2 1 NO
-// CHECK: exact kernel-count matches: 40 of 46
+// Permuted accesses: Inductor never reorders loops of CPU nodes (as the CPU target
+// here), but its C++ back end orders each node's loops by stride when it creates it
+// (a column sum iterates rows outermost), fuses nodes sharing outer loops, and lays the
+// outputs of permuted pointwise ops out as eager does — so no access is permuted there.
+// fuselab's buffers are row-major: 2 kernels each (layout propagation not modelled).
+// CHECK: reorder_pw_reduce 1 2 NO
+// CHECK: reorder_pw_pw 1 2 NO
+// CHECK: reorder_horizontal 1 2 NO
+// CHECK: reorder_reduce_epilogue 1 2 NO
+// CHECK: reorder_permute_3d 1 2 NO
+// An mm written into its slice of a cat (ConcatKernel, not modelled yet).
+// CHECK: cat_mm 0 1 NO
+// CHECK: cat_mm_dim0 0 1 NO
+// CHECK: cat_bmm 1 1 yes
+// CHECK: exact kernel-count matches: 43 of 56

@@ -3,7 +3,7 @@ Inductor generates (Triton on CUDA, C++ on CPU; names from its output code, each
 defined once) and, with `--export DIR`, the program exported for `fuse-import`
 (`torch.export` + `run_decompositions()`, weights are inputs: nothing to strip).
 
-    python3 tools/fidelity/inductor_probe.py [--device cuda|cpu] [--export DIR] [--json F] [NAME ...]
+    python3 tools/fidelity/inductor_probe.py [--device cuda|cpu] [--export DIR] [--json F] [--code DIR] [NAME ...]
 
 `tools/fidelity/compare.py` then runs fuselab's Inductor strategy on the archives and
 compares the kernel counts (docs/strategies/inductor.md, "Fidelity").
@@ -24,7 +24,7 @@ sys.path.append(os.path.join(os.path.dirname(HERE), "gpu"))
 from programs import PROGRAMS, Program, inputs, probe_all  # noqa: E402
 
 
-def probe(name, device, export_dir, compile_=True):
+def probe(name, device, export_dir, compile_=True, code_dir=None):
     import io
 
     from torch._inductor.utils import run_and_get_code
@@ -41,7 +41,14 @@ def probe(name, device, export_dir, compile_=True):
         cpp = re.findall(r"^(cpp_\w+) = async_compile\.cpp", text, re.MULTILINE)
         kernels = sorted(set(triton + cpp))
         externs = sorted(set(re.findall(r"extern_kernels\.(\w+)\(", text)))
+        # Library calls writing straight into a view of a larger buffer (a cat's slice).
+        into_views = len(re.findall(r"extern_kernels\.\w+\([^\n]*out=reinterpret_tensor\(", text))
         row.update(kernels=len(kernels), kernel_names=kernels, extern_kernels=externs)
+        if into_views:
+            row["extern_into_views"] = into_views
+        if code_dir:
+            with open(os.path.join(code_dir, f"{name}.{device}.py"), "w") as f:
+                f.write(text)
     if export_dir:
         from export_fixtures import strip
 
@@ -65,10 +72,12 @@ def main():
     p.add_argument("--export")
     p.add_argument("--no-compile", action="store_true", help="only export")
     p.add_argument("--json")
+    p.add_argument("--code", help="also write each program's generated code to this folder")
     a = p.parse_args()
-    if a.export:
-        os.makedirs(a.export, exist_ok=True)
-    probe_all(a.names, lambda name: probe(name, a.device, a.export, not a.no_compile), a.json)
+    for folder in (a.export, a.code):
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+    probe_all(a.names, lambda name: probe(name, a.device, a.export, not a.no_compile, a.code), a.json)
 
 if __name__ == "__main__":
     main()

@@ -71,6 +71,19 @@ PROGRAMS = {
         (1024, 1000),
         ("index", (1024,), 1000),
     ),
+    # Loop reordering (scheduler.py `shared_data_after_reordering_loop`): a realized
+    # buffer read in a permuted order by its consumer or beside a permuted reader.
+    "reorder_pw_reduce": p(lambda x: (torch.relu(x), torch.relu(x).t().sum(1)), (256, 4096)),
+    "reorder_pw_pw": p(lambda x, y: (x * 2, (x * 2).t() + y), (512, 1024), (1024, 512)),
+    "reorder_horizontal": p(lambda x: (x * 2, x.t() * 3), (512, 1024)),
+    "reorder_reduce_epilogue": p(lambda x, z: x.sum(2).t() + z, (64, 128, 256), (128, 64)),
+    "reorder_permute_3d": p(lambda x: (torch.exp(x), torch.exp(x).permute(0, 2, 1).sum(2)), (16, 128, 256)),
+    # Concatenation of library-kernel results (ConcatKernel.realize_into).
+    "cat_mm": p(lambda a, w1, w2: torch.cat([a @ w1, a @ w2], 1), (256, 512), (512, 384), (512, 128)),
+    "cat_mm_dim0": p(lambda a, b, w: torch.cat([a @ w, b @ w], 0), (256, 512), (128, 512), (512, 384)),
+    "cat_mm_pointwise": p(lambda a, w, y: torch.cat([a @ w, torch.relu(y)], 1), (256, 512), (512, 384), (256, 128)),
+    "cat_mm_relu_after": p(lambda a, w1, w2: torch.relu(torch.cat([a @ w1, a @ w2], 1)), (256, 512), (512, 384), (512, 128)),
+    "cat_bmm": p(lambda a, b, c: torch.cat([a @ b, a @ c], 2), (8, 64, 32), (8, 32, 48), (8, 32, 16)),
     # Library kernels and their epilogues.
     "mm_relu": p(lambda a, w, b: torch.relu(a @ w + b), (256, 512), (512, 384), (384,)),
     "mm_two_epilogues": p(lambda a, w: (torch.sigmoid(a @ w), (a @ w) * 2), (256, 512), (512, 384)),

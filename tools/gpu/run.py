@@ -11,7 +11,8 @@ cuBLAS/cuDNN as Inductor's extern kernels), then
   * checks every output against the CPU oracle's samples in the manifest (fuselab's
     tolerance: |got - want| <= atol * max(1, max|want|) + rtol * |want|, NaNs alike),
   * checks every output in full against PyTorch eager on the same inputs, when the
-    function is one of tools/gpu/workloads.py's (same argument order),
+    function is one of tools/gpu/workloads.py's (same argument order) or the bundle's
+    folder is named after a program of tools/fidelity/programs.py (`NAME.STRATEGY`),
   * times the plan with CUDA events (median of --runs after --warmup), and in the same
     process TorchInductor (torch.compile of the workload) on the same inputs, and prints
     the ratio fuselab / Inductor.
@@ -202,6 +203,19 @@ def workload(name):
     return entry[0] if entry else None
 
 
+def program(path):
+    """The fidelity program (tools/fidelity/programs.py) a bundle folder `NAME.STRATEGY`
+    was built from, if NAME is one: its function, to check and time like a workload."""
+    name = os.path.basename(os.path.normpath(path)).split(".")[0]
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fidelity"))
+    try:
+        from programs import PROGRAMS
+    except ImportError:
+        return None
+    entry = PROGRAMS.get(name)
+    return entry[0] if entry else None
+
+
 def torch_check(fn, b):
     with torch.no_grad():
         ref = fn(*b.inputs)
@@ -303,7 +317,7 @@ def main():
             oc = oracle_check(b)
             row["oracle"] = "PASS" if oc and all(ok for ok, _ in oc) else ("-" if not oc else "FAIL")
             row["oracle_max_abs_err"] = max((e for _, e in oc), default=0.0)
-            fn = workload(b.m["function"])
+            fn = workload(b.m["function"]) or program(path)
             if fn is not None and not a.no_torch_check:
                 tc = torch_check(fn, b)
                 row["torch"] = "-" if tc is None else ("PASS" if all(ok for ok, _ in tc) else "FAIL")
@@ -319,7 +333,7 @@ def main():
             row["registers"] = registers(b)
             row["fuselab_tbs"] = minimal_bytes(b) / (row["fuselab_us"] * 1e-6) / 1e12
             if fn is not None and not a.no_inductor:
-                key = (b.m["function"], tuple(tuple(t.shape) for t in b.inputs))
+                key = (b.m["function"], id(fn), tuple(tuple(t.shape) for t in b.inputs))
                 if key not in compiled_cache:
                     torch._dynamo.reset()
                     compiled_cache[key] = torch.compile(fn, dynamic=False)

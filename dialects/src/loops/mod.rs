@@ -213,6 +213,42 @@ pub fn node_ranges(node: mlir_sys::MlirOperation) -> Option<Vec<i64>> {
     Some(all)
 }
 
+/// The attribute naming the order in which a `loop.pointwise` iterates its ranges
+/// (Inductor's loop reordering, `SchedulerNode.apply_new_loop_order`): iteration dim
+/// `k` is the node's dim `loop_order[k]`. The result is still stored at its row-major
+/// index, so the values do not depend on it; code generators that follow it iterate
+/// the node in that order (and store it strided).
+pub const LOOP_ORDER: &str = "loop_order";
+
+/// A node's `loop_order`, if it has one (a permutation of its dims; the verifier
+/// checks it).
+pub fn loop_order(node: mlir_sys::MlirOperation) -> Option<Vec<usize>> {
+    let attr = crate::ir::attr(node, LOOP_ORDER)?;
+    // SAFETY: a live attribute handle, used only for this read.
+    let order = attrs::i64_array(unsafe { melior::ir::Attribute::from_raw(attr) })?;
+    Some(order.into_iter().map(|d| d.max(0) as usize).collect())
+}
+
+/// Whether `order` is a permutation of `0..n`.
+pub fn is_permutation(order: &[usize], n: usize) -> bool {
+    let mut seen = vec![false; n];
+    order.len() == n
+        && order
+            .iter()
+            .all(|&d| d < n && !std::mem::replace(&mut seen[d], true))
+}
+
+/// A node's ranges in the order it iterates them: `ranges` permuted by its
+/// `loop_order` (then its reduction ranges).
+pub fn iteration_ranges(node: mlir_sys::MlirOperation) -> Option<Vec<i64>> {
+    let mut all = node_ranges(node)?;
+    if let Some(order) = loop_order(node).filter(|o| o.len() <= all.len()) {
+        let permuted: Vec<i64> = order.iter().map(|&d| all[d]).collect();
+        all[..order.len()].copy_from_slice(&permuted);
+    }
+    Some(all)
+}
+
 /// What a rewrite of a `loop.reduction` needs of it: its kind, body, the element type
 /// the body yields and the result's tensor type.
 #[derive(Clone, Debug)]
@@ -556,6 +592,24 @@ fn check_loop_op(node: &LoopOp) -> Result<(), String> {
                 || terminator.operand_count() != 1
             {
                 return Err("body must end in 'gpu.yield' of one scalar".into());
+            }
+            if let Some(attr) = node.attribute(LOOP_ORDER) {
+                let array = attrs::i64_array(attr);
+                let order = array.clone().unwrap_or_default();
+                let valid = node.kind() == LoopOpKind::Pointwise
+                    && array.is_some()
+                    && order.iter().all(|&d| d >= 0)
+                    && is_permutation(
+                        &order.iter().map(|&d| d as usize).collect::<Vec<_>>(),
+                        ranges.len(),
+                    );
+                if !valid {
+                    return Err(format!(
+                        "'{LOOP_ORDER}' {} must be a permutation of the {} dims of a pointwise node",
+                        shape_str(&order),
+                        ranges.len()
+                    ));
+                }
             }
             Ok(())
         }

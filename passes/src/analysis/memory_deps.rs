@@ -121,6 +121,44 @@ pub struct SchedNode {
 }
 
 impl SchedNode {
+    /// This pointwise node iterating its dims in `order` (iteration dim `k` is dim
+    /// `order[k]`; Inductor's `SchedulerNode.apply_new_loop_order`): its ranges permuted
+    /// and every dependency's index re-expressed over the new variables. The buffer it
+    /// writes is unchanged, so its write becomes strided.
+    pub fn reordered(&self, order: &[usize]) -> SchedNode {
+        let mut position = vec![0; self.ranges.len()];
+        for (k, &d) in order.iter().enumerate() {
+            position[d] = k;
+        }
+        let ranges: Vec<i64> = order.iter().map(|&d| self.ranges[d]).collect();
+        let dims: Vec<IndexExpr> = position.iter().map(|&k| IndexExpr::dim(k)).collect();
+        let remap = |dep: &MemoryDep| -> MemoryDep {
+            if dep.star {
+                return dep.clone();
+            }
+            let syms: Vec<IndexExpr> = (0..dep.index.symbol_count()).map(IndexExpr::sym).collect();
+            let index = dep
+                .index
+                .substitute(&dims, &syms, &ranges)
+                .drop_unit_dims(&ranges);
+            MemoryDep {
+                ranges: truncate(&index, &ranges),
+                index,
+                ..dep.clone()
+            }
+        };
+        let mut reads: Vec<MemoryDep> = self.reads.iter().map(remap).collect();
+        reads.sort();
+        reads.dedup();
+        let writes = self.writes.iter().map(remap).collect();
+        SchedNode {
+            ranges,
+            reads,
+            writes,
+            ..self.clone()
+        }
+    }
+
     /// Inductor's `group[1]`: `(numel, rnumel)`.
     pub fn iteration(&self) -> (i64, i64) {
         (
@@ -300,7 +338,7 @@ pub fn analyze(func: MlirOperation) -> Result<SchedGraph, String> {
         }];
         let loc = SourceLoc::from_location(unsafe { melior::ir::Location::from_raw(ir::location(op)) });
         names.insert(result.ptr as usize, (name.clone(), Some(graph.nodes.len())));
-        graph.nodes.push(SchedNode {
+        let node = SchedNode {
             name,
             kind,
             ranges,
@@ -312,6 +350,14 @@ pub fn analyze(func: MlirOperation) -> Result<SchedGraph, String> {
             out_bytes: out.size_bytes(),
             producers,
             is_output: returned.contains(&(result.ptr as usize)),
+        };
+        // A node a fusion reordered is seen in the order it iterates.
+        let order = fuselab_dialects::loops::loop_order(op).filter(|order| {
+            kind == NodeKind::Pointwise && fuselab_dialects::loops::is_permutation(order, node.ranges.len())
+        });
+        graph.nodes.push(match order {
+            Some(order) => node.reordered(&order),
+            None => node,
         });
     }
     Ok(graph)

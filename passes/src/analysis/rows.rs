@@ -9,7 +9,7 @@ use fuselab_dialects::{
     ir::{self, i64s},
     loops::{
         index::{contiguous_index, unravel, IndexExpr},
-        names, node_ranges,
+        iteration_ranges, loop_order, names, node_ranges,
     },
 };
 use mlir_sys::MlirOperation;
@@ -55,7 +55,39 @@ pub fn kernel_members(kernel: MlirOperation) -> Option<KernelMembers> {
 /// an index whose row — the index `floordiv` the row size — is the reader's own row.
 /// 0 when none does; for a single node, all its ranges.
 pub fn shared_row_prefix(members: &[MlirOperation], inline: &HashMap<usize, MlirOperation>) -> usize {
-    let ranges: Vec<Vec<i64>> = members.iter().map(|&m| i64s(m, "ranges")).collect();
+    row_prefix(members, inline, false)
+}
+
+/// [`shared_row_prefix`] for a code generator that iterates each member in its
+/// `loop_order` (the GPU's): rows are leading *iteration* ranges, and a stored member
+/// iterating out of order is read at its row-major index unravelled over its own dims.
+pub fn shared_row_prefix_in_loop_order(
+    members: &[MlirOperation],
+    inline: &HashMap<usize, MlirOperation>,
+) -> usize {
+    row_prefix(members, inline, true)
+}
+
+/// A stored member's loop order, when the code generator follows it.
+fn order_of(m: MlirOperation, follow: bool) -> Option<Vec<usize>> {
+    follow.then(|| loop_order(m)).flatten()
+}
+
+fn row_prefix(members: &[MlirOperation], inline: &HashMap<usize, MlirOperation>, follow: bool) -> usize {
+    let ranges: Vec<Vec<i64>> = members
+        .iter()
+        .map(|&m| match follow {
+            true => iteration_ranges(m).map(|mut r| {
+                r.truncate(i64s(m, "ranges").len());
+                r
+            }),
+            false => Some(i64s(m, "ranges")),
+        })
+        .collect::<Option<_>>()
+        .unwrap_or_default();
+    if ranges.len() != members.len() {
+        return 0;
+    }
     if members.len() == 1 {
         return ranges[0].len();
     }
@@ -69,9 +101,22 @@ pub fn shared_row_prefix(members: &[MlirOperation], inline: &HashMap<usize, Mlir
         .collect();
     while k > 0 {
         let local = members.iter().all(|&m| {
-            let full = node_ranges(m).unwrap_or_default();
-            let dims: Vec<IndexExpr> = (0..full.len()).map(IndexExpr::dim).collect();
-            reads_in_row(m, &dims, &full, k, &outputs, inline)
+            // The reader's variables as iteration dims: logical dim `order[p]` is
+            // iteration dim `p`.
+            let (full, dims) = match order_of(m, follow) {
+                Some(order) => {
+                    let mut dims = vec![IndexExpr::constant(0); order.len()];
+                    for (p, &d) in order.iter().enumerate() {
+                        dims[d] = IndexExpr::dim(p);
+                    }
+                    (iteration_ranges(m).unwrap_or_default(), dims)
+                }
+                None => {
+                    let full = node_ranges(m).unwrap_or_default();
+                    ((full.clone()), (0..full.len()).map(IndexExpr::dim).collect())
+                }
+            };
+            reads_in_row(m, &dims, &full, k, &outputs, inline, follow)
         });
         if local {
             return k;
@@ -91,6 +136,7 @@ fn reads_in_row(
     k: usize,
     outputs: &HashMap<usize, MlirOperation>,
     inline: &HashMap<usize, MlirOperation>,
+    follow: bool,
 ) -> bool {
     let Some(block) = ir::first_block(ir::region(node, 0)) else {
         return false;
@@ -109,7 +155,20 @@ fn reads_in_row(
         let at = index.substitute(dims, &syms, full);
         if let Some(&producer) = inline.get(&source) {
             let pdims = unravel(&at, &i64s(producer, "ranges"), full);
-            if !reads_in_row(producer, &pdims, full, k, outputs, inline) {
+            if !reads_in_row(producer, &pdims, full, k, outputs, inline, follow) {
+                return false;
+            }
+        } else if let (Some(&writer), Some(order)) = (
+            outputs.get(&source),
+            outputs.get(&source).and_then(|&w| order_of(w, follow)),
+        ) {
+            // The writer's row is its first `k` iteration dims.
+            let logical = unravel(&at, &i64s(writer, "ranges"), full);
+            let in_row = !at.has_symbols()
+                && (0..k).all(|p| {
+                    logical[order[p]].drop_unit_dims(full) == IndexExpr::dim(p).drop_unit_dims(full)
+                });
+            if !in_row || ir::op_name(writer) != names::POINTWISE {
                 return false;
             }
         } else if let Some(&writer) = outputs.get(&source) {

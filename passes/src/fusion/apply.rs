@@ -55,6 +55,15 @@ pub fn apply_plan(
     let nodes = scheduler_nodes(block);
     let terminator = *ops.last().ok_or("empty function")?;
     let ctx = ir::context(func);
+    for (node, order) in &plan.loop_orders {
+        let order: Vec<i64> = order.iter().map(|&d| d as i64).collect();
+        let node = *nodes.get(*node).ok_or("a reordered node outside the function")?;
+        ir::set_attr(
+            node,
+            fuselab_dialects::loops::LOOP_ORDER,
+            ir::i64_array_attr(ctx, &order),
+        );
+    }
     for (members, kernel) in plan.groups.iter().zip(&report.kernels) {
         if kernel.extern_kind.is_some() || (keep_single_nodes && members.len() == 1) {
             let op = nodes[members[0]];

@@ -23,6 +23,10 @@ pub struct FusionPlan {
     pub rejections: Vec<Rejection>,
     /// Rounds the strategy ran (Inductor: `fuse_nodes_once` rounds; TVM: its phases).
     pub rounds: usize,
+    /// Pointwise nodes whose loops the strategy reordered (Inductor's loop reordering
+    /// after fusion), each with its order: iteration dim `k` is the node's dim
+    /// `order[k]`. Applying the plan records it as the node's `loop_order`.
+    pub loop_orders: Vec<(usize, Vec<usize>)>,
 }
 
 /// What a strategy decided for one function.

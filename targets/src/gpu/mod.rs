@@ -70,4 +70,9 @@ impl Target for Gpu {
     fn prefers_unfused_bias_add(&self) -> bool {
         true
     }
+
+    /// Inductor reorders loops after fusion on GPUs (`loop_ordering_after_fusion`).
+    fn reorders_loops(&self) -> bool {
+        true
+    }
 }

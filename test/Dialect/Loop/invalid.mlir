@@ -115,3 +115,28 @@ func.func @yield_count(%x: tensor<4xf32>) -> tensor<4xf32> {
   }) {name = "buf0", ranges = array<i64: 4>, origins = []} : () -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// A loop order (set by Inductor's loop reordering) permutes a pointwise node's dims.
+func.func @loop_order_not_a_permutation(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error@+1 {{'loop.pointwise' op 'loop_order' [0, 0] must be a permutation of the 2 dims of a pointwise node}}
+  %0 = "loop.pointwise"() ({
+  ^bb0(%d0: index, %d1: index):
+    %v = "loop.load"(%x) {index = affine_map<(d0, d1) -> (d0 * 8 + d1)>} : (tensor<4x8xf32>) -> f32
+    gpu.yield %v : f32
+  }) {name = "buf0", ranges = array<i64: 4, 8>, origins = [], loop_order = array<i64: 0, 0>} : () -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @loop_order_on_a_reduction(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'loop.reduction' op 'loop_order' [0] must be a permutation of the 1 dims of a pointwise node}}
+  %0 = "loop.reduction"() ({
+  ^bb0(%d0: index, %r0: index):
+    %v = "loop.load"(%x) {index = affine_map<(d0, d1) -> (d0 * 8 + d1)>} : (tensor<4x8xf32>) -> f32
+    gpu.yield %v : f32
+  }) {name = "buf0", ranges = array<i64: 4>, reduction_ranges = array<i64: 8>, kind = "sum", origins = [], loop_order = array<i64: 0>} : () -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

@@ -198,6 +198,7 @@ fn plan(
             })
             .collect(),
         rounds,
+        loop_orders: Vec::new(),
     }
 }
 

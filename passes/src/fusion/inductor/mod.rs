@@ -12,6 +12,7 @@
 //! pair at the second node's location. Inductor realizes buffers before it schedules,
 //! so the strategy prepares its graph with `--inline-pointwise`.
 
+pub mod loop_order;
 pub mod scheduler;
 pub mod score;
 
@@ -54,6 +55,12 @@ pub const INFO: PassInfo = PassInfo {
             default: "false",
             help: "aggressive_fusion: also pair nodes of equal iteration without shared data",
         },
+        PassOption {
+            name: "loop-ordering-after-fusion",
+            kind: OptionKind::Bool,
+            default: "true",
+            help: "a last round that reorders a pointwise node's loops to share data (targets whose Inductor back end reorders: gpu)",
+        },
     ],
     run,
     id: &ID,
@@ -74,6 +81,7 @@ pub fn config_from(options: &PassOptions) -> FusionConfig {
         pairwise_attempts: options.uint("pairwise-attempts") as usize,
         max_rounds: options.uint("max-rounds") as usize,
         aggressive: options.flag("aggressive"),
+        loop_ordering: options.flag("loop-ordering-after-fusion"),
     }
 }
 

@@ -36,7 +36,13 @@ use crate::{
     target::{within_limits, GroupShape, Refusal, Target},
 };
 use rustc_hash::FxHashSet;
-use std::{cell::RefCell, cmp::Ordering, collections::HashMap, rc::Rc};
+use std::{
+    borrow::Cow,
+    cell::RefCell,
+    cmp::Ordering,
+    collections::{BTreeMap, HashMap},
+    rc::Rc,
+};
 
 /// Why a pair was rejected (formatted only when first recorded).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -128,12 +134,17 @@ fn for_common(a: &[u32], b: &[u32], mut f: impl FnMut(u32)) {
 }
 
 struct Scheduler<'g> {
-    graph: &'g SchedGraph,
+    /// The graph; a node reordered by the loop-reordering round is replaced by its
+    /// reordered form (the graph is copied on the first such change).
+    graph: Cow<'g, SchedGraph>,
     config: FusionConfig,
     /// The device asked whether two groups may share a kernel.
     target: &'g dyn Target,
     /// Interned dependencies and their buffer ids.
     deps: Vec<MemoryDep>,
+    dep_ids: HashMap<MemoryDep, DepId>,
+    buf_ids: HashMap<String, BufId>,
+    producer_of: HashMap<String, usize>,
     dep_buffer: Vec<BufId>,
     /// For each buffer id, the node producing it (None for graph inputs).
     producer: Vec<Option<usize>>,
@@ -154,6 +165,10 @@ struct Scheduler<'g> {
     /// While candidates are screened (no fusion happens), the groups reachable from one
     /// group up to a position bound, computed once and used for all its pairs.
     oracle: RefCell<Oracle>,
+    /// In the extra round after the ordinary ones: `can_fuse` may reorder loops.
+    reorder_round: bool,
+    /// The nodes reordered so far, each with its order relative to the input graph.
+    loop_orders: BTreeMap<usize, Vec<usize>>,
 }
 
 /// Descendants of `from` up to position `bound`, marked with `epoch` in `marks`.
@@ -173,72 +188,24 @@ impl<'g> Scheduler<'g> {
                 consumers[p].push(i);
             }
         }
-        let mut dep_ids: HashMap<MemoryDep, DepId> = HashMap::new();
-        let mut buf_ids: HashMap<String, BufId> = HashMap::new();
-        let (mut deps, mut dep_buffer, mut producer, mut buffer_bytes) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let producer_of: HashMap<&str, usize> = graph
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.name.as_str(), i))
-            .collect();
-        let mut intern = |dep: &MemoryDep| -> DepId {
-            if let Some(&id) = dep_ids.get(dep) {
-                return id;
-            }
-            let buf = *buf_ids.entry(dep.buffer.clone()).or_insert_with(|| {
-                producer.push(producer_of.get(dep.buffer.as_str()).copied());
-                buffer_bytes.push(dep.buffer_bytes);
-                (producer.len() - 1) as BufId
-            });
-            let id = deps.len() as DepId;
-            deps.push(dep.clone());
-            dep_buffer.push(buf);
-            dep_ids.insert(dep.clone(), id);
-            id
-        };
-        let mut groups = Vec::with_capacity(n);
-        for (i, node) in graph.nodes.iter().enumerate() {
-            let (numel, rnumel) = node.iteration();
-            let mut reads: Vec<DepId> = node.reads.iter().map(&mut intern).collect();
-            let mut writes: Vec<DepId> = node.writes.iter().map(&mut intern).collect();
-            reads.sort_unstable();
-            reads.dedup();
-            writes.sort_unstable();
-            writes.dedup();
-            groups.push((i, reads, writes, numel, rnumel));
-        }
-        let groups = groups
-            .into_iter()
-            .map(|(i, reads, writes, numel, rnumel)| {
-                let node = &graph.nodes[i];
-                let mut names: Vec<BufId> = writes.iter().map(|&w| dep_buffer[w as usize]).collect();
-                names.sort_unstable();
-                names.dedup();
-                Some(Group {
-                    members: Rc::from([i].as_slice()),
-                    min_order: i,
-                    max_order: i,
-                    reads,
-                    writes,
-                    names,
-                    reduction: (node.kind == NodeKind::Reduction).then_some((numel, rnumel)),
-                    numel,
-                    is_extern: node.kind == NodeKind::Extern,
-                })
-            })
-            .collect();
-        Self {
-            graph,
+        let mut scheduler = Self {
+            graph: Cow::Borrowed(graph),
             config,
             target,
-            deps,
-            dep_buffer,
-            producer,
-            buffer_bytes,
+            deps: Vec::new(),
+            dep_ids: HashMap::new(),
+            buf_ids: HashMap::new(),
+            producer_of: graph
+                .nodes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.name.clone(), i))
+                .collect(),
+            dep_buffer: Vec::new(),
+            producer: Vec::new(),
+            buffer_bytes: Vec::new(),
             group_of: (0..n).collect(),
-            groups,
+            groups: Vec::with_capacity(n),
             consumers,
             rejections: Vec::new(),
             seen_rejections: FxHashSet::default(),
@@ -252,7 +219,29 @@ impl<'g> Scheduler<'g> {
                 marks: vec![0; n],
                 epoch: 0,
             }),
+            reorder_round: false,
+            loop_orders: BTreeMap::new(),
+        };
+        for i in 0..n {
+            let node = &graph.nodes[i];
+            let (numel, rnumel) = node.iteration();
+            let (reads, writes) = scheduler.intern_node(i);
+            let mut names: Vec<BufId> = writes.iter().map(|&w| scheduler.dep_buffer[w as usize]).collect();
+            names.sort_unstable();
+            names.dedup();
+            scheduler.groups.push(Some(Group {
+                members: Rc::from([i].as_slice()),
+                min_order: i,
+                max_order: i,
+                reads,
+                writes,
+                names,
+                reduction: (node.kind == NodeKind::Reduction).then_some((numel, rnumel)),
+                numel,
+                is_extern: node.kind == NodeKind::Extern,
+            }));
         }
+        scheduler
     }
 
     fn group(&self, g: usize) -> &Group {
@@ -479,7 +468,7 @@ impl<'g> Scheduler<'g> {
     /// The target's legality (Inductor's `backend.can_fuse`: for the SIMD back ends
     /// the iteration-space rules of codegen/simd.py) and its input limit.
     fn backend_can_fuse(&mut self, g1: usize, g2: usize) -> bool {
-        let shape = |g: &Group| GroupShape::of(self.graph, &g.members, g.numel, g.reduction);
+        let shape = |g: &Group| GroupShape::of(&self.graph, &g.members, g.numel, g.reduction);
         let (a, b) = (shape(self.group(g1)), shape(self.group(g2)));
         let mut verdict = self.target.can_fuse(&a, &b);
         let limits = self.target.limits();
@@ -524,7 +513,12 @@ impl<'g> Scheduler<'g> {
         if self.reaches(g2, g1, false) {
             return self.reject(g1, g2, Reason::Fixed("node1 must go before node2"));
         }
-        let shared = self.shared_bytes(g1, g2);
+        let mut shared = self.shared_bytes(g1, g2);
+        if self.reorder_round && shared < self.config.score_threshold {
+            if let Some(after) = self.shared_after_reordering(g1, g2) {
+                shared = after;
+            }
+        }
         let (r1, r2) = (
             self.group(g1).reduction.is_some(),
             self.group(g2).reduction.is_some(),
@@ -745,6 +739,12 @@ impl<'g> Scheduler<'g> {
         // Report rejections in node order (pairs are screened grouped by first node).
         self.rejections
             .sort_by(|a, b| (&a.0[..], &a.1[..]).cmp(&(&b.0[..], &b.1[..])));
+        // A reordered node keeps its order where it shares a kernel; alone, the order
+        // it iterates in changes nothing the plan decides.
+        let loop_orders: Vec<(usize, Vec<usize>)> = std::mem::take(&mut self.loop_orders)
+            .into_iter()
+            .filter(|(m, _)| self.group(self.group_of[*m]).members.len() > 1)
+            .collect();
         let name = |m: &usize| self.graph.nodes[*m].name.clone();
         FusionPlan {
             groups: self
@@ -762,6 +762,7 @@ impl<'g> Scheduler<'g> {
                 })
                 .collect(),
             rounds,
+            loop_orders,
         }
     }
 }
@@ -780,8 +781,15 @@ pub fn plan_fusion(graph: &SchedGraph, config: FusionConfig, target: &dyn Target
             break;
         }
     }
+    // fuse_nodes: one more round in which loops may be reordered to create shared data.
+    if scheduler.config.loop_ordering && target.reorders_loops() && order.len() > 1 {
+        scheduler.reorder_round = true;
+        scheduler.fuse_nodes_once(&order);
+        rounds += 1;
+    }
     scheduler.finish(rounds)
 }
 
+mod deps;
 #[cfg(test)]
 mod tests;

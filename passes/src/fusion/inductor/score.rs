@@ -14,6 +14,10 @@ pub struct FusionConfig {
     pub max_rounds: usize,
     /// `aggressive_fusion`.
     pub aggressive: bool,
+    /// `loop_ordering_after_fusion` (on by default since torch 2.6 outside fbcode): an
+    /// extra round in which a pointwise node's loops may be reordered to share data,
+    /// on targets where Inductor does it ([`crate::target::Target::reorders_loops`]).
+    pub loop_ordering: bool,
 }
 
 impl Default for FusionConfig {
@@ -24,6 +28,7 @@ impl Default for FusionConfig {
             pairwise_attempts: 64,
             max_rounds: 10,
             aggressive: false,
+            loop_ordering: true,
         }
     }
 }

@@ -157,6 +157,7 @@ pub fn decide(
             groups,
             rejections,
             rounds: 3,
+            loop_orders: Vec::new(),
         },
         kernel_names: Some(names),
         keep_single_nodes: true,

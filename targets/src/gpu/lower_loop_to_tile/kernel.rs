@@ -10,7 +10,10 @@ use fuselab_dialects::{
     build::{CmpI, Open},
     loops::index::contiguous_index,
 };
+use loop_order::order_ranges;
 use mlir_sys::MlirAffineExpr;
+
+mod loop_order;
 
 /// A value in a kernel body: a scalar or a block of `shape` ([XBLOCK or 1, RBLOCK or 1]).
 #[derive(Clone, Copy, Debug)]
@@ -393,13 +396,13 @@ impl Lowering {
     ) -> Result<(), TileError> {
         let loc = ir::location(run[0]);
         self.b.at(loc);
-        let prefix: Vec<i64> = i64s(run[0], "ranges")[..k].to_vec();
+        let prefix: Vec<i64> = order_ranges(run[0])[..k].to_vec();
         let xnumel: i64 = prefix.iter().product();
         let inner = |m: MlirOperation| -> i64 {
             if ir::op_name(m) == names::REDUCTION {
                 i64s(m, "reduction_ranges").iter().product()
             } else {
-                i64s(m, "ranges")[k..].iter().product()
+                order_ranges(m)[k..].iter().product()
             }
         };
         let rnumel = run.iter().map(|&m| inner(m)).max().unwrap_or(1);
@@ -618,7 +621,9 @@ impl Lowering {
         (open.args[0], open.args[1..].to_vec(), true)
     }
 
-    /// A pointwise member: its row positions in RBLOCK chunks, stored at `x * R + r`.
+    /// A pointwise member: its row positions in RBLOCK chunks, stored at `x * R + r` —
+    /// or, for a member iterating in its `loop_order`, at the row-major index of its
+    /// own dims (a strided store; Inductor's reordered node writes the same way).
     fn pointwise(
         &mut self,
         k: &mut Kernel,
@@ -627,7 +632,7 @@ impl Lowering {
         extent: i64,
         out: &Buf,
     ) -> Result<(), TileError> {
-        let ranges = i64s(m, "ranges");
+        let ranges = order_ranges(m);
         let inner_ranges = &ranges[rows.len()..];
         let x = V::B(k.x, [k.xb, 1]);
         if extent == 1 && inner_ranges.iter().all(|&r| r == 1) {
@@ -636,8 +641,9 @@ impl Lowering {
             for _ in inner_ranges {
                 coords.push(self.index(0));
             }
+            let (coords, offset) = self.logical(m, coords, x);
             let v = self.eval(k, m, &coords)?;
-            self.store(k, out, x, v, k.mask);
+            self.store(k, out, offset, v, k.mask);
             return Ok(());
         }
         let (r0, _, looped) = self.open_chunks(k, extent, &[]);
@@ -645,11 +651,12 @@ impl Lowering {
         k.mask = mask;
         let mut coords = rows.to_vec();
         coords.extend(inner);
+        let re = self.index(extent);
+        let base = self.iop("arith.muli", x, re);
+        let in_order = self.iop("arith.addi", base, r);
+        let (coords, offset) = self.logical(m, coords, in_order);
         let result = self.eval(k, m, &coords);
         let stored = result.map(|v| {
-            let re = self.index(extent);
-            let base = self.iop("arith.muli", x, re);
-            let offset = self.iop("arith.addi", base, r);
             self.store(k, out, offset, v, mask);
         });
         if looped {

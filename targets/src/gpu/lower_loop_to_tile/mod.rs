@@ -11,7 +11,8 @@
 //! - a `loop.kernel`'s pointwise members that never leave it are recomputed where they
 //!   are read (kept in registers, never stored); the others share one kernel when every
 //!   read of another member's buffer stays in the reader's row
-//!   ([`shared_row_prefix`]) — a program then owns `XBLOCK` rows; otherwise, and across
+//!   ([`shared_row_prefix_in_loop_order`]: a member reordered by the fusion
+//!   iterates in its `loop_order`) — a program then owns `XBLOCK` rows; otherwise, and across
 //!   externs and views, each gets a kernel of its own (a launch boundary is the only
 //!   grid-wide synchronisation);
 //! - rows are the shared leading ranges (x), the rest of a member is its inner extent
@@ -45,7 +46,7 @@ use fuselab_dialects::{
     types::{DType, TensorType},
 };
 use fuselab_passes::{
-    analysis::rows::{kernel_members, produced_by_node, shared_row_prefix},
+    analysis::rows::{kernel_members, produced_by_node, shared_row_prefix_in_loop_order},
     registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption},
 };
 use melior::ir::{operation::OperationLike as _, OperationRef};
@@ -442,7 +443,7 @@ impl Lowering {
         if run.is_empty() {
             return Ok(());
         }
-        let k = shared_row_prefix(run, &self.inline);
+        let k = shared_row_prefix_in_loop_order(run, &self.inline);
         let per_row = run
             .iter()
             .all(|&m| ir::op_name(m) != names::REDUCTION || i64s(m, "ranges").len() == k);
