@@ -60,20 +60,23 @@ irdl.dialect @loop {
 
   // An extern kernel (matmul, convolution): a fusion barrier, inputs realized in memory,
   // output a real buffer (Inductor's ExternKernel). Operands: the two matrices (or the
-  // convolution input and weight) and an optional bias. Further attributes (stride,
+  // convolution input and weight) and an optional bias; a `concat` (Inductor's
+  // ConcatKernel, `dim` attribute) takes two or more mm results that are written into
+  // its slices. The verifier checks each kind's arity. Further attributes (stride,
   // padding, ...) ride along as discardable attributes.
   irdl.operation @extern {
     %name = irdl.base "#builtin.string"
     %k_mm = irdl.is "mm"
     %k_bmm = irdl.is "bmm"
     %k_conv = irdl.is "convolution"
-    %kind = irdl.any_of(%k_mm, %k_bmm, %k_conv)
+    %k_cat = irdl.is "concat"
+    %kind = irdl.any_of(%k_mm, %k_bmm, %k_conv, %k_cat)
     %origins = irdl.base "#builtin.array"
     irdl.attributes { "name" = %name, "kind" = %kind, "origins" = %origins }
     %input = irdl.base "!builtin.tensor"
     %other = irdl.base "!builtin.tensor"
-    %bias = irdl.base "!builtin.tensor"
-    irdl.operands(input: %input, other: %other, bias: optional %bias)
+    %more = irdl.base "!builtin.tensor"
+    irdl.operands(input: %input, other: %other, more: variadic %more)
     %r = irdl.base "!builtin.tensor"
     irdl.results(result: %r)
   }

@@ -561,6 +561,20 @@ pub fn extern_result(op: MlirOperation, buffers: &[Tensor]) -> Result<Tensor, Ex
             let params = ConvParams::of(op, operands[0].rank() - 2);
             convolution(&params, &operands[0], &operands[1], operands.get(2), &out)
         }
+        "concat" => {
+            let (dim, starts) = fuselab_dialects::loops::concat_slices(op)
+                .ok_or_else(|| ExecError::at(op, "concat without a valid 'dim'"))?;
+            let mut data = vec![0.0; out.numel() as usize];
+            for (part, start) in operands.iter().zip(starts) {
+                crate::tensor::for_each_index(&part.shape, |idx| {
+                    let mut at = idx.to_vec();
+                    at[dim] += start;
+                    data[crate::tensor::flat_index(&out.shape, &at)] =
+                        part.data[crate::tensor::flat_index(&part.shape, idx)];
+                });
+            }
+            Tensor::new(out.shape.clone(), out.dtype, data)
+        }
         other => {
             return Err(ExecError::at(
                 op,

@@ -125,13 +125,20 @@ class Bundle:
         ]
         # The library kernel's own result shape: its buffer may be an output of another
         # shape (a returned reshape of it).
-        out = self.flat[args[-1]].view(s.get("out_shape") or self.shape(args[-1]))
+        # An mm written into its slice of a concatenation (Inductor's NonOwningLayout):
+        # its output is a strided view of the concatenation's buffer.
+        if s.get("out_view"):
+            out = view_of(self.flat[args[-1]], s["out_view"], None)
+        else:
+            out = self.flat[args[-1]].view(s.get("out_shape") or self.shape(args[-1]))
         kind = s["kind"]
         if kind in ("mm", "bmm") and len(ins) > 2:
             # The folded bias in the GEMM's epilogue (beta = 1), as Inductor's
             # extern_kernels.addmm / baddbmm.
             fold = torch.addmm if ins[0].dim() == 2 else torch.baddbmm
             fold(ins[2], ins[0], ins[1], out=out)
+        elif kind == "mm" and s.get("out_view"):
+            torch.mm(ins[0], ins[1], out=out)
         elif kind in ("mm", "bmm"):
             torch.matmul(ins[0], ins[1], out=out)
         elif kind == "convolution":

@@ -2,7 +2,9 @@
 //! and a structural verifier for what IRDL cannot check (index arity, ranges vs types).
 
 pub mod body;
+mod concat;
 pub mod index;
+pub use concat::{concat_slices, is_concat, written_into_concat};
 
 use crate::{
     attrs,
@@ -158,11 +160,14 @@ pub enum ExternKind {
     Bmm,
     /// Convolution.
     Convolution,
+    /// Concatenation along `dim` of mm results that are written straight into their
+    /// slices of its result (Inductor's `ConcatKernel`: no kernel of its own).
+    Concat,
 }
 
 impl ExternKind {
     /// All kinds.
-    pub const ALL: &'static [ExternKind] = &[Self::Mm, Self::Bmm, Self::Convolution];
+    pub const ALL: &'static [ExternKind] = &[Self::Mm, Self::Bmm, Self::Convolution, Self::Concat];
 
     /// The `kind` attribute value.
     pub const fn as_str(self) -> &'static str {
@@ -170,6 +175,7 @@ impl ExternKind {
             Self::Mm => "mm",
             Self::Bmm => "bmm",
             Self::Convolution => "convolution",
+            Self::Concat => "concat",
         }
     }
 
@@ -639,10 +645,16 @@ fn check_loop_op(node: &LoopOp) -> Result<(), String> {
             }
             Ok(())
         }
-        LoopOpKind::Extern => node
-            .extern_kind()
-            .map(|_| ())
-            .ok_or_else(|| "requires an extern 'kind'".into()),
+        LoopOpKind::Extern => match node.extern_kind() {
+            None => Err("requires an extern 'kind'".into()),
+            Some(ExternKind::Concat) => concat::check_concat(op.to_raw()),
+            Some(kind) if op.operand_count() > 3 => Err(format!(
+                "a '{}' extern takes two operands and an optional bias, got {}",
+                kind.as_str(),
+                op.operand_count()
+            )),
+            Some(_) => Ok(()),
+        },
         LoopOpKind::View => {
             use melior::ir::ValueLike;
             let layout = node

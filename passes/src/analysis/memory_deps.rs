@@ -118,6 +118,9 @@ pub struct SchedNode {
     pub producers: Vec<usize>,
     /// Whether the function returns its buffer.
     pub is_output: bool,
+    /// A node that launches nothing and moves no data: a `concat` extern, whose inputs
+    /// were written into its slices (Inductor's ConcatKernel, a NopKernel).
+    pub nop: bool,
 }
 
 impl SchedNode {
@@ -350,6 +353,7 @@ pub fn analyze(func: MlirOperation) -> Result<SchedGraph, String> {
             out_bytes: out.size_bytes(),
             producers,
             is_output: returned.contains(&(result.ptr as usize)),
+            nop: fuselab_dialects::loops::is_concat(op),
         };
         // A node a fusion reordered is seen in the order it iterates.
         let order = fuselab_dialects::loops::loop_order(op).filter(|order| {

@@ -28,6 +28,8 @@ pub struct KernelReport {
     pub bytes_read: u64,
     /// Bytes written to memory.
     pub bytes_written: u64,
+    /// Launches: 1, or 0 for a concat the library kernels wrote into.
+    pub launches: u64,
     /// Members whose buffer never leaves the kernel.
     pub kernel_local: Vec<String>,
     /// `Some(kind)` for a library kernel (mm, bmm, convolution).
@@ -122,13 +124,16 @@ impl FunctionReport {
                 counter += 1;
                 format!("fused_{}_{}", origins.join("_"), counter - 1)
             };
+            // A concat the mms wrote into: no launch, no traffic of its own.
+            let nop = is_extern && first.nop;
             kernels.push(KernelReport {
                 name,
                 members: members.iter().map(|&m| graph.nodes[m].name.clone()).collect(),
                 origins,
                 iteration,
-                bytes_read: read.iter().map(|(_, b)| b).sum(),
-                bytes_written: written,
+                bytes_read: if nop { 0 } else { read.iter().map(|(_, b)| b).sum() },
+                bytes_written: if nop { 0 } else { written },
+                launches: u64::from(!nop),
                 kernel_local: if is_extern { Vec::new() } else { kernel_local },
                 extern_kind: is_extern.then(|| first.origins.first().cloned().unwrap_or_default()),
             });
@@ -164,7 +169,7 @@ impl FunctionReport {
                     "bytes_read": k.bytes_read,
                     "bytes_written": k.bytes_written,
                     "kernel_local": k.kernel_local,
-                    "launches": 1,
+                    "launches": k.launches,
                 })
             })
             .collect();
@@ -180,7 +185,7 @@ impl FunctionReport {
             "totals": {
                 "kernels": self.generated_kernels(),
                 "extern_kernels": self.kernels.len() - self.generated_kernels(),
-                "launches": self.kernels.len(),
+                "launches": self.kernels.iter().map(|k| k.launches).sum::<u64>(),
                 "bytes_read": read,
                 "bytes_written": written,
                 "bytes_total": read + written,

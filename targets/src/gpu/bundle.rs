@@ -193,6 +193,10 @@ fn plan(func: MlirOperation) -> Result<Plan, String> {
                     if !shape.is_empty() {
                         ints.push(("out_shape".to_string(), shape));
                     }
+                    let out_view = ir::i64s(op, "fuselab.out_view");
+                    if !out_view.is_empty() {
+                        ints.push(("out_view".to_string(), out_view));
+                    }
                     steps.push(Step::Extern {
                         kind,
                         args,

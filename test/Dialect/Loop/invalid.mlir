@@ -140,3 +140,31 @@ func.func @loop_order_on_a_reduction(%x: tensor<4x8xf32>) -> tensor<4xf32> {
   }) {name = "buf0", ranges = array<i64: 4>, reduction_ranges = array<i64: 8>, kind = "sum", origins = [], loop_order = array<i64: 0>} : () -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// A concat extern takes mm results that only it reads (they are written into its slices).
+func.func @concat_of_an_input(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<4x16xf32> {
+  %0 = "loop.extern"(%x, %w) {kind = "mm", name = "buf0", origins = []} : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  // expected-error@+1 {{'loop.extern' op concat operand #1 must be the result of an mm extern (no bias) that only this concat reads}}
+  %1 = "loop.extern"(%0, %x) {kind = "concat", dim = 1 : i64, name = "buf1", origins = []} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x16xf32>
+  return %1 : tensor<4x16xf32>
+}
+
+// -----
+
+func.func @concat_sizes(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<4x12xf32> {
+  %0 = "loop.extern"(%x, %w) {kind = "mm", name = "buf0", origins = []} : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %1 = "loop.extern"(%x, %w) {kind = "mm", name = "buf1", origins = []} : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  // expected-error@+1 {{'loop.extern' op concat operands add up to 16 along dim 1, the result has 12}}
+  %2 = "loop.extern"(%0, %1) {kind = "concat", dim = 1 : i64, name = "buf2", origins = []} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x12xf32>
+  return %2 : tensor<4x12xf32>
+}
+
+// -----
+
+func.func @mm_with_four_operands(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  // expected-error@+1 {{'loop.extern' op a 'mm' extern takes two operands and an optional bias, got 4}}
+  %0 = "loop.extern"(%x, %w, %b, %b) {kind = "mm", name = "buf0", origins = []} : (tensor<4x8xf32>, tensor<8x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}

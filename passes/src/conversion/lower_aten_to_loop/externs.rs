@@ -1,5 +1,5 @@
-//! Matmul-like aten ops as `loop.extern` nodes (library kernels), and the fold of a
-//! bias add into the extern.
+//! Matmul-like aten ops as `loop.extern` nodes (library kernels), the fold of a bias
+//! add into the extern, and concatenations of their results as `concat` externs.
 
 use super::*;
 
@@ -114,6 +114,76 @@ impl Lowering {
         }
         users.len() == 1
             && ir::defining_op(via).is_some_and(|v| v.ptr == users[0].ptr && ir::users(via).len() == 1)
+    }
+
+    /// Inductor's cat lowering (torch/_inductor/lowering.py `cat`) for inputs that are
+    /// all mm results: none `should_lower_cat_input` (an mm's output layout is flexible,
+    /// `ConcatKernel.can_realize_into_without_copy`), so neither the pointwise-use nor
+    /// the horizontal `pointwise_cat` applies, and `ConcatKernel.create` realizes each
+    /// mm into its slice (`NonOwningLayout`: `extern_kernels.mm(..., out=reinterpret_tensor
+    /// (buf, ...))`) — no kernel, no copy, on the GPU and the CPU alike (measured with
+    /// torch 2.11, tools/fidelity programs cat_mm*). fuselab: a `concat` extern over the
+    /// mm results (a nested one, the importer's left fold of an n-way cat, is merged),
+    /// when each mm has no bias and no other reader (Inductor's other readers would read
+    /// the slice). A bmm's result is copied (its layout is fixed: measured, cat_bmm).
+    /// Returns whether it lowered `op`.
+    pub(super) fn lower_concat(
+        &mut self,
+        op: MlirOperation,
+        aten: &AtenOp,
+        operands: &[Access],
+        out: &TensorType,
+        origin: &str,
+    ) -> Result<bool, String> {
+        let d = wrap(aten.dim().ok_or("missing dim")?, out.rank());
+        let mut parts = Vec::new();
+        let mut merged = Vec::new();
+        for access in operands {
+            let Access::Buffer {
+                base, shape, index, ..
+            } = access
+            else {
+                return Ok(false);
+            };
+            let whole = ir::tensor_type(*base).is_some_and(|t| t.shape == *shape)
+                && *index == contiguous_index(shape);
+            let users = ir::users(*base);
+            let Some(producer) =
+                ir::defining_op(*base).filter(|_| whole && users.len() == 1 && users[0].ptr == op.ptr)
+            else {
+                return Ok(false);
+            };
+            let kind = ir::attr(producer, "kind").and_then(fuselab_dialects::attrs::string_raw);
+            match kind.as_deref() {
+                Some("mm") if ir::op_name(producer) == names::EXTERN && ir::operands(producer).len() == 2 => {
+                    parts.push(*base)
+                }
+                Some("concat")
+                    if ir::op_name(producer) == names::EXTERN
+                        && ir::integer(producer, "dim") == Some(d as i64) =>
+                {
+                    parts.extend(ir::operands(producer));
+                    merged.push(producer);
+                }
+                _ => return Ok(false),
+            }
+        }
+        let ctx = ir::context(op);
+        let name = self.new_name();
+        let attrs = [
+            ("name", ir::string_attr(ctx, &name)),
+            ("kind", ir::string_attr(ctx, "concat")),
+            ("dim", ir::i64_attr(ctx, d as i64)),
+            ("origins", ir::string_array_attr(ctx, &[origin.to_string()])),
+            (EAGER_ID_ATTR, ir::i64_attr(ctx, self.eager_id)),
+        ];
+        let ty = ir::parse_type(ctx, &out.to_string()).ok_or("unprintable result type")?;
+        let node = ir::create(names::EXTERN, ir::location(op), &parts, &[ty], &attrs, Vec::new());
+        ir::insert_before(op, node);
+        self.merged_concats.extend(merged);
+        let value = self.record_buffer(ir::result(node, 0), out);
+        ir::replace_uses(ir::result(op, 0), value);
+        Ok(true)
     }
 
     pub(super) fn lower_extern(

@@ -8,7 +8,8 @@
 //! - views (view, reshape, permute, transpose, expand, unsqueeze, squeeze, slice,
 //!   select) produce no node: they remap the index of every later read (Inductor's
 //!   View / ReinterpretView); a view that is a graph output is materialized by a copy;
-//! - `cat` is a pointwise select between two reads, `gather` an indirect read;
+//! - `cat` is a pointwise select between two reads, `gather` an indirect read; a cat of
+//!   mm results is a `concat` extern the mms write into (Inductor's ConcatKernel);
 //! - `mm`, `bmm`, `convolution` become `loop.extern` (ExternKernel: a fusion barrier).
 //!   An operand that is a strided view is passed as base buffer plus `operand_views`
 //!   (offset, sizes, strides); one that is not strided is first copied.
@@ -72,6 +73,12 @@ pub const INFO: PassInfo = PassInfo {
             kind: OptionKind::Bool,
             default: "true",
             help: "Inductor's config.pattern_matcher: fold mm + bias into one addmm extern by the post-grad rule (false: only linear/addmm stay one extern)",
+        },
+        PassOption {
+            name: "concat-kernels",
+            kind: OptionKind::Bool,
+            default: "true",
+            help: "Inductor's ConcatKernel: a cat of mm results is a concat extern the mms write into, no kernel (false: a pointwise cat copies them)",
         },
     ],
     run,
@@ -151,6 +158,11 @@ struct Lowering {
     /// The target leaves a bias consumed by pointwise ops out of the matmul
     /// (`Target::prefers_unfused_bias_add`).
     prefer_unfused_bias: bool,
+    /// A cat of mm results becomes a `concat` extern they write into (Inductor's
+    /// ConcatKernel with `NonOwningLayout` inputs).
+    concat_kernels: bool,
+    /// Concat externs merged into a larger one, erased with the aten ops.
+    merged_concats: Vec<MlirOperation>,
 }
 
 type Lowered = Result<(), String>;
@@ -370,6 +382,7 @@ impl Lowering {
                 let value = self.lower_extern(op, &aten, &operands, &out, &origin)?;
                 ir::replace_uses(result, value);
             }
+            Cat if self.concat_kernels && self.lower_concat(op, &aten, &operands, &out, &origin)? => {}
             Cat => {
                 let d = wrap(aten.dim().ok_or("missing dim")?, out.rank());
                 let (a, b) = (operands[0].clone(), operands[1].clone());
@@ -527,6 +540,8 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
         materialize_views: cx.options.flag("materialize-views"),
         pattern_matcher: cx.options.flag("pattern-matcher"),
         prefer_unfused_bias: cx.target().prefers_unfused_bias_add(),
+        concat_kernels: cx.options.flag("concat-kernels"),
+        merged_concats: Vec::new(),
     };
     for arg in ir::block_arguments(body) {
         if let Some(t) = ir::tensor_type(arg) {
@@ -624,6 +639,9 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
             }
             ir::erase(op);
         }
+    }
+    for op in std::mem::take(&mut lowering.merged_concats) {
+        ir::erase(op);
     }
     ir::set_attr(func, UNFUSED_ATTR, ir::i64_array_attr(ir::context(func), &cost));
     Ok(())

@@ -119,15 +119,16 @@ impl Strategy for Ascend {
         &INFO
     }
 
-    /// GE's graph has one node per reshape/transpose.
+    /// GE's graph has one node per reshape/transpose; its concat is a node of its own
+    /// (GE's concat fusion switch decides), not Inductor's ConcatKernel.
     fn lowering_options(&self) -> &'static str {
-        "materialize-views=true"
+        "materialize-views=true concat-kernels=false"
     }
 
     fn variants(&self) -> &'static [Variant] {
         &[Variant {
             name: "ascend-mindspore",
-            lowering_options: "materialize-views=true",
+            lowering_options: "materialize-views=true concat-kernels=false",
             pass_options: "mode=mindspore",
         }]
     }

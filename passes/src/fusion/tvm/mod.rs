@@ -184,15 +184,16 @@ impl Strategy for Tvm {
         &INFO
     }
 
-    /// Relax's graph has one binding per reshape/permute.
+    /// Relax's graph has one binding per reshape/permute; its concatenate is an
+    /// injective op like any other (no ConcatKernel).
     fn lowering_options(&self) -> &'static str {
-        "materialize-views=true"
+        "materialize-views=true concat-kernels=false"
     }
 
     fn variants(&self) -> &'static [Variant] {
         &[Variant {
             name: "tvm-folded",
-            lowering_options: "",
+            lowering_options: "concat-kernels=false",
             pass_options: "",
         }]
     }

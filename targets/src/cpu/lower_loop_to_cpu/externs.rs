@@ -8,6 +8,12 @@ impl Gen {
     /// `mm` / `bmm` (with operand views and an optional bias) as `fuselab_sgemm` calls;
     /// `convolution` goes to [`Gen::convolution`].
     pub(super) fn matmul(&mut self, op: MlirOperation) -> Result<(), CodegenError> {
+        if let Some((concat, offset, ld)) = self.concat_slice(op)? {
+            if concat.ty.dtype == DType::F32 {
+                // Straight into its slice of the concatenation (Inductor's NonOwningLayout).
+                return self.matmul_into(op, &concat, offset, ld);
+            }
+        }
         let out = self.result_buffer(op)?;
         let operands = ir::operands(op);
         let views: Vec<Vec<i64>> = fuselab_dialects::loops::operand_views(op);
@@ -113,6 +119,136 @@ impl Gen {
         self.close_loops(ivs.len());
         self.finish_extern(op, &target, out);
         Ok(())
+    }
+
+    /// For an mm whose one reader is a `concat` extern it is written into: the concat's
+    /// buffer (made now, kept for the concat), where the mm's slice starts and its row
+    /// stride there.
+    fn concat_slice(&mut self, op: MlirOperation) -> Result<Option<(Buf, i64, i64)>, CodegenError> {
+        let result = ir::result(op, 0);
+        let users = ir::users(result);
+        let Some(&concat) = users
+            .first()
+            .filter(|&&c| fuselab_dialects::loops::written_into_concat(result, c))
+        else {
+            return Ok(None);
+        };
+        let (dim, starts) = fuselab_dialects::loops::concat_slices(concat)
+            .ok_or_else(|| err(concat, "concat without a valid 'dim'"))?;
+        let part = ir::operands(concat)
+            .iter()
+            .position(|v| v.ptr == result.ptr)
+            .ok_or_else(|| err(concat, "mm result not among the concat's operands"))?;
+        let key = ir::result(concat, 0).ptr as usize;
+        let buf = match self.bufs.get(&key) {
+            Some(b) => b.clone(),
+            None => {
+                let b = self.result_buffer(concat)?;
+                self.bufs.insert(key, b.clone());
+                b
+            }
+        };
+        let cols = buf.ty.shape[1];
+        let offset = if dim == 0 {
+            starts[part] * cols
+        } else {
+            starts[part]
+        };
+        Ok(Some((buf, offset, cols)))
+    }
+
+    /// `C = A B` (f32, no bias) with `C` at `offset` in `concat`, rows `ld` apart.
+    fn matmul_into(
+        &mut self,
+        op: MlirOperation,
+        concat: &Buf,
+        offset: i64,
+        ld: i64,
+    ) -> Result<(), CodegenError> {
+        let operands = ir::operands(op);
+        let views: Vec<Vec<i64>> = fuselab_dialects::loops::operand_views(op);
+        let (a, b) = (self.buffer(op, operands[0])?, self.buffer(op, operands[1])?);
+        let shape = ir::tensor_type(ir::result(op, 0))
+            .ok_or_else(|| err(op, "result is not a supported tensor"))?
+            .shape;
+        let (m, n) = (shape[0], shape[1]);
+        let k = match views.first().filter(|v| !v.is_empty()) {
+            Some(v) => v[(v.len() - 1) / 2],
+            None => *a.ty.shape.last().unwrap_or(&1),
+        };
+        let layout = |view: Option<&Vec<i64>>, logical: Vec<i64>| -> (i64, Vec<i64>) {
+            match view.filter(|v| !v.is_empty()) {
+                Some(v) => (v[0], v[(v.len() - 1) / 2 + 1..].to_vec()),
+                None => (0, contiguous_strides(&logical)),
+            }
+        };
+        let (ao, astr) = layout(views.first(), vec![m, k]);
+        let (bo, bstr) = layout(views.get(1), vec![k, n]);
+        self.uses_sgemm = true;
+        let (pa, pb, pc) = (self.pointer(&a), self.pointer(&b), self.pointer(concat));
+        let addr_a = self.address(pa, None, 0, ao);
+        let addr_b = self.address(pb, None, 0, bo);
+        let addr_c = self.address(pc, None, 0, offset);
+        self.call_sgemm(
+            [m, n, k],
+            (addr_a, astr[0], astr[1]),
+            (addr_b, bstr[0], bstr[1]),
+            0.0,
+            (addr_c, ld, 1),
+        );
+        self.bufs.insert(ir::result(op, 0).ptr as usize, concat.clone());
+        Ok(())
+    }
+
+    /// A `concat` extern: its mm operands wrote into its buffer already
+    /// ([`Gen::matmul_into`]); an operand computed elsewhere (a half-precision mm) is
+    /// copied into its slice.
+    pub(super) fn concat(&mut self, op: MlirOperation) -> Result<(), CodegenError> {
+        let key = ir::result(op, 0).ptr as usize;
+        let buf = match self.bufs.get(&key) {
+            Some(b) => b.clone(),
+            None => self.result_buffer(op)?,
+        };
+        let (dim, starts) = fuselab_dialects::loops::concat_slices(op)
+            .ok_or_else(|| err(op, "concat without a valid 'dim'"))?;
+        let strides = contiguous_strides(&buf.ty.shape);
+        for (v, start) in ir::operands(op).into_iter().zip(starts) {
+            let part = self.buffer(op, v)?;
+            if part.id == buf.id {
+                continue;
+            }
+            let mut at = vec![0; buf.ty.rank()];
+            at[dim] = start;
+            let offset: i64 = at.iter().zip(&strides).map(|(a, s)| a * s).sum();
+            let mut layout = vec![offset];
+            layout.extend(&part.ty.shape);
+            layout.extend(&strides);
+            self.copy_into_view(&part, &layout, &buf);
+        }
+        self.bufs.insert(key, buf);
+        Ok(())
+    }
+
+    /// Copies the contiguous buffer `src` into the strided view `layout` (`[offset,
+    /// sizes..., strides...]`) of `dst` (the reverse of [`Gen::copy_strided`]).
+    fn copy_into_view(&mut self, src: &Buf, layout: &[i64], dst: &Buf) {
+        let rank = (layout.len() - 1) / 2;
+        let (offset, sizes, strides) = (layout[0], layout[1..=rank].to_vec(), layout[rank + 1..].to_vec());
+        let ivs = self.open_loops(&sizes);
+        let ctx = self.b.context();
+        let expr = strides
+            .iter()
+            .enumerate()
+            .fold(Affine::constant(ctx, offset), |e, (d, &s)| {
+                e + Affine::dim(ctx, d) * s
+            });
+        let at = self.b.apply_expr(expr, &ivs, &[]);
+        let flat = self.flat_index(&ivs, &sizes);
+        let s = self.val(src);
+        let v = self.b.load(s, flat);
+        let d = self.val(dst);
+        self.b.store(v, d, at);
+        self.close_loops(rank);
     }
 
     /// The operands and the result buffer an extern computes with, all f32: an f32

@@ -9,6 +9,7 @@ impl Gen {
         for &op in ops {
             match ir::op_name(op).as_str() {
                 names::POINTWISE | names::REDUCTION => self.step(&[op])?,
+                names::EXTERN if fuselab_dialects::loops::is_concat(op) => self.concat(op)?,
                 names::EXTERN => self.matmul(op)?,
                 names::VIEW => self.view_copy(op)?,
                 other => {

@@ -459,6 +459,47 @@ impl Lowering {
         self.tile_kernel(label, run, k)
     }
 
+    /// For an mm whose one reader is a `concat` extern it is written into (Inductor's
+    /// `NonOwningLayout`): the concat's buffer and the mm's view of it (`[offset, sizes,
+    /// strides]`).
+    fn concat_slice_of(&mut self, op: MlirOperation) -> Result<Option<(Buf, Vec<i64>)>, TileError> {
+        let result = ir::result(op, 0);
+        let users = ir::users(result);
+        let Some(&concat) = users
+            .first()
+            .filter(|&&c| fuselab_dialects::loops::written_into_concat(result, c))
+        else {
+            return Ok(None);
+        };
+        let (dim, starts) = fuselab_dialects::loops::concat_slices(concat)
+            .ok_or_else(|| err(concat, "concat without a valid 'dim'"))?;
+        let part = ir::operands(concat)
+            .iter()
+            .position(|v| v.ptr == result.ptr)
+            .ok_or_else(|| err(concat, "mm result not among the concat's operands"))?;
+        let buf = self.concat_buffer(concat)?;
+        let shape = ir::tensor_type(result)
+            .ok_or_else(|| err(op, "result is not a supported tensor"))?
+            .shape;
+        let strides = fuselab_dialects::types::contiguous_strides(&buf.ty.shape);
+        let offset = starts[part] * strides[dim];
+        let mut view = vec![offset];
+        view.extend(&shape);
+        view.extend(&strides);
+        Ok(Some((buf, view)))
+    }
+
+    /// The buffer of `concat`, made on first use (by the first mm written into it).
+    fn concat_buffer(&mut self, concat: MlirOperation) -> Result<Buf, TileError> {
+        let key = ir::result(concat, 0).ptr as usize;
+        if let Some(b) = self.bufs.get(&key) {
+            return Ok(b.clone());
+        }
+        let b = self.result_buffer(concat)?;
+        self.bufs.insert(key, b.clone());
+        Ok(b)
+    }
+
     /// A fresh kernel symbol `<function>_<label>`.
     pub(super) fn symbol(&mut self, label: &str) -> String {
         let clean = crate::symbol_part(label);
@@ -484,7 +525,17 @@ impl Lowering {
     /// A library kernel: `tile.extern` over its operands' buffers and its result's,
     /// with the loop op's attributes (kind, views, stride, padding, ...).
     fn external(&mut self, op: MlirOperation) -> Result<(), TileError> {
-        let out = self.result_buffer(op)?;
+        if fuselab_dialects::loops::is_concat(op) {
+            // Its mms wrote into its buffer (`concat_slice_of`): nothing left to do.
+            let buf = self.concat_buffer(op)?;
+            self.bufs.insert(ir::result(op, 0).ptr as usize, buf);
+            return Ok(());
+        }
+        let into = self.concat_slice_of(op)?;
+        let out = match &into {
+            Some((buf, _)) => buf.clone(),
+            None => self.result_buffer(op)?,
+        };
         let mut args = Vec::new();
         for v in ir::operands(op) {
             args.push(self.buffer(op, v)?.v);
@@ -493,6 +544,9 @@ impl Lowering {
         let named = ir::named_attributes(op);
         let mut attributes: Vec<(&str, mlir_sys::MlirAttribute)> =
             named.iter().map(|(k, a)| (k.as_str(), widen_attr(*a))).collect();
+        if let Some((_, view)) = &into {
+            attributes.push(("fuselab.out_view", ir::i64_array_attr(self.b.context(), view)));
+        }
         // The result's own shape: its buffer may be an output of another shape (a
         // returned reshape of it).
         let shape = ir::tensor_type(ir::result(op, 0))

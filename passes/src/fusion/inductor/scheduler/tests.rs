@@ -49,6 +49,7 @@ fn node(i: usize, reduction: bool, inputs: &[Option<usize>], nodes: &[SchedNode]
         out_bytes: 256,
         producers: inputs.iter().flatten().copied().collect(),
         is_output: false,
+        nop: false,
     }
 }
 
