@@ -86,3 +86,15 @@ pub(super) fn check_concat(op: mlir_sys::MlirOperation) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// For `value`, an mm result written into a `concat` extern: that concat, its `dim`,
+/// and where `value`'s slice starts along it. `None` for any other value.
+pub fn concat_part(value: mlir_sys::MlirValue) -> Option<(mlir_sys::MlirOperation, usize, i64)> {
+    let concat = *ir::users(value).first()?;
+    if !written_into_concat(value, concat) {
+        return None;
+    }
+    let (dim, starts) = concat_slices(concat)?;
+    let part = ir::operands(concat).iter().position(|v| v.ptr == value.ptr)?;
+    Some((concat, dim, starts[part]))
+}

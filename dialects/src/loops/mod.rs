@@ -4,7 +4,7 @@
 pub mod body;
 mod concat;
 pub mod index;
-pub use concat::{concat_slices, is_concat, written_into_concat};
+pub use concat::{concat_part, concat_slices, is_concat, written_into_concat};
 
 use crate::{
     attrs,

@@ -130,12 +130,11 @@ impl Lowering {
     pub(super) fn lower_concat(
         &mut self,
         op: MlirOperation,
-        aten: &AtenOp,
+        d: usize,
         operands: &[Access],
-        out: &TensorType,
         origin: &str,
     ) -> Result<bool, String> {
-        let d = wrap(aten.dim().ok_or("missing dim")?, out.rank());
+        let out = ir::tensor_type(ir::result(op, 0)).ok_or("cat result is not a supported tensor")?;
         let mut parts = Vec::new();
         let mut merged = Vec::new();
         for access in operands {
@@ -181,7 +180,7 @@ impl Lowering {
         let node = ir::create(names::EXTERN, ir::location(op), &parts, &[ty], &attrs, Vec::new());
         ir::insert_before(op, node);
         self.merged_concats.extend(merged);
-        let value = self.record_buffer(ir::result(node, 0), out);
+        let value = self.record_buffer(ir::result(node, 0), &out);
         ir::replace_uses(ir::result(op, 0), value);
         Ok(true)
     }

@@ -382,7 +382,13 @@ impl Lowering {
                 let value = self.lower_extern(op, &aten, &operands, &out, &origin)?;
                 ir::replace_uses(result, value);
             }
-            Cat if self.concat_kernels && self.lower_concat(op, &aten, &operands, &out, &origin)? => {}
+            Cat if self.concat_kernels
+                && self.lower_concat(
+                    op,
+                    wrap(aten.dim().ok_or("missing dim")?, out.rank()),
+                    &operands,
+                    &origin,
+                )? => {}
             Cat => {
                 let d = wrap(aten.dim().ok_or("missing dim")?, out.rank());
                 let (a, b) = (operands[0].clone(), operands[1].clone());

@@ -41,18 +41,24 @@ pub fn stride_form(dep: &MemoryDep) -> Option<StrideForm> {
         .filter(|&(stride, extent)| extent > 1 && stride != 0)
         .collect();
     loops.sort_by_key(|&(stride, _)| std::cmp::Reverse(stride));
-    let mut merged: Vec<(i64, i64)> = Vec::with_capacity(loops.len());
+    Some(StrideForm {
+        buffer: dep.buffer.clone(),
+        constant: dep.index.constant_part(),
+        loops: merge(loops),
+    })
+}
+
+/// `_simplify_loops`: neighbours merged where the outer stride is the inner one times
+/// its extent.
+fn merge(loops: impl IntoIterator<Item = (i64, i64)>) -> Vec<(i64, i64)> {
+    let mut merged: Vec<(i64, i64)> = Vec::new();
     for (stride, extent) in loops {
         match merged.last_mut() {
             Some(outer) if outer.0 == stride * extent => *outer = (stride, outer.1 * extent),
             _ => merged.push((stride, extent)),
         }
     }
-    Some(StrideForm {
-        buffer: dep.buffer.clone(),
-        constant: dep.index.constant_part(),
-        loops: merged,
-    })
+    merged
 }
 
 /// `MemoryDep.normalize`: `dep`'s non-unit loops in their own order as `(stride,
@@ -62,20 +68,11 @@ pub fn stride_form(dep: &MemoryDep) -> Option<StrideForm> {
 pub fn merged_in_order(dep: &MemoryDep) -> Option<StrideForm> {
     stride_form(dep)?;
     let coefficients = dep.index.linear_coefficients(dep.ranges.len())?;
-    let mut merged: Vec<(i64, i64)> = Vec::new();
-    for (stride, extent) in coefficients.into_iter().zip(dep.ranges.iter().copied()) {
-        if extent == 1 {
-            continue;
-        }
-        match merged.last_mut() {
-            Some(outer) if outer.0 == stride * extent => *outer = (stride, outer.1 * extent),
-            _ => merged.push((stride, extent)),
-        }
-    }
+    let loops = coefficients.into_iter().zip(dep.ranges.iter().copied());
     Some(StrideForm {
         buffer: dep.buffer.clone(),
         constant: dep.index.constant_part(),
-        loops: merged,
+        loops: merge(loops.filter(|&(_, extent)| extent != 1)),
     })
 }
 

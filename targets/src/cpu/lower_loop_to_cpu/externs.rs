@@ -8,13 +8,15 @@ impl Gen {
     /// `mm` / `bmm` (with operand views and an optional bias) as `fuselab_sgemm` calls;
     /// `convolution` goes to [`Gen::convolution`].
     pub(super) fn matmul(&mut self, op: MlirOperation) -> Result<(), CodegenError> {
-        if let Some((concat, offset, ld)) = self.concat_slice(op)? {
-            if concat.ty.dtype == DType::F32 {
-                // Straight into its slice of the concatenation (Inductor's NonOwningLayout).
-                return self.matmul_into(op, &concat, offset, ld);
-            }
-        }
-        let out = self.result_buffer(op)?;
+        // An f32 mm written into its slice of a concatenation (Inductor's NonOwningLayout)
+        // computes straight there: the concat's buffer at an offset, rows `ld` apart.
+        let slice = self
+            .concat_slice(op)?
+            .filter(|(concat, _, _)| concat.ty.dtype == DType::F32);
+        let out = match &slice {
+            Some((concat, _, _)) => concat.clone(),
+            None => self.result_buffer(op)?,
+        };
         let operands = ir::operands(op);
         let views: Vec<Vec<i64>> = fuselab_dialects::loops::operand_views(op);
         let kind = ir::attr(op, "kind")
@@ -44,7 +46,10 @@ impl Gen {
                 format!("the CPU code generator has no '{kind}' extern yet"),
             ));
         }
-        let shape = &out.ty.shape;
+        // The product's own shape (`out` may be a concatenation it is a slice of).
+        let shape = &ir::tensor_type(ir::result(op, 0))
+            .ok_or_else(|| err(op, "result is not a supported tensor"))?
+            .shape;
         let r = shape.len();
         let (m, n) = (shape[r - 2], shape[r - 1]);
         let inputs = [self.buffer(op, operands[0])?, self.buffer(op, operands[1])?];
@@ -106,7 +111,8 @@ impl Gen {
         let (sa0, sb0) = if bmm { (astr[0], bstr[0]) } else { (0, 0) };
         let addr_a = self.address(pa, iv, sa0, ao);
         let addr_b = self.address(pb, iv, sb0, bo);
-        let addr_c = self.address(pc, iv, m * n, 0);
+        let (c_offset, ldc) = slice.as_ref().map_or((0, n), |&(_, offset, ld)| (offset, ld));
+        let addr_c = self.address(pc, iv, m * n, c_offset);
         let (ra, ca) = (astr[astr.len() - 2], astr[astr.len() - 1]);
         let (rb, cb) = (bstr[bstr.len() - 2], bstr[bstr.len() - 1]);
         self.call_sgemm(
@@ -114,7 +120,7 @@ impl Gen {
             (addr_a, ra, ca),
             (addr_b, rb, cb),
             beta,
-            (addr_c, n, 1),
+            (addr_c, ldc, 1),
         );
         self.close_loops(ivs.len());
         self.finish_extern(op, &target, out);
@@ -125,20 +131,9 @@ impl Gen {
     /// buffer (made now, kept for the concat), where the mm's slice starts and its row
     /// stride there.
     fn concat_slice(&mut self, op: MlirOperation) -> Result<Option<(Buf, i64, i64)>, CodegenError> {
-        let result = ir::result(op, 0);
-        let users = ir::users(result);
-        let Some(&concat) = users
-            .first()
-            .filter(|&&c| fuselab_dialects::loops::written_into_concat(result, c))
-        else {
+        let Some((concat, dim, start)) = fuselab_dialects::loops::concat_part(ir::result(op, 0)) else {
             return Ok(None);
         };
-        let (dim, starts) = fuselab_dialects::loops::concat_slices(concat)
-            .ok_or_else(|| err(concat, "concat without a valid 'dim'"))?;
-        let part = ir::operands(concat)
-            .iter()
-            .position(|v| v.ptr == result.ptr)
-            .ok_or_else(|| err(concat, "mm result not among the concat's operands"))?;
         let key = ir::result(concat, 0).ptr as usize;
         let buf = match self.bufs.get(&key) {
             Some(b) => b.clone(),
@@ -149,60 +144,13 @@ impl Gen {
             }
         };
         let cols = buf.ty.shape[1];
-        let offset = if dim == 0 {
-            starts[part] * cols
-        } else {
-            starts[part]
-        };
+        let offset = if dim == 0 { start * cols } else { start };
         Ok(Some((buf, offset, cols)))
     }
 
-    /// `C = A B` (f32, no bias) with `C` at `offset` in `concat`, rows `ld` apart.
-    fn matmul_into(
-        &mut self,
-        op: MlirOperation,
-        concat: &Buf,
-        offset: i64,
-        ld: i64,
-    ) -> Result<(), CodegenError> {
-        let operands = ir::operands(op);
-        let views: Vec<Vec<i64>> = fuselab_dialects::loops::operand_views(op);
-        let (a, b) = (self.buffer(op, operands[0])?, self.buffer(op, operands[1])?);
-        let shape = ir::tensor_type(ir::result(op, 0))
-            .ok_or_else(|| err(op, "result is not a supported tensor"))?
-            .shape;
-        let (m, n) = (shape[0], shape[1]);
-        let k = match views.first().filter(|v| !v.is_empty()) {
-            Some(v) => v[(v.len() - 1) / 2],
-            None => *a.ty.shape.last().unwrap_or(&1),
-        };
-        let layout = |view: Option<&Vec<i64>>, logical: Vec<i64>| -> (i64, Vec<i64>) {
-            match view.filter(|v| !v.is_empty()) {
-                Some(v) => (v[0], v[(v.len() - 1) / 2 + 1..].to_vec()),
-                None => (0, contiguous_strides(&logical)),
-            }
-        };
-        let (ao, astr) = layout(views.first(), vec![m, k]);
-        let (bo, bstr) = layout(views.get(1), vec![k, n]);
-        self.uses_sgemm = true;
-        let (pa, pb, pc) = (self.pointer(&a), self.pointer(&b), self.pointer(concat));
-        let addr_a = self.address(pa, None, 0, ao);
-        let addr_b = self.address(pb, None, 0, bo);
-        let addr_c = self.address(pc, None, 0, offset);
-        self.call_sgemm(
-            [m, n, k],
-            (addr_a, astr[0], astr[1]),
-            (addr_b, bstr[0], bstr[1]),
-            0.0,
-            (addr_c, ld, 1),
-        );
-        self.bufs.insert(ir::result(op, 0).ptr as usize, concat.clone());
-        Ok(())
-    }
-
-    /// A `concat` extern: its mm operands wrote into its buffer already
-    /// ([`Gen::matmul_into`]); an operand computed elsewhere (a half-precision mm) is
-    /// copied into its slice.
+    /// A `concat` extern: its f32 mm operands wrote into its buffer already
+    /// ([`Gen::matmul`]); an operand computed elsewhere (a half-precision mm) is copied
+    /// into its slice.
     pub(super) fn concat(&mut self, op: MlirOperation) -> Result<(), CodegenError> {
         let key = ir::result(op, 0).ptr as usize;
         let buf = match self.bufs.get(&key) {
@@ -223,32 +171,10 @@ impl Gen {
             let mut layout = vec![offset];
             layout.extend(&part.ty.shape);
             layout.extend(&strides);
-            self.copy_into_view(&part, &layout, &buf);
+            self.strided_copy(&buf, &layout, &part, true);
         }
         self.bufs.insert(key, buf);
         Ok(())
-    }
-
-    /// Copies the contiguous buffer `src` into the strided view `layout` (`[offset,
-    /// sizes..., strides...]`) of `dst` (the reverse of [`Gen::copy_strided`]).
-    fn copy_into_view(&mut self, src: &Buf, layout: &[i64], dst: &Buf) {
-        let rank = (layout.len() - 1) / 2;
-        let (offset, sizes, strides) = (layout[0], layout[1..=rank].to_vec(), layout[rank + 1..].to_vec());
-        let ivs = self.open_loops(&sizes);
-        let ctx = self.b.context();
-        let expr = strides
-            .iter()
-            .enumerate()
-            .fold(Affine::constant(ctx, offset), |e, (d, &s)| {
-                e + Affine::dim(ctx, d) * s
-            });
-        let at = self.b.apply_expr(expr, &ivs, &[]);
-        let flat = self.flat_index(&ivs, &sizes);
-        let s = self.val(src);
-        let v = self.b.load(s, flat);
-        let d = self.val(dst);
-        self.b.store(v, d, at);
-        self.close_loops(rank);
     }
 
     /// The operands and the result buffer an extern computes with, all f32: an f32
@@ -444,6 +370,12 @@ impl Gen {
     /// Copies the strided view `layout` (`[offset, sizes..., strides...]`) of `base` into
     /// the contiguous buffer `out` of those sizes.
     pub(super) fn copy_strided(&mut self, base: &Buf, layout: &[i64], out: &Buf) {
+        self.strided_copy(base, layout, out, false);
+    }
+
+    /// Between the strided view `layout` of `strided` and the contiguous `dense`: into
+    /// the view when `to_view`, out of it otherwise.
+    fn strided_copy(&mut self, strided: &Buf, layout: &[i64], dense: &Buf, to_view: bool) {
         let rank = (layout.len() - 1) / 2;
         let (offset, sizes, strides) = (layout[0], layout[1..=rank].to_vec(), layout[rank + 1..].to_vec());
         let ivs = self.open_loops(&sizes);
@@ -454,12 +386,16 @@ impl Gen {
             .fold(Affine::constant(ctx, offset), |e, (d, &s)| {
                 e + Affine::dim(ctx, d) * s
             });
-        let src = self.b.apply_expr(expr, &ivs, &[]);
-        let m = self.val(base);
-        let v = self.b.load(m, src);
+        let at = self.b.apply_expr(expr, &ivs, &[]);
         let flat = self.flat_index(&ivs, &sizes);
-        let o = self.val(out);
-        self.b.store(v, o, flat);
+        let (view, contiguous) = (self.val(strided), self.val(dense));
+        if to_view {
+            let v = self.b.load(contiguous, flat);
+            self.b.store(v, view, at);
+        } else {
+            let v = self.b.load(view, at);
+            self.b.store(v, contiguous, flat);
+        }
         self.close_loops(rank);
     }
 }

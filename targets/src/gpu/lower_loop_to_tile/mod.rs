@@ -464,26 +464,15 @@ impl Lowering {
     /// strides]`).
     fn concat_slice_of(&mut self, op: MlirOperation) -> Result<Option<(Buf, Vec<i64>)>, TileError> {
         let result = ir::result(op, 0);
-        let users = ir::users(result);
-        let Some(&concat) = users
-            .first()
-            .filter(|&&c| fuselab_dialects::loops::written_into_concat(result, c))
-        else {
+        let Some((concat, dim, start)) = fuselab_dialects::loops::concat_part(result) else {
             return Ok(None);
         };
-        let (dim, starts) = fuselab_dialects::loops::concat_slices(concat)
-            .ok_or_else(|| err(concat, "concat without a valid 'dim'"))?;
-        let part = ir::operands(concat)
-            .iter()
-            .position(|v| v.ptr == result.ptr)
-            .ok_or_else(|| err(concat, "mm result not among the concat's operands"))?;
         let buf = self.concat_buffer(concat)?;
         let shape = ir::tensor_type(result)
             .ok_or_else(|| err(op, "result is not a supported tensor"))?
             .shape;
         let strides = fuselab_dialects::types::contiguous_strides(&buf.ty.shape);
-        let offset = starts[part] * strides[dim];
-        let mut view = vec![offset];
+        let mut view = vec![start * strides[dim]];
         view.extend(&shape);
         view.extend(&strides);
         Ok(Some((buf, view)))
