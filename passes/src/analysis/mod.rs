@@ -4,6 +4,7 @@
 
 pub mod memory_deps;
 pub mod print_memory_deps;
+pub mod reduction_hint;
 pub mod rows;
 pub mod verify_shapes;
 

@@ -20,7 +20,7 @@ use fuselab_dialects::{
     ir::{self, i64s},
     loops::{
         body::BodyBuilder,
-        index::{contiguous_index, from_affine_map_attr, unravel, IndexExpr},
+        index::{contiguous_index, unravel, IndexExpr},
         names, reduction_parts, ReductionParts,
     },
     types::TensorType,
@@ -49,7 +49,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     for node in ir::ops_named(block, names::REDUCTION) {
         let numel: i64 = i64s(node, "ranges").iter().product();
         let rnumel: i64 = i64s(node, "reduction_ranges").iter().product();
-        let Some(outer) = reads_outer(node) else {
+        let Some(outer) = crate::analysis::reduction_hint::reads_outer(node) else {
             continue;
         };
         let split = target.reduction_split(numel, rnumel, outer);
@@ -77,30 +77,6 @@ fn identity(kind: &str, dtype: fuselab_dialects::types::DType) -> f64 {
         ("min", false, false) => i64::MAX as f64,
         _ => 0.0,
     }
-}
-
-/// Whether `node` is an outer reduction (Inductor's `ReductionHint.OUTER`): of its loads
-/// whose index uses every loop index, more read with every reduction index strided than
-/// not. `None` when no load uses every index (Inductor then does not split).
-fn reads_outer(node: MlirOperation) -> Option<bool> {
-    let body = ir::body(node)?;
-    let n = i64s(node, "ranges").len();
-    let all = n + i64s(node, "reduction_ranges").len();
-    let (mut outer, mut inner) = (0, 0);
-    for load in ir::ops_named(body, names::LOAD) {
-        let Some((index, _, _)) = ir::attr(load, "index").and_then(from_affine_map_attr) else {
-            continue;
-        };
-        if !(0..all).all(|d| index.uses_dim(d)) {
-            continue;
-        }
-        // floordiv / mod / indirect indices: no plain stride, counted as inner.
-        match index.linear_coefficients(all) {
-            Some(strides) if strides[n..].iter().all(|&s| s.abs() > 1) => outer += 1,
-            _ => inner += 1,
-        }
-    }
-    (outer + inner > 0).then_some(outer > inner)
 }
 
 /// Replaces the reduction `node` by its two levels (unchanged when its kind

@@ -3,22 +3,25 @@
 
 // A pointwise member that the fusion reordered (loop_order = [0, 2, 1]: it iterates
 // (b, k, i) as the reduction does) shares the reduction's programs: rows (b, k), its
-// inner positions i, stored strided at its own row-major index b*32768 + i*256 + k —
+// inner positions i (in chunks of 16: the reduction reads across rows, so the kernel
+// takes the outer block 32 x 16), stored strided at its own row-major index
+// b*32768 + i*256 + k —
 // the kernel Inductor generates (`triton_red_fused_exp_permute_sum_0` stores
 // `x0 + 256*r0_2 + 32768*x1`). Without the reordering: two kernels.
 // The store offset ends by adding b * 32768 (rows are (b, k): b = row / 256) to
 // k + i * 256; an in-order store (row * 128 + i) would be wrong.
 // CHECK: "tile.kernel"()
-// CHECK: "tile.arange"() {axis = 1 : i64} : () -> tensor<1x128xindex>
+// CHECK: "tile.arange"() {axis = 1 : i64} : () -> tensor<1x16xindex>
+// CHECK: scf.for
 // CHECK: %[[C:.*]] = arith.constant 32768 : index
 // CHECK-NEXT: %[[CS:.*]] = "tile.splat"(%[[C]])
-// CHECK-NEXT: %[[B:.*]] = arith.muli %{{.*}}, %[[CS]] : tensor<8x1xindex>
+// CHECK-NEXT: %[[B:.*]] = arith.muli %{{.*}}, %[[CS]] : tensor<32x1xindex>
 // CHECK-NEXT: %[[BB:.*]] = "tile.broadcast"(%[[B]])
-// CHECK-NEXT: %[[OFF:.*]] = arith.addi %{{.*}}, %[[BB]] : tensor<8x128xindex>
+// CHECK-NEXT: %[[OFF:.*]] = arith.addi %{{.*}}, %[[BB]] : tensor<32x16xindex>
 // CHECK: "tile.store"(%arg0, %[[OFF]],
 // CHECK: "tile.reduce"
 // CHECK: "tile.store"(%arg1,
-// CHECK: grid = array<i64: 512>
+// CHECK: block = array<i64: 32, 16>, grid = array<i64: 128>
 // CHECK-NOT: "tile.kernel"
 // CHECK: func.func @exp_and_permuted_sum
 // CHECK-COUNT-1: "tile.launch"

@@ -10,6 +10,7 @@ use fuselab_dialects::{
     build::{CmpI, Open},
     loops::index::contiguous_index,
 };
+use fuselab_passes::analysis::reduction_hint::reads_outer;
 use loop_order::order_ranges;
 use mlir_sys::MlirAffineExpr;
 
@@ -406,7 +407,8 @@ impl Lowering {
             }
         };
         let rnumel = run.iter().map(|&m| inner(m)).max().unwrap_or(1);
-        let (xb, rb, warps) = self.config.launch(xnumel, rnumel);
+        let outer = run.iter().any(|&m| reads_outer(m) == Some(true));
+        let (xb, rb, warps) = self.config.launch_for(outer, xnumel, rnumel);
         let tiles = if rb == 1 {
             transposed_tiles(run, &prefix, xb, &self.inline)
         } else {

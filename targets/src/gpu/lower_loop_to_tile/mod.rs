@@ -31,6 +31,9 @@
 //!   two_reductions from 3.8 to 4.2 TB/s; rows of 4096 in registers against 1024-wide
 //!   chunks moved rmsnorm from 3.65 to 4.12 TB/s (Inductor's own persistent threshold for
 //!   inner reductions is 1024; its looped rmsnorm reaches 4.33);
+//! - a kernel whose reduction reads across rows (Inductor's `ReductionHint.OUTER`,
+//!   `analysis::reduction_hint`) takes `outer-xblock` x `outer-rblock` (32 x 16, by
+//!   measurement; Inductor's 64 x 8 suits Triton's layout), looped over the row;
 //! - a reduction's result is kept in registers for the members after it in the same
 //!   program (and stored once per row, unless only this kernel reads it); a member reading another member's stored buffer
 //!   waits at a `tile.barrier`; sizes that do not divide are masked.
@@ -105,6 +108,24 @@ pub const INFO: PassInfo = PassInfo {
             default: "false",
             help: "issue loads of read-only inputs before the kernel's first reduction",
         },
+        PassOption {
+            name: "outer-xblock",
+            kind: OptionKind::UInt,
+            default: "32",
+            help: "XBLOCK of a kernel whose reduction reads across rows (Inductor's ReductionHint.OUTER; measured, docs/gpu.md)",
+        },
+        PassOption {
+            name: "outer-rblock",
+            kind: OptionKind::UInt,
+            default: "16",
+            help: "RBLOCK of such a kernel, looped over the row (a power of two)",
+        },
+        PassOption {
+            name: "outer-hint",
+            kind: OptionKind::Bool,
+            default: "true",
+            help: "launch kernels whose reduction reads across rows with outer-xblock x outer-rblock (false: the row rule)",
+        },
     ],
     run,
     id: &ID,
@@ -135,6 +156,12 @@ fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed>
         max_warps: cx.options.uint("max-warps") as i64,
         max_warps_single: cx.options.uint("max-warps-single") as i64,
         hoist_loads: cx.options.flag("hoist-loads"),
+        outer: cx.options.flag("outer-hint").then(|| {
+            (
+                cx.options.uint("outer-xblock") as i64,
+                cx.options.uint("outer-rblock") as i64,
+            )
+        }),
     };
     for (name, v, limit) in [
         ("max-rblock", config.max_rblock, 1 << 20),
@@ -142,6 +169,8 @@ fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed>
         ("elements-per-warp", config.elements_per_warp, 1 << 20),
         ("max-warps", config.max_warps, 32),
         ("max-warps-single", config.max_warps_single, 32),
+        ("outer-xblock", cx.options.uint("outer-xblock") as i64, 1 << 20),
+        ("outer-rblock", cx.options.uint("outer-rblock") as i64, 1 << 20),
     ] {
         if !(1..=limit).contains(&v) || v & (v - 1) != 0 {
             cx.sink.error(
