@@ -1,0 +1,266 @@
+"""A corpus of real architectures for `fuse-import` (issue 15): common PyTorch models at
+tiny sizes with random weights (no downloads), each exported with `torch.export` +
+`run_decompositions()` (weights lifted to inputs) and stripped to its graph, and each
+compiled by TorchInductor to count the kernels it generates.
+
+    python3 tools/models/corpus.py --out DIR [--json F] [--device cuda|cpu] [NAME ...]
+
+Writes DIR/NAME.pt2 (no weight blobs: the importer reads model.json), DIR/NAME.json (the
+seeded inputs, weights included, and torch's outputs: `fuse-run --expect`, for models
+small enough) and, with --json, one row per model: export errors, Inductor's kernels
+(the names defined in its output code) and extern calls. Needs torch, transformers,
+torchvision (the device image has them; nothing is fetched).
+"""
+
+import argparse
+import io
+import json
+import os
+import re
+import sys
+import traceback
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+# export_fixtures imports the workloads; on the device only tools/gpu's copy exists.
+sys.path.append(os.path.join(os.path.dirname(HERE), "gpu"))
+from export_fixtures import strip, tensor_json  # noqa: E402
+
+SEQ, VOCAB = 16, 128
+
+
+def ids():
+    return (torch.randint(0, VOCAB, (1, SEQ), generator=torch.Generator().manual_seed(1)),)
+
+
+def image(c=3, s=32):
+    return (torch.randn(1, c, s, s, generator=torch.Generator().manual_seed(2)),)
+
+
+class Hidden(nn.Module):
+    """A Hugging Face model returning its first output tensor."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, *args):
+        out = self.model(*args)
+        if isinstance(out, torch.Tensor):
+            return out
+        if isinstance(out, (tuple, list)):
+            return out[0]
+        return out[0] if not hasattr(out, "last_hidden_state") else out.last_hidden_state
+
+
+def hf(cls_name, config_name, **cfg):
+    def build():
+        import transformers
+
+        config = getattr(transformers, config_name)(**cfg)
+        model = getattr(transformers, cls_name)(config)
+        return Hidden(model.eval())
+
+    return build
+
+
+LM = dict(vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64)
+DECODER = dict(LM, num_key_value_heads=2, max_position_embeddings=64)
+
+
+class UNetResBlock(nn.Module):
+    """A diffusion UNet ResBlock: GroupNorm, SiLU, conv, time-embedding add, conv, skip."""
+
+    def __init__(self, c=32, t=16):
+        super().__init__()
+        self.n1, self.c1 = nn.GroupNorm(8, c), nn.Conv2d(c, c, 3, padding=1)
+        self.t = nn.Linear(t, c)
+        self.n2, self.c2 = nn.GroupNorm(8, c), nn.Conv2d(c, c, 3, padding=1)
+
+    def forward(self, x, temb):
+        h = self.c1(F.silu(self.n1(x)))
+        h = h + self.t(F.silu(temb))[:, :, None, None]
+        return x + self.c2(F.silu(self.n2(h)))
+
+
+class GRUCell(nn.Module):
+    def __init__(self, d=32, h=32):
+        super().__init__()
+        self.cell = nn.GRUCell(d, h)
+
+    def forward(self, x, h):
+        return self.cell(x, h)
+
+
+class CrossEntropy(nn.Module):
+    def __init__(self, **kw):
+        super().__init__()
+        self.kw = kw
+
+    def forward(self, logits, target):
+        return F.cross_entropy(logits, target, **self.kw)
+
+
+class DenseLayer(nn.Module):
+    """DenseNet's dense layer (BN, ReLU, 1x1 conv, BN, ReLU, 3x3 conv, concat)."""
+
+    def __init__(self, c=16, g=8):
+        super().__init__()
+        self.b1, self.c1 = nn.BatchNorm2d(c), nn.Conv2d(c, 4 * g, 1, bias=False)
+        self.b2, self.c2 = nn.BatchNorm2d(4 * g), nn.Conv2d(4 * g, g, 3, padding=1, bias=False)
+
+    def forward(self, x):
+        y = self.c2(F.relu(self.b2(self.c1(F.relu(self.b1(x))))))
+        return torch.cat([x, y], 1)
+
+
+def tv(name, **kw):
+    def build():
+        import torchvision
+
+        return getattr(torchvision.models, name)(weights=None, **kw).eval()
+
+    return build
+
+
+def seeded(*shapes):
+    g = torch.Generator().manual_seed(3)
+    return tuple(torch.randn(*s, generator=g) for s in shapes)
+
+
+# name -> (builder, example inputs)
+MODELS = {
+    # Language models (Hugging Face transformers, tiny configs).
+    "gpt2": (hf("GPT2Model", "GPT2Config", vocab_size=VOCAB, n_embd=32, n_layer=2, n_head=2, n_positions=64), ids),
+    "bert": (hf("BertModel", "BertConfig", **LM), ids),
+    "roberta": (hf("RobertaModel", "RobertaConfig", **LM), ids),
+    "distilbert": (hf("DistilBertModel", "DistilBertConfig", vocab_size=VOCAB, dim=32, n_layers=2, n_heads=2, hidden_dim=64), ids),
+    "albert": (hf("AlbertModel", "AlbertConfig", embedding_size=16, **LM), ids),
+    "electra": (hf("ElectraModel", "ElectraConfig", embedding_size=16, **LM), ids),
+    "llama": (hf("LlamaModel", "LlamaConfig", **DECODER), ids),
+    "mistral": (hf("MistralModel", "MistralConfig", **DECODER), ids),
+    "qwen2": (hf("Qwen2Model", "Qwen2Config", **DECODER), ids),
+    "gemma": (hf("GemmaModel", "GemmaConfig", head_dim=16, **DECODER), ids),
+    "phi": (hf("PhiModel", "PhiConfig", **DECODER), ids),
+    "gpt_neox": (hf("GPTNeoXModel", "GPTNeoXConfig", **LM), ids),
+    "opt": (hf("OPTModel", "OPTConfig", vocab_size=VOCAB, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, ffn_dim=64, word_embed_proj_dim=32), ids),
+    "bloom": (hf("BloomModel", "BloomConfig", vocab_size=VOCAB, hidden_size=32, n_layer=2, n_head=2), ids),
+    "t5_encoder": (hf("T5EncoderModel", "T5Config", vocab_size=VOCAB, d_model=32, d_kv=16, d_ff=64, num_layers=2, num_heads=2), ids),
+    "mixtral": (hf("MixtralModel", "MixtralConfig", num_local_experts=4, num_experts_per_tok=2, **DECODER), ids),
+    # Vision.
+    "vit": (hf("ViTModel", "ViTConfig", image_size=32, patch_size=8, num_channels=3, **{k: v for k, v in LM.items() if k != "vocab_size"}), image),
+    "convnext": (hf("ConvNextModel", "ConvNextConfig", num_channels=3, hidden_sizes=[16, 32], depths=[1, 1], num_stages=2), image),
+    "resnet_hf": (hf("ResNetModel", "ResNetConfig", num_channels=3, embedding_size=16, hidden_sizes=[16, 32], depths=[1, 1], layer_type="basic"), image),
+    "regnet": (hf("RegNetModel", "RegNetConfig", num_channels=3, embedding_size=16, hidden_sizes=[16, 32], depths=[1, 1], groups_width=8), image),
+    "swin": (hf("SwinModel", "SwinConfig", image_size=32, patch_size=4, num_channels=3, embed_dim=16, depths=[1, 1], num_heads=[2, 2], window_size=4), image),
+    "mobilenet_v2": (tv("mobilenet_v2", width_mult=0.25, num_classes=10), image),
+    "mobilenet_v3": (tv("mobilenet_v3_small", width_mult=0.25, num_classes=10), image),
+    "resnet18": (tv("resnet18", num_classes=10), lambda: image(3, 32)),
+    "squeezenet": (tv("squeezenet1_1", num_classes=10), lambda: image(3, 64)),
+    # Blocks and losses.
+    "unet_resblock": (UNetResBlock, lambda: seeded((1, 32, 8, 8), (1, 16))),
+    "gru_cell": (GRUCell, lambda: seeded((4, 32), (4, 32))),
+    "dense_layer": (DenseLayer, lambda: seeded((1, 16, 8, 8))),
+    "cross_entropy_ignore": (
+        lambda: CrossEntropy(ignore_index=0),
+        lambda: (torch.randn(8, 10, generator=torch.Generator().manual_seed(4)), torch.arange(8) % 10),
+    ),
+    "cross_entropy_smooth": (
+        lambda: CrossEntropy(label_smoothing=0.1),
+        lambda: (torch.randn(8, 10, generator=torch.Generator().manual_seed(4)), torch.arange(8) % 10),
+    ),
+}
+
+# Inputs (weights included) recorded with torch's outputs up to this many elements.
+MAX_RECORDED = 400_000
+
+
+def export_one(name, out_dir):
+    build, make_inputs = MODELS[name]
+    torch.manual_seed(0)
+    module = build().eval()
+    inputs = make_inputs()
+    row = {"model": name}
+    with torch.no_grad():
+        ep = torch.export.export(module, inputs, strict=False).run_decompositions()
+    buf = io.BytesIO()
+    torch.export.save(ep, buf)
+    buf.seek(0)
+    strip(buf, os.path.join(out_dir, f"{name}.pt2"))
+    ops = sorted({str(n.target) for n in ep.graph.nodes if n.op == "call_function"})
+    row["ops"] = ops
+    # The program's inputs in its own order: lifted parameters and buffers, then the user's.
+    sig = ep.graph_signature
+    state = {**ep.state_dict, **getattr(ep, "constants", {})}
+    flat = []
+    user = iter(inputs)
+    for spec in sig.input_specs:
+        flat.append(state[spec.target] if spec.target in state else next(user))
+    with torch.no_grad():
+        outs = ep.module()(*inputs)
+    outs = outs if isinstance(outs, (tuple, list)) else (outs,)
+    total = sum(t.numel() for t in flat) + sum(t.numel() for t in outs)
+    row["elements"] = total
+    if total <= MAX_RECORDED and all(t.dtype in (torch.float32, torch.int64, torch.bool) for t in flat):
+        with open(os.path.join(out_dir, f"{name}.json"), "w") as f:
+            json.dump({"inputs": [tensor_json(t.detach().contiguous()) for t in flat], "outputs": [tensor_json(t.detach().contiguous()) for t in outs]}, f)
+    return module, inputs, row
+
+
+def inductor_kernels(module, inputs, device):
+    from torch._inductor.utils import run_and_get_code
+
+    torch._dynamo.reset()
+    module = module.to(device)
+    args = tuple(t.to(device) for t in inputs)
+    with torch.no_grad():
+        _, code = run_and_get_code(torch.compile(module, dynamic=False), *args)
+    text = "\n".join(code)
+    triton = re.findall(r"def (triton_\w+)\(", text)
+    cpp = re.findall(r"^(cpp_\w+) = async_compile\.cpp", text, re.MULTILINE)
+    # Kernel *calls* (a kernel defined once may run several times).
+    calls = len(re.findall(r"\b(triton_\w+)\.run\(", text)) + len(re.findall(r"^\s*(cpp_fused_\w+)\(", text, re.MULTILINE))
+    return {
+        "kernels": len(set(triton + cpp)),
+        "kernel_calls": calls,
+        "extern_kernels": sorted(set(re.findall(r"extern_kernels\.(\w+)\(", text))),
+    }
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("names", nargs="*")
+    p.add_argument("--out", required=True)
+    p.add_argument("--json")
+    p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    p.add_argument("--no-compile", action="store_true")
+    a = p.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    rows = []
+    for name in a.names or MODELS:
+        try:
+            module, inputs, row = export_one(name, a.out)
+        except Exception as e:  # noqa: BLE001 - one model's failure is a row
+            rows.append({"model": name, "export_error": f"{type(e).__name__}: {e}"[:400]})
+            print(json.dumps(rows[-1]), flush=True)
+            continue
+        if not a.no_compile:
+            try:
+                row.update(inductor_kernels(module, inputs, a.device))
+            except Exception as e:  # noqa: BLE001
+                row["compile_error"] = f"{type(e).__name__}: {e}"[:400]
+                traceback.print_exc()
+        row["device"], row["torch"] = a.device, torch.__version__
+        rows.append(row)
+        print(json.dumps({k: v for k, v in row.items() if k != "ops"}), flush=True)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
