@@ -184,7 +184,7 @@ def export_one(name, out_dir):
     torch.manual_seed(0)
     module = build().eval()
     inputs = make_inputs()
-    row = {"model": name}
+    row = {"program": name}
     with torch.no_grad():
         ep = torch.export.export(module, inputs, strict=False).run_decompositions()
     buf = io.BytesIO()
@@ -245,7 +245,7 @@ def main():
         try:
             module, inputs, row = export_one(name, a.out)
         except Exception as e:  # noqa: BLE001 - one model's failure is a row
-            rows.append({"model": name, "export_error": f"{type(e).__name__}: {e}"[:400]})
+            rows.append({"program": name, "export_error": f"{type(e).__name__}: {e}"[:400]})
             print(json.dumps(rows[-1]), flush=True)
             continue
         if not a.no_compile:

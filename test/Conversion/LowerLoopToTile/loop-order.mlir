@@ -17,8 +17,8 @@
 // CHECK-NEXT: %[[CS:.*]] = "tile.splat"(%[[C]])
 // CHECK-NEXT: %[[B:.*]] = arith.muli %{{.*}}, %[[CS]] : tensor<32x1xindex>
 // CHECK-NEXT: %[[BB:.*]] = "tile.broadcast"(%[[B]])
-// CHECK-NEXT: %[[OFF:.*]] = arith.addi %{{.*}}, %[[BB]] : tensor<32x16xindex>
-// CHECK: "tile.store"(%arg0, %[[OFF]],
+// CHECK-NEXT: %[[STORE:.*]] = arith.addi %{{.*}}, %[[BB]] : tensor<32x16xindex>
+// CHECK: "tile.store"(%arg0, %[[STORE]],
 // CHECK: "tile.reduce"
 // CHECK: "tile.store"(%arg1,
 // CHECK: block = array<i64: 32, 16>, grid = array<i64: 128>
