@@ -8,6 +8,7 @@
 // RUN: fuse-import %S/Inputs/dense_layer.pt2 | fuse-run - --expect %S/Inputs/dense_layer.expect.json | FileCheck %s
 // RUN: fuse-import %S/Inputs/gru_cell.pt2 | fuse-run - --expect %S/Inputs/gru_cell.expect.json | FileCheck %s
 // RUN: fuse-import %S/Inputs/cross_entropy_ignore.pt2 | fuse-run - --expect %S/Inputs/cross_entropy_ignore.expect.json | FileCheck %s
+// RUN: fuse-import %S/Inputs/cross_entropy_smooth.pt2 | fuse-run - --expect %S/Inputs/cross_entropy_smooth.expect.json | FileCheck %s
 // RUN: fuse-import %S/Inputs/dense_layer.pt2 | fuse-run - --expect %S/Inputs/dense_layer.expect.json --jit | FileCheck %s
 // CHECK: reference output #0 {{.*}} PASS
 // CHECK: inductor output #0 {{.*}} PASS

@@ -306,6 +306,21 @@ pub(super) static RULES: &[Rule] = &[
         import: |em, node, _| em.unary(node, "logical_not", ""),
     },
     Rule {
+        // bitwise_not of a mask is its logical not (`~` on bools: label smoothing's
+        // `~ignore_mask`); of integers it is not supported.
+        targets: &["aten.bitwise_not.default"],
+        import: |em, node, target| {
+            let out = em.out_type(node, 0)?;
+            if out.dtype != "i1" {
+                return Err(em.node_error(
+                    node,
+                    format!("fuselab supports {target} on bools only, not {}", out.dtype),
+                ));
+            }
+            em.unary(node, "logical_not", "")
+        },
+    },
+    Rule {
         targets: &["aten.relu.default"],
         import: |em, node, _| em.unary(node, "relu", ""),
     },
