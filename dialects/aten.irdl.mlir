@@ -571,4 +571,15 @@ irdl.dialect @aten {
     %t2 = irdl.base "!builtin.tensor"
     irdl.results(result: %t2)
   }
+  // ---- creation: a tensor from attributes alone
+  // arange {start, step}: result[i] = start + i * step, a 1-D tensor of the result's
+  // length and dtype (torch.arange with static bounds).
+  irdl.operation @arange {
+    %start = irdl.base "#builtin.float"
+    %step = irdl.base "#builtin.float"
+    irdl.attributes { "start" = %start, "step" = %step }
+    irdl.operands()
+    %t0 = irdl.base "!builtin.tensor"
+    irdl.results(result: %t0)
+  }
 }

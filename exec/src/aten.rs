@@ -228,8 +228,13 @@ pub(crate) fn convolution(
 /// Evaluates one aten op on its operand tensors.
 pub fn eval_op(op: &AtenOp, args: &[&Tensor], out: &TensorType) -> Result<Tensor, String> {
     use AtenOpKind::*;
-    let x = args[0];
     let kind = op.kind();
+    if kind == Arange {
+        let (start, step) = (op.float("start").unwrap_or(0.0), op.float("step").unwrap_or(1.0));
+        let data = (0..out.numel()).map(|i| start + i as f64 * step).collect();
+        return Ok(Tensor::new(out.shape.clone(), out.dtype, data));
+    }
+    let x = args[0];
     let dims_of = |t: &Tensor| -> Vec<usize> {
         op.dims()
             .unwrap_or_default()
@@ -238,6 +243,7 @@ pub fn eval_op(op: &AtenOp, args: &[&Tensor], out: &TensorType) -> Result<Tensor
             .collect()
     };
     Ok(match kind {
+        Arange => unreachable!("computed above"),
         Neg => map(args, out, |v| -v[0]),
         Exp => map(args, out, |v| v[0].exp()),
         Log => map(args, out, |v| v[0].ln()),

@@ -9,7 +9,14 @@
 // RUN: fuse-import %S/Inputs/gru_cell.pt2 | fuse-run - --expect %S/Inputs/gru_cell.expect.json | FileCheck %s
 // RUN: fuse-import %S/Inputs/cross_entropy_ignore.pt2 | fuse-run - --expect %S/Inputs/cross_entropy_ignore.expect.json | FileCheck %s
 // RUN: fuse-import %S/Inputs/cross_entropy_smooth.pt2 | fuse-run - --expect %S/Inputs/cross_entropy_smooth.expect.json | FileCheck %s
+// RUN: fuse-import %S/Inputs/bert.pt2 | fuse-run - --expect %S/Inputs/bert.expect.json | FileCheck %s
+// RUN: fuse-import %S/Inputs/albert.pt2 | fuse-run - --expect %S/Inputs/albert.expect.json | FileCheck %s
+// RUN: fuse-import %S/Inputs/distilbert.pt2 | fuse-run - --expect %S/Inputs/distilbert.expect.json | FileCheck %s
+// RUN: fuse-import %S/Inputs/electra.pt2 | fuse-run - --expect %S/Inputs/electra.expect.json | FileCheck %s
+// RUN: fuse-import %S/Inputs/t5_encoder.pt2 | fuse-run - --expect %S/Inputs/t5_encoder.expect.json | FileCheck %s
+// RUN: fuse-import %S/Inputs/vit.pt2 | fuse-run - --expect %S/Inputs/vit.expect.json | FileCheck %s
 // RUN: fuse-import %S/Inputs/dense_layer.pt2 | fuse-run - --expect %S/Inputs/dense_layer.expect.json --jit | FileCheck %s
+// RUN: fuse-import %S/Inputs/bert.pt2 | fuse-run - --expect %S/Inputs/bert.expect.json --jit | FileCheck %s
 // CHECK: reference output #0 {{.*}} PASS
 // CHECK: inductor output #0 {{.*}} PASS
 // CHECK: tvm output #0 {{.*}} PASS

@@ -19,6 +19,8 @@ pub enum AtenOpClass {
     Contraction,
     /// Views and data movement (index remappings).
     Movement,
+    /// Tensors made from attributes alone (arange).
+    Creation,
 }
 
 macro_rules! aten_ops {
@@ -114,6 +116,7 @@ aten_ops! {
     Select = "select": Movement,
     Cat = "cat": Movement,
     Gather = "gather": Movement,
+    Arange = "arange": Creation,
 }
 
 impl AtenOpKind {

@@ -54,7 +54,21 @@ pub fn check_op(op: &AtenOp) -> Check {
         AtenOpClass::Composite => check_composite(op, &inputs, &result),
         AtenOpClass::Contraction => check_contraction(op, &inputs, &result),
         AtenOpClass::Movement => check_movement(op, &inputs, &result),
+        AtenOpClass::Creation => check_arange(op, &result),
     }
+}
+
+/// `arange {start, step}`: a 1-D numeric result, a non-zero step.
+fn check_arange(op: &AtenOp, result: &TensorType) -> Check {
+    required(op.float("start"), "start")?;
+    let step = required(op.float("step"), "step")?;
+    if step == 0.0 || !step.is_finite() {
+        return Err(format!("'step' must be a finite non-zero number, got {step}"));
+    }
+    if result.rank() != 1 || result.dtype == DType::I1 {
+        return Err(format!("result {result} must be a 1-D tensor of numbers"));
+    }
+    Ok(())
 }
 
 fn required<T>(value: Option<T>, name: &str) -> Result<T, String> {

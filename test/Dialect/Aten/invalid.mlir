@@ -408,3 +408,19 @@ func.func @group_norm_rank(%x: tensor<6xf32>, %w: tensor<6xf32>, %b: tensor<6xf3
   %0 = "aten.group_norm"(%x, %w, %b) {num_groups = 3 : i64, eps = 1.0e-05 : f64} : (tensor<6xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<6xf32>
   return %0 : tensor<6xf32>
 }
+
+// -----
+
+func.func @arange_step() -> tensor<4xi64> {
+  // expected-error@+1 {{'aten.arange' op 'step' must be a finite non-zero number, got 0}}
+  %0 = "aten.arange"() {start = 0.0 : f64, step = 0.0 : f64} : () -> tensor<4xi64>
+  return %0 : tensor<4xi64>
+}
+
+// -----
+
+func.func @arange_rank() -> tensor<2x2xf32> {
+  // expected-error@+1 {{'aten.arange' op result tensor<2x2xf32> must be a 1-D tensor of numbers}}
+  %0 = "aten.arange"() {start = 0.0 : f64, step = 1.0 : f64} : () -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}

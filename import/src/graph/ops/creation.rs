@@ -1,5 +1,5 @@
-//! Constants (`full*`, `*_like`, `scalar_tensor`), `getitem` of multi-output nodes, and
-//! the checks exports leave that compute nothing on static shapes.
+//! Constants (`full*`, `*_like`, `scalar_tensor`, `arange`), `getitem` of multi-output
+//! nodes, and the checks exports leave that compute nothing on static shapes.
 
 use super::super::*;
 use super::Rule;
@@ -27,6 +27,32 @@ pub(super) static RULES: &[Rule] = &[
                     .ok_or_else(|| em.node_error(node, "argument 'fill_value' is not a number"))?,
             };
             let res = em.splat(em.out_ssa(node, 0).as_deref(), value, &out, &loc);
+            em.bind(node, 0, res);
+            Ok(())
+        },
+    },
+    Rule {
+        // arange(start=0, end, step=1) with static bounds (position ids): `aten.arange
+        // {start, step}`, its length the result's.
+        targets: &[
+            "aten.arange.start_step",
+            "aten.arange.start",
+            "aten.arange.default",
+        ],
+        import: |em, node, _| {
+            let loc = node.loc.clone();
+            let out = em.out_type(node, 0)?;
+            let number = |arg: &str, default: f64| -> R<f64> {
+                match node.arg(arg) {
+                    None => Ok(default),
+                    Some(v) => as_float(v).ok_or_else(|| {
+                        em.node_error(node, format!("argument '{arg}' is not a static number: {v}"))
+                    }),
+                }
+            };
+            let (start, step) = (number("start", 0.0)?, number("step", 1.0)?);
+            let attrs = format!("start = {start:?} : f64, step = {step:?} : f64");
+            let res = em.op(em.out_ssa(node, 0).as_deref(), "arange", &[], &attrs, &out, &loc);
             em.bind(node, 0, res);
             Ok(())
         },

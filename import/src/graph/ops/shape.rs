@@ -193,9 +193,26 @@ pub(super) static RULES: &[Rule] = &[
             }
             let out = em.out_type(node, 0)?;
             let dim = wrap(em.int_arg(node, "dim", Some(0))?, out.rank());
+            // torch.cat skips legacy empty tensors of shape [0] (an empty cache); any
+            // other part must have the result's rank.
+            parts.retain(|p| out.rank() == 1 || em.ty(p).shape != [0]);
+            if let Some(p) = parts.iter().find(|p| em.ty(p).rank() != out.rank()) {
+                return Err(em.node_error(
+                    node,
+                    format!(
+                        "cat of a rank-{} tensor into a rank-{} result",
+                        em.ty(p).rank(),
+                        out.rank()
+                    ),
+                ));
+            }
             let Some((first, rest)) = parts.split_first() else {
                 return Err(em.node_error(node, "cat of no tensors"));
             };
+            if rest.is_empty() {
+                em.bind(node, 0, first.clone());
+                return Ok(());
+            }
             // aten.cat is binary: fold left.
             let mut acc = first.clone();
             for (k, part) in rest.iter().enumerate() {

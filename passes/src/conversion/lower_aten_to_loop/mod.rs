@@ -416,6 +416,30 @@ impl Lowering {
                 })?;
                 ir::replace_uses(result, value);
             }
+            Arange => {
+                // start + i * step: in i64 for integers, in f32 (rounded once) for floats.
+                let (start, step) = (
+                    aten.float("start").unwrap_or(0.0),
+                    aten.float("step").unwrap_or(1.0),
+                );
+                let dtype = out.dtype;
+                let value = self.emit_node(op, &origin, &out, out.shape.clone(), None, move |_, bx| {
+                    let i = bx.index_value(&IndexExpr::dim(0));
+                    let i = bx.op("arith.index_cast", &[i], scalar_type(bx.ctx, DType::I64));
+                    let wide = if dtype.is_float() { DType::F32 } else { DType::I64 };
+                    let i = convert(bx, i, DType::I64, wide);
+                    let (mul, add) = if dtype.is_float() {
+                        ("arith.mulf", "arith.addf")
+                    } else {
+                        ("arith.muli", "arith.addi")
+                    };
+                    let ty = scalar_type(bx.ctx, wide);
+                    let scaled = bx.op(mul, &[i, bx.constant(step, wide)], ty);
+                    let v = bx.op(add, &[scaled, bx.constant(start, wide)], ty);
+                    Ok(convert(bx, v, wide, dtype))
+                })?;
+                ir::replace_uses(result, value);
+            }
             Gather => {
                 let d = wrap(aten.dim().ok_or("missing dim")?, out.rank());
                 let (src, index) = (operands[0].clone(), operands[1].clone());
