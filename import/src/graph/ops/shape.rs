@@ -6,8 +6,17 @@ use super::Rule;
 /// The rows of this family.
 pub(super) static RULES: &[Rule] = &[
     Rule {
+        // A clone of an empty tensor (the decoders' empty KV cache, cloned then
+        // concatenated) is that tensor: nothing to copy, and cat drops it.
         targets: &["aten.clone.default", "aten.alias.default"],
-        import: |em, node, _| em.unary(node, "clone", ""),
+        import: |em, node, _| {
+            let x = em.tensor(node, "self")?;
+            if em.ty(&x).shape.contains(&0) {
+                em.bind(node, 0, x);
+                return Ok(());
+            }
+            em.unary(node, "clone", "")
+        },
     },
     Rule {
         targets: &[
