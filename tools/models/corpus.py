@@ -207,7 +207,9 @@ def export_one(name, out_dir):
     row["elements"] = total
     if total <= MAX_RECORDED and all(t.dtype in (torch.float32, torch.int64, torch.bool) for t in flat):
         with open(os.path.join(out_dir, f"{name}.json"), "w") as f:
-            json.dump({"inputs": [tensor_json(t.detach().contiguous()) for t in flat], "outputs": [tensor_json(t.detach().contiguous()) for t in outs]}, f)
+            # Empty constants (an empty cache) are left out, as fuse-import leaves them out.
+            inputs_json = [tensor_json(t.detach().contiguous()) for t in flat if t.numel() > 0]
+            json.dump({"inputs": inputs_json, "outputs": [tensor_json(t.detach().contiguous()) for t in outs]}, f)
     return module, inputs, row
 
 

@@ -529,11 +529,17 @@ pub(crate) fn emit_module(model: &Value, path: &str, options: &ImportOptions) ->
             None => ("user_input".to_string(), name.to_string()),
         };
         let ssa = e.ssa(name);
-        args.push(format!(
-            "{ssa}: {} {{fuselab.input = {}, fuselab.name = {}}}",
-            ty.mlir(),
-            mlir_string(&kind),
-            mlir_string(&original)
+        // An empty constant or buffer (an empty cache) may be left unused: see below.
+        let empty = kind != "user_input" && ty.shape.contains(&0);
+        args.push((
+            ssa.clone(),
+            empty,
+            format!(
+                "{ssa}: {} {{fuselab.input = {}, fuselab.name = {}}}",
+                ty.mlir(),
+                mlir_string(&kind),
+                mlir_string(&original)
+            ),
         ));
         e.values.insert(name.to_string(), ssa.clone());
         e.ssa_types.insert(ssa, ty);
@@ -586,6 +592,20 @@ pub(crate) fn emit_module(model: &Value, path: &str, options: &ImportOptions) ->
         "// Imported by fuse-import from {} (torch.export schema {}.{}).\n",
         e.path, model["schema_version"]["major"], model["schema_version"]["minor"]
     );
+    // Empty constants and buffers nothing reads any more (a clone of an empty cache is
+    // that cache, cat drops it) leave the signature: zero-size tensors are not supported.
+    let read = |ssa: &str| {
+        e.body.match_indices(ssa).any(|(at, _)| {
+            !e.body[at + ssa.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.')
+        }) || results.iter().any(|r| r == ssa)
+    };
+    let (kept, dropped): (Vec<_>, Vec<_>) =
+        args.into_iter().partition(|(ssa, empty, _)| !*empty || read(ssa));
+    if !dropped.is_empty() {
+        let names: Vec<&str> = dropped.iter().map(|(ssa, _, _)| ssa.as_str()).collect();
+        let _ = writeln!(text, "// Unused empty inputs left out: {}.", names.join(", "));
+    }
+    let args: Vec<String> = kept.into_iter().map(|(_, _, arg)| arg).collect();
     let _ = writeln!(
         text,
         "func.func @{}({}) -> ({}) {{",
