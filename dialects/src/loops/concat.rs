@@ -4,11 +4,17 @@
 use super::{attr, names, ExternKind};
 use crate::{attrs, ir};
 
+/// The kind of `op` if it is a `loop.extern`.
+fn extern_kind(op: mlir_sys::MlirOperation) -> Option<ExternKind> {
+    if ir::op_name(op) != names::EXTERN {
+        return None;
+    }
+    ExternKind::parse(&ir::attr(op, attr::KIND).and_then(attrs::string_raw)?)
+}
+
 /// Whether `op` is a `concat` extern.
 pub fn is_concat(op: mlir_sys::MlirOperation) -> bool {
-    ir::op_name(op) == names::EXTERN
-        && ir::attr(op, attr::KIND).and_then(attrs::string_raw).as_deref()
-            == Some(ExternKind::Concat.as_str())
+    extern_kind(op) == Some(ExternKind::Concat)
 }
 
 /// The pieces of a `concat` extern: its `dim` and, per operand, where its slice starts
@@ -32,11 +38,7 @@ pub fn written_into_concat(value: mlir_sys::MlirValue, concat: mlir_sys::MlirOpe
     };
     let users = ir::users(value);
     is_concat(concat)
-        && ir::op_name(producer) == names::EXTERN
-        && ir::attr(producer, attr::KIND)
-            .and_then(attrs::string_raw)
-            .as_deref()
-            == Some("mm")
+        && extern_kind(producer) == Some(ExternKind::Mm)
         && ir::operands(producer).len() == 2
         && users.len() == 1
         && users[0].ptr == concat.ptr

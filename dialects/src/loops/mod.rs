@@ -244,15 +244,22 @@ pub fn is_permutation(order: &[usize], n: usize) -> bool {
             .all(|&d| d < n && !std::mem::replace(&mut seen[d], true))
 }
 
-/// A node's ranges in the order it iterates them: `ranges` permuted by its
-/// `loop_order` (then its reduction ranges).
-pub fn iteration_ranges(node: mlir_sys::MlirOperation) -> Option<Vec<i64>> {
-    let mut all = node_ranges(node)?;
-    if let Some(order) = loop_order(node).filter(|o| o.len() <= all.len()) {
-        let permuted: Vec<i64> = order.iter().map(|&d| all[d]).collect();
-        all[..order.len()].copy_from_slice(&permuted);
+/// A node's `ranges` in the order it iterates them (permuted by its `loop_order`).
+pub fn ordered_ranges(node: mlir_sys::MlirOperation) -> Vec<i64> {
+    let ranges = crate::ir::i64s(node, attr::RANGES);
+    match loop_order(node).filter(|o| is_permutation(o, ranges.len())) {
+        Some(order) => order.iter().map(|&d| ranges[d]).collect(),
+        None => ranges,
     }
-    Some(all)
+}
+
+/// All of a node's indices in the order it iterates them: [`ordered_ranges`], then its
+/// reduction ranges.
+pub fn iteration_ranges(node: mlir_sys::MlirOperation) -> Option<Vec<i64>> {
+    let all = node_ranges(node)?;
+    let mut ordered = ordered_ranges(node);
+    ordered.extend_from_slice(&all[ordered.len().min(all.len())..]);
+    Some(ordered)
 }
 
 /// What a rewrite of a `loop.reduction` needs of it: its kind, body, the element type

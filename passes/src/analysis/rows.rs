@@ -9,7 +9,7 @@ use fuselab_dialects::{
     ir::{self, i64s},
     loops::{
         index::{contiguous_index, unravel, IndexExpr},
-        iteration_ranges, loop_order, names, node_ranges,
+        iteration_ranges, loop_order, names, node_ranges, ordered_ranges,
     },
 };
 use mlir_sys::MlirOperation;
@@ -76,18 +76,14 @@ fn order_of(m: MlirOperation, follow: bool) -> Option<Vec<usize>> {
 fn row_prefix(members: &[MlirOperation], inline: &HashMap<usize, MlirOperation>, follow: bool) -> usize {
     let ranges: Vec<Vec<i64>> = members
         .iter()
-        .map(|&m| match follow {
-            true => iteration_ranges(m).map(|mut r| {
-                r.truncate(i64s(m, "ranges").len());
-                r
-            }),
-            false => Some(i64s(m, "ranges")),
+        .map(|&m| {
+            if follow {
+                ordered_ranges(m)
+            } else {
+                i64s(m, "ranges")
+            }
         })
-        .collect::<Option<_>>()
-        .unwrap_or_default();
-    if ranges.len() != members.len() {
-        return 0;
-    }
+        .collect();
     if members.len() == 1 {
         return ranges[0].len();
     }

@@ -134,29 +134,28 @@ impl Gen {
         let Some((concat, dim, start)) = fuselab_dialects::loops::concat_part(ir::result(op, 0)) else {
             return Ok(None);
         };
-        let key = ir::result(concat, 0).ptr as usize;
-        let buf = match self.bufs.get(&key) {
-            Some(b) => b.clone(),
-            None => {
-                let b = self.result_buffer(concat)?;
-                self.bufs.insert(key, b.clone());
-                b
-            }
-        };
+        let buf = self.concat_buffer(concat)?;
         let cols = buf.ty.shape[1];
         let offset = if dim == 0 { start * cols } else { start };
         Ok(Some((buf, offset, cols)))
+    }
+
+    /// The buffer of `concat`, made on first use (by the first mm written into it).
+    fn concat_buffer(&mut self, concat: MlirOperation) -> Result<Buf, CodegenError> {
+        let key = ir::result(concat, 0).ptr as usize;
+        if let Some(b) = self.bufs.get(&key) {
+            return Ok(b.clone());
+        }
+        let b = self.result_buffer(concat)?;
+        self.bufs.insert(key, b.clone());
+        Ok(b)
     }
 
     /// A `concat` extern: its f32 mm operands wrote into its buffer already
     /// ([`Gen::matmul`]); an operand computed elsewhere (a half-precision mm) is copied
     /// into its slice.
     pub(super) fn concat(&mut self, op: MlirOperation) -> Result<(), CodegenError> {
-        let key = ir::result(op, 0).ptr as usize;
-        let buf = match self.bufs.get(&key) {
-            Some(b) => b.clone(),
-            None => self.result_buffer(op)?,
-        };
+        let buf = self.concat_buffer(op)?;
         let (dim, starts) = fuselab_dialects::loops::concat_slices(op)
             .ok_or_else(|| err(op, "concat without a valid 'dim'"))?;
         let strides = contiguous_strides(&buf.ty.shape);
@@ -173,7 +172,6 @@ impl Gen {
             layout.extend(&strides);
             self.strided_copy(&buf, &layout, &part, true);
         }
-        self.bufs.insert(key, buf);
         Ok(())
     }
 

@@ -6,12 +6,12 @@
 use super::tiles::{tiled_warps, transposed_tiles, transposed_view_tiles, Tiles};
 use super::*;
 use crate::math::widen;
+use fuselab_dialects::loops::ordered_ranges;
 use fuselab_dialects::{
     build::{CmpI, Open},
     loops::index::contiguous_index,
 };
 use fuselab_passes::analysis::reduction_hint::reads_outer;
-use loop_order::order_ranges;
 use mlir_sys::MlirAffineExpr;
 
 mod loop_order;
@@ -397,13 +397,13 @@ impl Lowering {
     ) -> Result<(), TileError> {
         let loc = ir::location(run[0]);
         self.b.at(loc);
-        let prefix: Vec<i64> = order_ranges(run[0])[..k].to_vec();
+        let prefix: Vec<i64> = ordered_ranges(run[0])[..k].to_vec();
         let xnumel: i64 = prefix.iter().product();
         let inner = |m: MlirOperation| -> i64 {
             if ir::op_name(m) == names::REDUCTION {
                 i64s(m, "reduction_ranges").iter().product()
             } else {
-                order_ranges(m)[k..].iter().product()
+                ordered_ranges(m)[k..].iter().product()
             }
         };
         let rnumel = run.iter().map(|&m| inner(m)).max().unwrap_or(1);
@@ -634,7 +634,7 @@ impl Lowering {
         extent: i64,
         out: &Buf,
     ) -> Result<(), TileError> {
-        let ranges = order_ranges(m);
+        let ranges = ordered_ranges(m);
         let inner_ranges = &ranges[rows.len()..];
         let x = V::B(k.x, [k.xb, 1]);
         if extent == 1 && inner_ranges.iter().all(|&r| r == 1) {

@@ -5,17 +5,6 @@ use super::{Lowering, V};
 use fuselab_dialects::ir::i64s;
 use mlir_sys::MlirOperation;
 
-/// A node's ranges in the order the kernel iterates them (its `loop_order`).
-pub(super) fn order_ranges(m: MlirOperation) -> Vec<i64> {
-    let ranges = i64s(m, "ranges");
-    fuselab_dialects::loops::iteration_ranges(m)
-        .map(|mut all| {
-            all.truncate(ranges.len());
-            all
-        })
-        .unwrap_or(ranges)
-}
-
 impl Lowering {
     /// A pointwise member's dims from its iteration `coords`, and where it stores them:
     /// `in_order` (the row-major position of the iteration) unless it has a
