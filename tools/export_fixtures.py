@@ -112,9 +112,9 @@ def export(name, module, inputs, out_dir, edit=None, **kwargs):
     return dst
 
 
-class Cumsum(nn.Module):
+class Cumprod(nn.Module):
     def forward(self, x):
-        return torch.cumsum(x, dim=0) * 2.0
+        return torch.cumprod(x, dim=0) * 2.0
 
 
 class Double(nn.Module):
@@ -124,7 +124,7 @@ class Double(nn.Module):
 
 def error_fixtures(out_dir):
     """Archives fuse-import must refuse, each with a clear message (test/Import/errors.mlir)."""
-    export("bad_unsupported_op", Cumsum(), (torch.randn(4, 3),), out_dir)
+    export("bad_unsupported_op", Cumprod(), (torch.randn(4, 3),), out_dir)
     export("bad_float64", Double(), (torch.randn(4, 3, dtype=torch.float64),), out_dir)
     batch = torch.export.Dim("batch")
     export("bad_dynamic", Double(), (torch.randn(4, 3),), out_dir, dynamic_shapes=({0: batch},))

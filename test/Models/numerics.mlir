@@ -1,21 +1,15 @@
-// The corpus models that import, run by every strategy on torch's own inputs (weights
-// included) and checked against torch's outputs recorded at export
+// The language models of the corpus that import, run by every strategy on torch's own
+// inputs (weights included) and checked against torch's outputs recorded at export
 // (tools/models/corpus.py; Inputs/NAME.expect.json): the aten reference interpreter
 // and each strategy's fused loop IR. The decoders' empty KV-cache constants are left
-// out of the signature by fuse-import and of the recorded inputs.
-// RUN: fuse-import %S/Inputs/convnext.pt2 | fuse-run - --expect %S/Inputs/convnext.expect.json | FileCheck %s
-// RUN: fuse-import %S/Inputs/regnet.pt2 | fuse-run - --expect %S/Inputs/regnet.expect.json | FileCheck %s
-// RUN: fuse-import %S/Inputs/unet_resblock.pt2 | fuse-run - --expect %S/Inputs/unet_resblock.expect.json | FileCheck %s
-// RUN: fuse-import %S/Inputs/dense_layer.pt2 | fuse-run - --expect %S/Inputs/dense_layer.expect.json | FileCheck %s
-// RUN: fuse-import %S/Inputs/gru_cell.pt2 | fuse-run - --expect %S/Inputs/gru_cell.expect.json | FileCheck %s
-// RUN: fuse-import %S/Inputs/cross_entropy_ignore.pt2 | fuse-run - --expect %S/Inputs/cross_entropy_ignore.expect.json | FileCheck %s
-// RUN: fuse-import %S/Inputs/cross_entropy_smooth.pt2 | fuse-run - --expect %S/Inputs/cross_entropy_smooth.expect.json | FileCheck %s
+// out of the signature by fuse-import and of the recorded inputs. OPT's position ids
+// are a cumsum (a masked reduction) and its padding mask an index.Tensor with two
+// index tensors. Vision models and blocks: numerics-vision.mlir.
 // RUN: fuse-import %S/Inputs/bert.pt2 | fuse-run - --expect %S/Inputs/bert.expect.json | FileCheck %s
 // RUN: fuse-import %S/Inputs/albert.pt2 | fuse-run - --expect %S/Inputs/albert.expect.json | FileCheck %s
 // RUN: fuse-import %S/Inputs/distilbert.pt2 | fuse-run - --expect %S/Inputs/distilbert.expect.json | FileCheck %s
 // RUN: fuse-import %S/Inputs/electra.pt2 | fuse-run - --expect %S/Inputs/electra.expect.json | FileCheck %s
 // RUN: fuse-import %S/Inputs/t5_encoder.pt2 | fuse-run - --expect %S/Inputs/t5_encoder.expect.json | FileCheck %s
-// RUN: fuse-import %S/Inputs/vit.pt2 | fuse-run - --expect %S/Inputs/vit.expect.json | FileCheck %s
 // RUN: fuse-import %S/Inputs/gpt2.pt2 | fuse-run - --expect %S/Inputs/gpt2.expect.json | FileCheck %s
 // RUN: fuse-import %S/Inputs/llama.pt2 | fuse-run - --expect %S/Inputs/llama.expect.json | FileCheck %s
 // RUN: fuse-import %S/Inputs/mistral.pt2 | fuse-run - --expect %S/Inputs/mistral.expect.json | FileCheck %s
@@ -23,6 +17,10 @@
 // RUN: fuse-import %S/Inputs/gemma.pt2 | fuse-run - --expect %S/Inputs/gemma.expect.json | FileCheck %s
 // RUN: fuse-import %S/Inputs/phi.pt2 | fuse-run - --expect %S/Inputs/phi.expect.json | FileCheck %s
 // RUN: fuse-import %S/Inputs/gpt_neox.pt2 | fuse-run - --expect %S/Inputs/gpt_neox.expect.json | FileCheck %s
+// RUN: fuse-import %S/Inputs/opt.pt2 | fuse-run - --expect %S/Inputs/opt.expect.json | FileCheck %s
+// RUN: fuse-import %S/Inputs/bart_encoder.pt2 | fuse-run - --expect %S/Inputs/bart_encoder.expect.json | FileCheck %s
+// RUN: fuse-import %S/Inputs/whisper_encoder.pt2 | fuse-run - --expect %S/Inputs/whisper_encoder.expect.json | FileCheck %s
+// RUN: fuse-import %S/Inputs/opt.pt2 | fuse-run - --expect %S/Inputs/opt.expect.json --jit | FileCheck %s
 // RUN: fuse-import %S/Inputs/dense_layer.pt2 | fuse-run - --expect %S/Inputs/dense_layer.expect.json --jit | FileCheck %s
 // RUN: fuse-import %S/Inputs/bert.pt2 | fuse-run - --expect %S/Inputs/bert.expect.json --jit | FileCheck %s
 // CHECK: reference output #0 {{.*}} PASS

@@ -118,6 +118,59 @@ class DenseLayer(nn.Module):
         return torch.cat([x, y], 1)
 
 
+class LSTMCell(nn.Module):
+    def __init__(self, d=32, h=32):
+        super().__init__()
+        self.cell = nn.LSTMCell(d, h)
+
+    def forward(self, x, h, c):
+        return self.cell(x, (h, c))
+
+
+class UNetAttention(nn.Module):
+    """A diffusion UNet attention block: GroupNorm, 1x1 q/k/v, softmax over positions,
+    1x1 projection, residual (the LDM/diffusers AttnBlock)."""
+
+    def __init__(self, c=32):
+        super().__init__()
+        self.norm = nn.GroupNorm(8, c)
+        self.q, self.k, self.v, self.o = (nn.Conv2d(c, c, 1) for _ in range(4))
+
+    def forward(self, x):
+        b, c, h, w = x.shape
+        y = self.norm(x)
+        q = self.q(y).reshape(b, c, h * w).transpose(1, 2)
+        k = self.k(y).reshape(b, c, h * w)
+        v = self.v(y).reshape(b, c, h * w).transpose(1, 2)
+        a = torch.softmax(q @ k * c**-0.5, dim=-1)
+        return x + self.o((a @ v).transpose(1, 2).reshape(b, c, h, w))
+
+
+class PoolCeil(nn.Module):
+    """Max pooling whose last window hangs over the input (ceil_mode) and a padded one."""
+
+    def __init__(self, c=8):
+        super().__init__()
+        self.conv = nn.Conv2d(3, c, 3, padding=1)
+        self.p1 = nn.MaxPool2d(3, 2, ceil_mode=True)
+        self.p2 = nn.MaxPool2d(2, 2, padding=1, ceil_mode=True)
+
+    def forward(self, x):
+        return self.p2(self.p1(torch.relu(self.conv(x))))
+
+
+def hf_part(cls_name, config_name, part, **cfg):
+    """One part (an encoder) of a Hugging Face model."""
+
+    def build():
+        import transformers
+
+        config = getattr(transformers, config_name)(**cfg)
+        return Hidden(getattr(getattr(transformers, cls_name)(config).eval(), part))
+
+    return build
+
+
 def tv(name, **kw):
     def build():
         import torchvision
@@ -161,7 +214,22 @@ MODELS = {
     "mobilenet_v3": (tv("mobilenet_v3_small", width_mult=0.25, num_classes=10), image),
     "resnet18": (tv("resnet18", num_classes=10), lambda: image(3, 32)),
     "squeezenet": (tv("squeezenet1_1", num_classes=10), lambda: image(3, 64)),
+    "deit": (hf("DeiTModel", "DeiTConfig", image_size=32, patch_size=8, num_channels=3, **{k: v for k, v in LM.items() if k != "vocab_size"}), image),
+    "clip_vision": (hf("CLIPVisionModel", "CLIPVisionConfig", image_size=32, patch_size=8, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2), image),
+    "efficientnet": (hf("EfficientNetModel", "EfficientNetConfig", image_size=32, width_coefficient=0.25, depth_coefficient=0.25, hidden_dim=320), image),
+    "segformer": (hf("SegformerModel", "SegformerConfig", num_channels=3, num_encoder_blocks=2, depths=[1, 1], sr_ratios=[2, 1], hidden_sizes=[16, 32], patch_sizes=[7, 3], strides=[4, 2], num_attention_heads=[1, 2], mlp_ratios=[2, 2]), image),
+    "levit": (hf("LevitModel", "LevitConfig", image_size=32, hidden_sizes=[16, 32, 48], num_attention_heads=[1, 2, 3], depths=[1, 1, 1], key_dim=[8, 8, 8]), image),
+    # Encoders of encoder-decoder models.
+    "bart_encoder": (hf_part("BartModel", "BartConfig", "encoder", vocab_size=VOCAB, d_model=32, encoder_layers=2, decoder_layers=1, encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=64), ids),
+    "whisper_encoder": (
+        hf_part("WhisperModel", "WhisperConfig", "encoder", vocab_size=VOCAB, d_model=32, encoder_layers=2, decoder_layers=1, encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64, num_mel_bins=16, max_source_positions=16, max_target_positions=16, pad_token_id=0, bos_token_id=1, eos_token_id=2, decoder_start_token_id=1),
+        lambda: seeded((1, 16, 32)),
+    ),
+    "mpnet": (hf("MPNetModel", "MPNetConfig", **LM), ids),
     # Blocks and losses.
+    "lstm_cell": (LSTMCell, lambda: seeded((4, 32), (4, 32), (4, 32))),
+    "unet_attention": (UNetAttention, lambda: seeded((1, 32, 8, 8))),
+    "pool_ceil": (PoolCeil, lambda: image(3, 14)),
     "unet_resblock": (UNetResBlock, lambda: seeded((1, 32, 8, 8), (1, 16))),
     "gru_cell": (GRUCell, lambda: seeded((4, 32), (4, 32))),
     "dense_layer": (DenseLayer, lambda: seeded((1, 16, 8, 8))),

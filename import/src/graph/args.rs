@@ -221,6 +221,89 @@ impl<'m> Emitter<'m> {
         res
     }
 
+    /// `x[.., start:end:step, ..]` along `dim` (aten.slice; `end` exclusive, in range).
+    pub(super) fn slice(
+        &mut self,
+        x: &str,
+        dim: usize,
+        start: i64,
+        end: i64,
+        step: i64,
+        loc: &str,
+    ) -> String {
+        let xt = self.ty(x);
+        let mut shape = xt.shape.clone();
+        shape[dim] = if end > start {
+            (end - start + step - 1) / step
+        } else {
+            0
+        };
+        self.op(
+            None,
+            "slice",
+            &[x],
+            &format!("dim = {dim} : i64, start = {start} : i64, end = {end} : i64, step = {step} : i64"),
+            &TType {
+                shape,
+                dtype: xt.dtype,
+            },
+            loc,
+        )
+    }
+
+    /// `x` padded along `dim` by `before` and `after` elements of `value` (a positive
+    /// amount concatenates a splat, a negative one slices; torch/_refs `constant_pad_nd`).
+    pub(super) fn pad(
+        &mut self,
+        x: &str,
+        dim: usize,
+        before: i64,
+        after: i64,
+        value: Scalar,
+        loc: &str,
+    ) -> String {
+        let mut x = x.to_string();
+        for (side, amount) in [(0, before), (1, after)] {
+            let xt = self.ty(&x);
+            let size = xt.shape[dim];
+            if amount < 0 {
+                let (start, end) = if side == 0 {
+                    (-amount, size)
+                } else {
+                    (0, size + amount)
+                };
+                x = self.slice(&x, dim, start, end.max(start), 1, loc);
+            } else if amount > 0 {
+                let mut piece = xt.shape.clone();
+                piece[dim] = amount;
+                let fill = self.splat(
+                    None,
+                    value,
+                    &TType {
+                        shape: piece,
+                        dtype: xt.dtype,
+                    },
+                    loc,
+                );
+                let mut shape = xt.shape.clone();
+                shape[dim] += amount;
+                let parts = if side == 0 { [&fill, &x] } else { [&x, &fill] };
+                x = self.op(
+                    None,
+                    "cat",
+                    &[parts[0], parts[1]],
+                    &format!("dim = {dim} : i64"),
+                    &TType {
+                        shape,
+                        dtype: xt.dtype,
+                    },
+                    loc,
+                );
+            }
+        }
+        x
+    }
+
     /// Fails if an output of `node` other than those in `keep` is read later.
     pub(super) fn only_outputs(&self, node: &Node, keep: &[usize]) -> R<()> {
         for (i, name) in node.outputs.iter().enumerate() {

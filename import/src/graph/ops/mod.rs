@@ -5,7 +5,9 @@
 
 mod creation;
 mod elementwise;
+mod indexing;
 mod matmul;
+mod pooling;
 mod reductions;
 mod shape;
 
@@ -38,7 +40,9 @@ const FAMILIES: &[&[Rule]] = &[
     elementwise::RULES,
     reductions::RULES,
     matmul::RULES,
+    pooling::RULES,
     shape::RULES,
+    indexing::RULES,
     creation::RULES,
 ];
 

@@ -39,6 +39,104 @@ pub(super) static RULES: &[Rule] = &[
         },
     },
     Rule {
+        // cumsum(x, dim, dtype?) as a masked reduction: out[.., i, ..] = sum over j of
+        // where(j <= i, x[.., j, ..], 0), the input viewed with a new axis j after `dim`
+        // and the lower triangle an `arange` comparison. Exact for integers; floats add
+        // in the reduction's order, not left to right. Quadratic in the scanned length
+        // (Inductor emits a scan kernel instead, `ir.Scan` with `tl.associative_scan`);
+        // the result's dtype is the export's (integers and bools sum to int64).
+        targets: &["aten.cumsum.default"],
+        import: |em, node, _| {
+            let loc = node.loc.clone();
+            let x = em.tensor(node, "self")?;
+            let out = em.out_type(node, 0)?;
+            let xt = em.ty(&x);
+            if xt.shape != out.shape || xt.rank() == 0 {
+                return Err(em.node_error(
+                    node,
+                    format!("cumsum of a {:?} tensor into {:?}", xt.shape, out.shape),
+                ));
+            }
+            let dim = wrap(em.int_arg(node, "dim", None)?, xt.rank()) as usize;
+            let n = xt.shape[dim];
+            let x = if xt.dtype == out.dtype {
+                x
+            } else {
+                em.op(None, "to_dtype", &[&x], "", &out, &loc)
+            };
+            let mut wide = out.shape.clone();
+            wide.insert(dim, n);
+            let mut lone = out.shape.clone();
+            lone.insert(dim, 1);
+            let col = em.view(None, &x, lone, &loc);
+            let spread = em.op(
+                None,
+                "expand",
+                &[&col],
+                "",
+                &TType {
+                    shape: wide.clone(),
+                    dtype: out.dtype,
+                },
+                &loc,
+            );
+            // mask[i, j] = j <= i, viewed [1.., n(i), n(j), 1..].
+            let steps = em.op(
+                None,
+                "arange",
+                &[],
+                "start = 0.0 : f64, step = 1.0 : f64",
+                &TType {
+                    shape: vec![n],
+                    dtype: "i64",
+                },
+                &loc,
+            );
+            let i = em.view(None, &steps, vec![n, 1], &loc);
+            let j = em.view(None, &steps, vec![1, n], &loc);
+            let tri = em.op(
+                None,
+                "le",
+                &[&j, &i],
+                "",
+                &TType {
+                    shape: vec![n, n],
+                    dtype: "i1",
+                },
+                &loc,
+            );
+            let mut mshape = vec![1; wide.len()];
+            mshape[dim] = n;
+            mshape[dim + 1] = n;
+            let mask = em.view(None, &tri, mshape, &loc);
+            let zero = em.constant(
+                Scalar::Int(0),
+                &TType {
+                    shape: vec![],
+                    dtype: out.dtype,
+                },
+                &loc,
+            );
+            let kept = em.op(
+                None,
+                "where",
+                &[&mask, &spread, &zero],
+                "",
+                &TType {
+                    shape: wide,
+                    dtype: out.dtype,
+                },
+                &loc,
+            );
+            em.finish(
+                node,
+                "sum",
+                &[&kept],
+                &format!("dims = {}, keepdim = false", ints(&[dim as i64 + 1])),
+            )
+        },
+    },
+    Rule {
         targets: &["aten.var.correction"],
         import: |em, node, _| em.reduction(node, "var", true),
     },

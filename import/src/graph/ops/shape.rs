@@ -113,8 +113,7 @@ pub(super) static RULES: &[Rule] = &[
     },
     Rule {
         // constant_pad_nd(self, pad, value=0): `pad` pairs (before, after) from the last dim
-        // backwards; a positive pad concatenates a splat of `value`, a negative one slices
-        // (torch/_refs `constant_pad_nd`).
+        // backwards (Emitter::pad).
         targets: &["aten.constant_pad_nd.default"],
         import: |em, node, _| {
             let loc = node.loc.clone();
@@ -126,59 +125,7 @@ pub(super) static RULES: &[Rule] = &[
                 return Err(em.node_error(node, format!("pad {pad:?} does not pair up with the {rank} dims")));
             }
             for (k, pair) in pad.chunks(2).enumerate() {
-                let dim = rank - 1 - k;
-                for (side, &amount) in pair.iter().enumerate() {
-                    let xt = em.ty(&x);
-                    let size = xt.shape[dim];
-                    if amount < 0 {
-                        let (start, end) = if side == 0 {
-                            (-amount, size)
-                        } else {
-                            (0, size + amount)
-                        };
-                        let mut shape = xt.shape.clone();
-                        shape[dim] = (end - start).max(0);
-                        x = em.op(
-                            None,
-                            "slice",
-                            &[&x],
-                            &format!(
-                                "dim = {dim} : i64, start = {start} : i64, end = {end} : i64, step = 1 : i64"
-                            ),
-                            &TType {
-                                shape,
-                                dtype: xt.dtype,
-                            },
-                            &loc,
-                        );
-                    } else if amount > 0 {
-                        let mut piece = xt.shape.clone();
-                        piece[dim] = amount;
-                        let fill = em.splat(
-                            None,
-                            value,
-                            &TType {
-                                shape: piece,
-                                dtype: xt.dtype,
-                            },
-                            &loc,
-                        );
-                        let mut shape = xt.shape.clone();
-                        shape[dim] += amount;
-                        let parts = if side == 0 { [&fill, &x] } else { [&x, &fill] };
-                        x = em.op(
-                            None,
-                            "cat",
-                            &[parts[0], parts[1]],
-                            &format!("dim = {dim} : i64"),
-                            &TType {
-                                shape,
-                                dtype: xt.dtype,
-                            },
-                            &loc,
-                        );
-                    }
-                }
+                x = em.pad(&x, rank - 1 - k, pair[0], pair[1], value, &loc);
             }
             em.bind(node, 0, x);
             Ok(())
