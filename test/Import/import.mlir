@@ -99,7 +99,8 @@
 // The op coverage table (docs/import.md carries the same).
 // OPS: {{[0-9]+}} of the 189 core ATen overloads are imported; the other {{[0-9]+}} are rejected with a located error naming them
 // OPS: | `aten.add.Tensor` | imported |
-// OPS: | `aten.cumsum.default` | rejected (located error) |
+// OPS: | `aten.cumsum.default` | imported |
+// OPS: | `aten.sort.default` | rejected (located error) |
 // OPS: Also imported ({{[0-9]+}}: {{.*}}`aten._assert_tensor_metadata.default`
 
 // leaky_relu, elu, clamp.Tensor, log2, log10, tan, pow.Scalar, sign, isnan, isinf,
