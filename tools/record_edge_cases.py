@@ -2,7 +2,7 @@
 """Records PyTorch's outputs for the edge cases of test/Execution/edge-cases.mlir.
 
 Each case is one function of that file: its inputs (NaN, infinities, signed zeros,
-corrections at or beyond N, int64 values) and what torch (CPU, eager) returns for the
+corrections at or beyond N, int64 values, int32 values that wrap) and what torch (CPU, eager) returns for the
 same ops. The JSON files are `fuse-run --expect` files: `{"inputs": [...], "outputs":
 [...]}` with tensors as `{"shape", "dtype", "data"}`, non-finite floats as "nan", "inf",
 "-inf". Usage: python3 tools/record_edge_cases.py OUT_DIR  (needs torch; run where it is
@@ -17,7 +17,7 @@ import sys
 import torch
 
 NAN, INF = float("nan"), float("inf")
-DTYPES = {torch.float32: "float32", torch.int64: "int64", torch.bool: "bool"}
+DTYPES = {torch.float32: "float32", torch.int64: "int64", torch.int32: "int32", torch.bool: "bool"}
 
 
 def encode(t):
@@ -137,6 +137,25 @@ def int_ops():
     return [a, b], outs
 
 
+def int32_ops():
+    a = torch.tensor([1, -3, 1073741824, 2147483647], dtype=torch.int32)
+    b = i64([2, -5, 7, 0])
+    x = f32([2.7, -2.7, 100.9, -0.5])
+    xi = x.to(torch.int32)
+    outs = [
+        a + a,
+        a * a,
+        a.to(torch.int64) + b,
+        torch.lt(a, b),
+        xi,
+        a.to(torch.float32),
+        torch.sum(a, dim=0, keepdim=True),
+        torch.maximum(a, xi),
+        a + b,
+    ]
+    return [a, b, x], outs
+
+
 CASES = [
     nan_reductions,
     nan_pointwise,
@@ -147,6 +166,7 @@ CASES = [
     var_cases,
     group_norm_cases,
     int_ops,
+    int32_ops,
 ]
 
 

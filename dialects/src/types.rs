@@ -1,5 +1,5 @@
 //! Plain-data views of the builtin types fuselab accepts: static ranked tensors of
-//! f32, f16, bf16, i64 or i1.
+//! f32, f16, bf16, i64, i32 or i1.
 
 use melior::ir::{Type, TypeLike};
 use std::fmt;
@@ -15,6 +15,8 @@ pub enum DType {
     BF16,
     /// 64-bit signless integer (ATen's int64).
     I64,
+    /// 32-bit signless integer (ATen's int32).
+    I32,
     /// 1-bit signless integer (ATen's bool).
     I1,
 }
@@ -26,6 +28,7 @@ impl DType {
             Self::F32 => 4,
             Self::F16 | Self::BF16 => 2,
             Self::I64 => 8,
+            Self::I32 => 4,
             Self::I1 => 1,
         }
     }
@@ -47,6 +50,7 @@ impl DType {
             Self::F16 => "f16",
             Self::BF16 => "bf16",
             Self::I64 => "i64",
+            Self::I32 => "i32",
             Self::I1 => "i1",
         }
     }
@@ -64,6 +68,7 @@ impl DType {
             } else if mlir_sys::mlirTypeIsAInteger(raw) && mlir_sys::mlirIntegerTypeIsSignless(raw) {
                 match mlir_sys::mlirIntegerTypeGetWidth(raw) {
                     64 => Some(Self::I64),
+                    32 => Some(Self::I32),
                     1 => Some(Self::I1),
                     _ => None,
                 }
@@ -77,7 +82,7 @@ impl DType {
 impl DType {
     /// The dtype named `name` as [`DType::mlir_name`] spells it (`f32`, `bf16`, `i64`).
     pub fn parse(name: &str) -> Option<Self> {
-        [Self::F32, Self::F16, Self::BF16, Self::I64, Self::I1]
+        [Self::F32, Self::F16, Self::BF16, Self::I64, Self::I32, Self::I1]
             .into_iter()
             .find(|d| d.mlir_name() == name)
     }
@@ -108,8 +113,8 @@ pub enum TensorTypeError {
     /// computed from a type fits in an i64).
     #[error("'{0}' has more than 2^48 elements (fuselab's limit, so that sizes, offsets and byte counts never overflow)")]
     TooLarge(String),
-    /// An element type outside f32/f16/bf16/i64/i1.
-    #[error("unsupported element type '{element}' in '{ty}' (supported: f32, f16, bf16, i64, i1)")]
+    /// An element type outside f32/f16/bf16/i64/i32/i1.
+    #[error("unsupported element type '{element}' in '{ty}' (supported: f32, f16, bf16, i64, i32, i1)")]
     UnsupportedDType {
         /// The element type as printed.
         element: String,

@@ -6,13 +6,13 @@
 
 use crate::{
     constant::splat_or_dense,
-    tensor::{for_each_index, nan_max, nan_min, numel, Tensor},
+    tensor::{for_each_index, i32_add, i32_mul, i32_sub, nan_max, nan_min, numel, Tensor},
     ExecError,
 };
 use fuselab_dialects::ir;
 use fuselab_dialects::{
     aten::{attr, AtenOp, AtenOpKind},
-    types::TensorType,
+    types::{DType, TensorType},
 };
 use mlir_sys::MlirOperation;
 use std::collections::HashMap;
@@ -268,6 +268,10 @@ pub fn eval_op(op: &AtenOp, args: &[&Tensor], out: &TensorType) -> Result<Tensor
         }
         ToDtype | Clone => map(args, out, |v| v[0]),
         LogicalNot => map(args, out, |v| f64::from(u8::from(v[0] == 0.0))),
+        // int32 results wrap in i32 (operands of a wider type are converted first).
+        Add if out.dtype == DType::I32 => map(args, out, |v| i32_add(v[0], v[1])),
+        Sub if out.dtype == DType::I32 => map(args, out, |v| i32_sub(v[0], v[1])),
+        Mul if out.dtype == DType::I32 => map(args, out, |v| i32_mul(v[0], v[1])),
         Add => map(args, out, |v| v[0] + v[1]),
         Sub => map(args, out, |v| v[0] - v[1]),
         Mul => map(args, out, |v| v[0] * v[1]),

@@ -18,6 +18,7 @@ pub fn splat_or_dense(op: MlirOperation) -> Result<Tensor, String> {
             match ty.dtype {
                 DType::F32 => f64::from(mlir_sys::mlirDenseElementsAttrGetFloatValue(attr, i)),
                 DType::I64 => mlir_sys::mlirDenseElementsAttrGetInt64Value(attr, i) as f64,
+                DType::I32 => f64::from(mlir_sys::mlirDenseElementsAttrGetInt32Value(attr, i)),
                 DType::I1 => f64::from(u8::from(mlir_sys::mlirDenseElementsAttrGetBoolValue(attr, i))),
                 _ => f64::NAN,
             }
@@ -25,7 +26,7 @@ pub fn splat_or_dense(op: MlirOperation) -> Result<Tensor, String> {
         let data: Vec<f64> = if mlir_sys::mlirDenseElementsAttrIsSplat(attr) {
             let v = splat_value(attr, &ty)?;
             vec![v; n]
-        } else if matches!(ty.dtype, DType::F32 | DType::I64 | DType::I1) {
+        } else if matches!(ty.dtype, DType::F32 | DType::I64 | DType::I32 | DType::I1) {
             (0..n as isize).map(read).collect()
         } else {
             return Err(format!("non-splat {} constants are not supported", ty.dtype));

@@ -50,7 +50,8 @@ impl Rng {
 }
 
 /// The bound for integer argument `arg`: the smallest gathered-dimension size among
-/// the gathers whose index it feeds (through movement ops), else 8.
+/// the gathers whose index it feeds (through movement ops and the value operands of a
+/// `where`, as fuse-import's wrap of negative indices, `where(i < 0, i + n, i)`), else 8.
 pub fn int_bound(arg: MlirValue) -> i64 {
     let mut bound = i64::MAX;
     let mut frontier = vec![arg];
@@ -70,7 +71,9 @@ pub fn int_bound(arg: MlirValue) -> i64 {
                     let d = if dim < 0 { dim + rank } else { dim } as usize;
                     bound = bound.min(types[0].shape[d]);
                 }
-            } else if op.kind().class() == AtenOpClass::Movement {
+            } else if op.kind().class() == AtenOpClass::Movement
+                || (op.kind() == AtenOpKind::Where && ir::operand(user, 0).ptr != v.ptr)
+            {
                 frontier.push(ir::result(user, 0));
             }
         }
@@ -93,7 +96,7 @@ pub fn generate_inputs(func: MlirOperation, seed: u64) -> Result<Vec<Tensor>, St
         let n = ty.numel() as usize;
         let data: Vec<f64> = match ty.dtype {
             DType::I1 => (0..n).map(|_| rng.below(2) as f64).collect(),
-            DType::I64 => {
+            DType::I64 | DType::I32 => {
                 let bound = int_bound(arg) as u64;
                 (0..n).map(|_| rng.below(bound) as f64).collect()
             }
@@ -124,7 +127,7 @@ pub fn tolerance(dtype: DType) -> (f64, f64) {
         DType::F32 => (1e-4, 1e-3),
         DType::F16 => (1e-2, 1e-2),
         DType::BF16 => (5e-2, 5e-2),
-        DType::I64 | DType::I1 => (0.0, 0.0),
+        DType::I64 | DType::I32 | DType::I1 => (0.0, 0.0),
     }
 }
 

@@ -8,7 +8,7 @@
 use crate::{
     aten::{convolution, matmul, ConvParams},
     constant::splat_or_dense,
-    tensor::{nan_max, nan_min, numel, round_to, Tensor},
+    tensor::{i32_add, i32_mul, i32_sub, nan_max, nan_min, numel, round_to, Tensor},
     ExecError,
 };
 use fuselab_dialects::ir;
@@ -42,6 +42,7 @@ impl Scalar {
             "f16" => Some(Self::Typed(DType::F16)),
             "bf16" => Some(Self::Typed(DType::BF16)),
             "i64" => Some(Self::Typed(DType::I64)),
+            "i32" => Some(Self::Typed(DType::I32)),
             "i1" => Some(Self::Typed(DType::I1)),
             _ => None,
         }
@@ -224,6 +225,11 @@ fn compile(node: MlirOperation) -> Result<Body, ExecError> {
                 "arith.constant" => {
                     Instr::Const(float_value(op).ok_or_else(|| ExecError::at(op, "unsupported constant"))?)
                 }
+                // int32 arithmetic wraps in i32 before the value becomes an f64 (a
+                // product of two int32 values can exceed f64's 53 exact bits).
+                "arith.addi" if ty == Scalar::Typed(DType::I32) => Instr::Binary(i32_add, get(0)?, get(1)?),
+                "arith.subi" if ty == Scalar::Typed(DType::I32) => Instr::Binary(i32_sub, get(0)?, get(1)?),
+                "arith.muli" if ty == Scalar::Typed(DType::I32) => Instr::Binary(i32_mul, get(0)?, get(1)?),
                 "arith.addf" | "arith.addi" => Instr::Binary(|a, b| a + b, get(0)?, get(1)?),
                 "arith.subf" | "arith.subi" => Instr::Binary(|a, b| a - b, get(0)?, get(1)?),
                 "arith.mulf" | "arith.muli" => Instr::Binary(|a, b| a * b, get(0)?, get(1)?),
@@ -257,7 +263,7 @@ fn compile(node: MlirOperation) -> Result<Body, ExecError> {
                     }
                 }
                 "arith.extf" | "arith.truncf" | "arith.sitofp" | "arith.uitofp" | "arith.extui"
-                | "arith.index_cast" => Instr::Unary(|a| a, get(0)?),
+                | "arith.extsi" | "arith.trunci" | "arith.index_cast" => Instr::Unary(|a| a, get(0)?),
                 "arith.fptosi" => Instr::Unary(f64::trunc, get(0)?),
                 "math.exp" => Instr::Unary(f64::exp, get(0)?),
                 "math.log" => Instr::Unary(f64::ln, get(0)?),

@@ -1,7 +1,8 @@
 //! Dense tensors for the interpreters: row-major values held as `f64` (exact for every
-//! f32/f16/bf16 value, for i64 up to 2^53, and for bools as 0/1), rounded to the storage
-//! dtype whenever an op stores a result, so an f32 op computes what f32 hardware does for
-//! + - * / sqrt (one f64 operation then one rounding to f32 is correctly rounded).
+//! f32/f16/bf16/i32 value, for i64 up to 2^53, and for bools as 0/1), rounded to the
+//! storage dtype whenever an op stores a result (int32 wrapping as two's complement), so
+//! an f32 op computes what f32 hardware does for + - * / sqrt (one f64 operation then one
+//! rounding to f32 is correctly rounded).
 
 use fuselab_dialects::types::DType;
 
@@ -30,8 +31,31 @@ pub fn round_to(v: f64, dtype: DType) -> f64 {
                 v.trunc()
             }
         }
+        // int32 wraps as two's complement (integer overflow), after the truncation.
+        DType::I32 => {
+            if v.is_nan() {
+                0.0
+            } else {
+                f64::from(v.trunc() as i64 as i32)
+            }
+        }
         DType::I1 => f64::from(u8::from(v != 0.0)),
     }
+}
+
+/// int32 `a + b`, wrapping (two's complement).
+pub fn i32_add(a: f64, b: f64) -> f64 {
+    f64::from((a as i32).wrapping_add(b as i32))
+}
+
+/// int32 `a - b`, wrapping.
+pub fn i32_sub(a: f64, b: f64) -> f64 {
+    f64::from((a as i32).wrapping_sub(b as i32))
+}
+
+/// int32 `a * b`, wrapping.
+pub fn i32_mul(a: f64, b: f64) -> f64 {
+    f64::from((a as i32).wrapping_mul(b as i32))
 }
 
 impl Tensor {

@@ -21,6 +21,8 @@
 // RUN: fuse-run %s --jit --function var_cases --expect %S/Inputs/edge-var-cases.json | FileCheck %s
 // RUN: fuse-run %s --jit --function group_norm_cases --expect %S/Inputs/edge-group-norm-cases.json | FileCheck %s
 // RUN: fuse-run %s --jit --function int_ops --expect %S/Inputs/edge-int-ops.json | FileCheck %s
+// RUN: fuse-run %s --function int32_ops --expect %S/Inputs/edge-int32-ops.json | FileCheck %s
+// RUN: fuse-run %s --jit --function int32_ops --expect %S/Inputs/edge-int32-ops.json | FileCheck %s
 
 // CHECK: reference output #0 {{.*}} PASS
 // CHECK-NOT: FAIL
@@ -112,4 +114,21 @@ func.func @int_ops(%a: tensor<4xi64>, %b: tensor<4xi64>) -> (tensor<4xi64>, tens
   %7 = "aten.eq"(%a, %b) : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi1>
   %8 = "aten.to_dtype"(%a) : (tensor<4xi64>) -> tensor<4xf32>
   return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<1xi64>, tensor<4xi1>, tensor<4xi1>, tensor<4xf32>
+}
+
+// int32 (RoBERTa's and MPNet's position ids, BLOOM's arange): arithmetic wraps as two's
+// complement (1073741824 + itself, 2147483647 squared), floats convert by truncation,
+// mixed int32/int64 operands promote to int64 (sign-extended), a sum gives int64.
+func.func @int32_ops(%a: tensor<4xi32>, %b: tensor<4xi64>, %x: tensor<4xf32>) -> (tensor<4xi32>, tensor<4xi32>, tensor<4xi64>, tensor<4xi1>, tensor<4xi32>, tensor<4xf32>, tensor<1xi64>, tensor<4xi32>, tensor<4xi64>) {
+  %0 = "aten.add"(%a, %a) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %1 = "aten.mul"(%a, %a) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %w = "aten.to_dtype"(%a) : (tensor<4xi32>) -> tensor<4xi64>
+  %2 = "aten.add"(%w, %b) : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  %3 = "aten.lt"(%a, %b) : (tensor<4xi32>, tensor<4xi64>) -> tensor<4xi1>
+  %4 = "aten.to_dtype"(%x) : (tensor<4xf32>) -> tensor<4xi32>
+  %5 = "aten.to_dtype"(%a) : (tensor<4xi32>) -> tensor<4xf32>
+  %6 = "aten.sum"(%a) {dims = array<i64: 0>, keepdim = true} : (tensor<4xi32>) -> tensor<1xi64>
+  %7 = "aten.maximum"(%a, %4) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %8 = "aten.add"(%a, %b) : (tensor<4xi32>, tensor<4xi64>) -> tensor<4xi64>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<4xi32>, tensor<4xi32>, tensor<4xi64>, tensor<4xi1>, tensor<4xi32>, tensor<4xf32>, tensor<1xi64>, tensor<4xi32>, tensor<4xi64>
 }

@@ -18,7 +18,7 @@
 // An unknown op is located at the model's source line and names op and overload.
 // BADOP: export_fixtures.py:{{[0-9]+}}:0: error: fuse-import does not support this op (node 'cumprod', op 'aten.cumprod', overload 'default')
 // DYNAMIC: bad_dynamic.pt2: error: tensor 'x' has a symbolic (dynamic) size {{.*}}; fuselab needs static shapes
-// DTYPE: bad_float64.pt2: error: tensor 'x' has dtype float64 (torch ScalarType 8); fuselab supports float32, float16, bfloat16, int64 and bool
+// DTYPE: bad_float64.pt2: error: tensor 'x' has dtype float64 (torch ScalarType 8); fuselab supports float32, float16, bfloat16, int64, int32 and bool
 // Max pooling computes the values only (bad_pool_indices.pt2: pool_ceil.pt2 of the model
 // corpus with the second pool's indices added to the graph outputs in model.json).
 // POOLIDX: pooling.py:{{[0-9]+}}:0: error: output #1 ('max_pool2d_with_indices_1_unused_1') is used, but fuselab computes only the primary result (node 'max_pool2d_with_indices_1', op 'aten.max_pool2d_with_indices'

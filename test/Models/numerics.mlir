@@ -4,7 +4,8 @@
 // and each strategy's fused loop IR. The decoders' empty KV-cache constants are left
 // out of the signature by fuse-import and of the recorded inputs. OPT's position ids
 // are a cumsum (a masked reduction) and its padding mask an index.Tensor with two
-// index tensors. Vision models and blocks: numerics-vision.mlir.
+// index tensors. RoBERTa, BLOOM and MPNet compute position ids in int32 (RoBERTa also
+// compiled, --jit). Vision models and blocks: numerics-vision.mlir.
 // RUN: fuse-import %S/Inputs/bert.pt2 | fuse-run - --expect %S/Inputs/bert.expect.json | FileCheck %s
 // RUN: fuse-import %S/Inputs/albert.pt2 | fuse-run - --expect %S/Inputs/albert.expect.json | FileCheck %s
 // RUN: fuse-import %S/Inputs/distilbert.pt2 | fuse-run - --expect %S/Inputs/distilbert.expect.json | FileCheck %s
@@ -18,6 +19,10 @@
 // RUN: fuse-import %S/Inputs/phi.pt2 | fuse-run - --expect %S/Inputs/phi.expect.json | FileCheck %s
 // RUN: fuse-import %S/Inputs/gpt_neox.pt2 | fuse-run - --expect %S/Inputs/gpt_neox.expect.json | FileCheck %s
 // RUN: fuse-import %S/Inputs/opt.pt2 | fuse-run - --expect %S/Inputs/opt.expect.json | FileCheck %s
+// RUN: fuse-import %S/Inputs/roberta.pt2 | fuse-run - --expect %S/Inputs/roberta.expect.json | FileCheck %s
+// RUN: fuse-import %S/Inputs/bloom.pt2 | fuse-run - --expect %S/Inputs/bloom.expect.json | FileCheck %s
+// RUN: fuse-import %S/Inputs/mpnet.pt2 | fuse-run - --expect %S/Inputs/mpnet.expect.json | FileCheck %s
+// RUN: fuse-import %S/Inputs/roberta.pt2 | fuse-run - --expect %S/Inputs/roberta.expect.json --jit | FileCheck %s
 // RUN: fuse-import %S/Inputs/bart_encoder.pt2 | fuse-run - --expect %S/Inputs/bart_encoder.expect.json | FileCheck %s
 // RUN: fuse-import %S/Inputs/whisper_encoder.pt2 | fuse-run - --expect %S/Inputs/whisper_encoder.expect.json | FileCheck %s
 // RUN: fuse-import %S/Inputs/opt.pt2 | fuse-run - --expect %S/Inputs/opt.expect.json --jit | FileCheck %s

@@ -35,6 +35,7 @@ DTYPES = {
     "f16": torch.float16,
     "bf16": torch.bfloat16,
     "i64": torch.int64,
+    "i32": torch.int32,
     "i1": torch.bool,
 }
 
@@ -60,8 +61,8 @@ def portable_input(seed, index, shape, dtype, bound):
     with np.errstate(over="ignore"):
         k = np.arange(1, n + 1, dtype=np.uint64)
         z = mix_array(np.uint64(base) + k * np.uint64(0x9E3779B97F4A7C15))
-    if dtype == "i64":
-        return torch.from_numpy((z % np.uint64(max(bound, 1))).astype(np.int64)).reshape(shape)
+    if dtype in ("i64", "i32"):
+        return torch.from_numpy((z % np.uint64(max(bound, 1))).astype(np.int64)).reshape(shape).to(DTYPES[dtype])
     if dtype == "i1":
         return torch.from_numpy((z & np.uint64(1)).astype(np.bool_)).reshape(shape)
     u = (z >> np.uint64(40)).astype(np.float64) / float(1 << 23) - 1.0
@@ -284,7 +285,7 @@ def registers(b):
 
 
 def minimal_bytes(b):
-    size = {"f32": 4, "f16": 2, "bf16": 2, "i64": 8, "i1": 1}
+    size = {"f32": 4, "f16": 2, "bf16": 2, "i64": 8, "i32": 4, "i1": 1}
     return sum(
         (int(np.prod(x["shape"])) if x["shape"] else 1) * size[x["dtype"]]
         for x in b.m["buffers"]

@@ -304,7 +304,7 @@ fn mix(mut z: u64) -> u64 {
 /// The portable input generator: element `k` of input `i` is `mix(base_i + (k + 1) *
 /// 0x9E3779B97F4A7C15)` with `base_i = mix(seed ^ ((i + 1) * 0xD1B54A32D192ED03))`,
 /// read as `(z >> 40) / 2^23 - 1` (in [-1, 1), exact in f32; rounded to nearest even for
-/// f16/bf16), `z % bound` for int64 (the bound of [`fuselab_exec::inputs::int_bound`])
+/// f16/bf16), `z % bound` for int64 and int32 (the bound of [`fuselab_exec::inputs::int_bound`])
 /// and `z & 1` for bools.
 pub fn portable_inputs(types: &[(DType, Vec<i64>, i64)], seed: u64) -> Vec<Tensor> {
     types
@@ -321,7 +321,7 @@ pub fn portable_inputs(types: &[(DType, Vec<i64>, i64)], seed: u64) -> Vec<Tenso
                         DType::F32 => u,
                         DType::F16 => half::f16::from_f64(u).to_f64(),
                         DType::BF16 => half::bf16::from_f64(u).to_f64(),
-                        DType::I64 => (z % (*bound).max(1) as u64) as f64,
+                        DType::I64 | DType::I32 => (z % (*bound).max(1) as u64) as f64,
                         DType::I1 => (z & 1) as f64,
                     }
                 })
@@ -366,7 +366,7 @@ fn source_facts(
         let bounds: Vec<i64> = ir::block_arguments(block)
             .into_iter()
             .map(|a| match ir::tensor_type(a).map(|t| t.dtype) {
-                Some(DType::I64) => fuselab_exec::inputs::int_bound(a),
+                Some(DType::I64 | DType::I32) => fuselab_exec::inputs::int_bound(a),
                 _ => 0,
             })
             .collect();
@@ -452,7 +452,7 @@ fn manifest(plan: &Plan, o: &Options, oracle: Option<Json>, bounds: &[i64]) -> J
                 entry["index"] = json!(i);
             }
             if let Role::Input(i) = b.role {
-                if b.ty.dtype == DType::I64 {
+                if matches!(b.ty.dtype, DType::I64 | DType::I32) {
                     entry["int_bound"] = json!(bounds.get(i).copied().unwrap_or(8));
                 }
             }

@@ -50,6 +50,7 @@ impl TType {
 /// torch's `ScalarType` code (torch/_export/serde/schema.py) to an MLIR element type.
 pub fn dtype_name(code: i64) -> Option<&'static str> {
     match code {
+        4 => Some("i32"),
         5 => Some("i64"),
         6 => Some("f16"),
         7 => Some("f32"),
@@ -64,7 +65,6 @@ fn dtype_spelled(code: i64) -> &'static str {
         1 => "uint8",
         2 => "int8",
         3 => "int16",
-        4 => "int32",
         8 => "float64",
         9 => "complex32",
         10 => "complex64",
@@ -229,7 +229,7 @@ impl<'m> Emitter<'m> {
         let code = meta["dtype"].as_i64().unwrap_or(0);
         let dtype = dtype_name(code).ok_or_else(|| {
             bad(format!(
-                "tensor '{name}' has dtype {} (torch ScalarType {code}); fuselab supports float32, float16, bfloat16, int64 and bool",
+                "tensor '{name}' has dtype {} (torch ScalarType {code}); fuselab supports float32, float16, bfloat16, int64, int32 and bool",
                 dtype_spelled(code)
             ))
         })?;

@@ -113,6 +113,8 @@ pub enum HostBuffer {
     BF16(Vec<u16>),
     /// i64 elements.
     I64(Vec<i64>),
+    /// i32 elements.
+    I32(Vec<i32>),
     /// Bools as bytes.
     I1(Vec<u8>),
 }
@@ -126,6 +128,7 @@ impl HostBuffer {
             DType::F16 => Self::F16(vec![0; n]),
             DType::BF16 => Self::BF16(vec![0; n]),
             DType::I64 => Self::I64(vec![0; n]),
+            DType::I32 => Self::I32(vec![0; n]),
             DType::I1 => Self::I1(vec![0; n]),
         }
     }
@@ -142,6 +145,7 @@ impl HostBuffer {
                     .collect(),
             ),
             DType::I64 => Self::I64(t.data.iter().map(|&v| v as i64).collect()),
+            DType::I32 => Self::I32(t.data.iter().map(|&v| v as i32).collect()),
             DType::I1 => Self::I1(t.data.iter().map(|&v| u8::from(v != 0.0)).collect()),
         }
     }
@@ -153,6 +157,7 @@ impl HostBuffer {
             Self::F16(v) => v.iter().map(|&x| half::f16::from_bits(x).to_f64()).collect(),
             Self::BF16(v) => v.iter().map(|&x| half::bf16::from_bits(x).to_f64()).collect(),
             Self::I64(v) => v.iter().map(|&x| x as f64).collect(),
+            Self::I32(v) => v.iter().map(|&x| f64::from(x)).collect(),
             Self::I1(v) => v.iter().map(|&x| f64::from(x & 1)).collect(),
         };
         Tensor::new(ty.shape.clone(), ty.dtype, data[..ty.numel() as usize].to_vec())
@@ -163,6 +168,7 @@ impl HostBuffer {
             Self::F32(v) => (v.as_mut_ptr() as *mut u8, v.len()),
             Self::F16(v) | Self::BF16(v) => (v.as_mut_ptr() as *mut u8, v.len()),
             Self::I64(v) => (v.as_mut_ptr() as *mut u8, v.len()),
+            Self::I32(v) => (v.as_mut_ptr() as *mut u8, v.len()),
             Self::I1(v) => (v.as_mut_ptr(), v.len()),
         };
         Descriptor {

@@ -17,7 +17,7 @@ use fuselab_dialects::types::DType;
 /// Bytes per stick.
 pub const STICK_BYTES: i64 = 128;
 
-/// Elements of `dtype` per stick (fp16: 64, fp32: 32, i64: 16, bool: 128).
+/// Elements of `dtype` per stick (fp16: 64, fp32: 32, i64: 16, i32: 32, bool: 128).
 pub fn stick_elements(dtype: DType) -> i64 {
     STICK_BYTES / element_bytes(dtype)
 }
@@ -28,6 +28,7 @@ pub fn element_bytes(dtype: DType) -> i64 {
         DType::F32 => 4,
         DType::F16 | DType::BF16 => 2,
         DType::I64 => 8,
+        DType::I32 => 4,
         DType::I1 => 1,
     }
 }

@@ -259,17 +259,18 @@ func.func @unranked(%a: tensor<*xf32>) -> tensor<*xf32> {
 
 // f64 is not a supported element type.
 func.func @unsupported_dtype(%a: tensor<4xf64>) -> tensor<4xf64> {
-  // expected-error@+1 {{'aten.neg' op operand #0: unsupported element type 'f64' in 'tensor<4xf64>' (supported: f32, f16, bf16, i64, i1)}}
+  // expected-error@+1 {{'aten.neg' op operand #0: unsupported element type 'f64' in 'tensor<4xf64>' (supported: f32, f16, bf16, i64, i32, i1)}}
   %0 = "aten.neg"(%a) : (tensor<4xf64>) -> tensor<4xf64>
   return %0 : tensor<4xf64>
 }
 
 // -----
 
-func.func @unsupported_int_dtype(%a: tensor<4xi32>) -> tensor<4xi32> {
-  // expected-error@+1 {{unsupported element type 'i32'}}
-  %0 = "aten.abs"(%a) : (tensor<4xi32>) -> tensor<4xi32>
-  return %0 : tensor<4xi32>
+// int32 is supported, int16 is not.
+func.func @unsupported_int_dtype(%a: tensor<4xi16>) -> tensor<4xi16> {
+  // expected-error@+1 {{unsupported element type 'i16'}}
+  %0 = "aten.abs"(%a) : (tensor<4xi16>) -> tensor<4xi16>
+  return %0 : tensor<4xi16>
 }
 
 // -----

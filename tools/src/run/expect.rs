@@ -23,6 +23,7 @@ fn tensor_from_json(v: &serde_json::Value) -> Result<Tensor, String> {
         "float16" => fuselab_dialects::types::DType::F16,
         "bfloat16" => fuselab_dialects::types::DType::BF16,
         "int64" => fuselab_dialects::types::DType::I64,
+        "int32" => fuselab_dialects::types::DType::I32,
         "bool" => fuselab_dialects::types::DType::I1,
         other => return Err(format!("unsupported dtype '{other}' in the expectation file")),
     };

@@ -518,6 +518,7 @@ fn splat_value(op: MlirOperation) -> Option<(f64, DType)> {
                 mlir_sys::mlirDenseElementsAttrGetFloatSplatValue(value) as f64
             }
             DType::I64 => mlir_sys::mlirDenseElementsAttrGetInt64SplatValue(value) as f64,
+            DType::I32 => f64::from(mlir_sys::mlirDenseElementsAttrGetInt32SplatValue(value)),
             DType::I1 => mlir_sys::mlirDenseElementsAttrGetBoolSplatValue(value) as i32 as f64,
         };
         let v = if ty.dtype == DType::F32 || !ty.dtype.is_float() {

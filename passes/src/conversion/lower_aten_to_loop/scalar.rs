@@ -209,6 +209,9 @@ pub(super) fn convert(bx: &BodyBuilder, value: MlirValue, from: DType, to: DType
             let ne = ir::i64_attr(bx.ctx, 1);
             bx.op_with("arith.cmpi", &[value, zero], ty, &[("predicate", ne)])
         }
-        (false, false) => bx.op("arith.extui", &[value], ty),
+        // Bools widen as 0/1; integers sign-extend or truncate (two's complement).
+        (false, false) if from == DType::I1 => bx.op("arith.extui", &[value], ty),
+        (false, false) if from.size_bytes() < to.size_bytes() => bx.op("arith.extsi", &[value], ty),
+        (false, false) => bx.op("arith.trunci", &[value], ty),
     }
 }

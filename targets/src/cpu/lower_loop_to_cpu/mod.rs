@@ -117,6 +117,7 @@ fn storage_type(b: &Builder, dtype: DType) -> MlirType {
         DType::F16 => unsafe { mlir_sys::mlirF16TypeGet(b.context()) },
         DType::BF16 => b.int_type(16),
         DType::I64 => b.int_type(64),
+        DType::I32 => b.int_type(32),
         DType::I1 => b.int_type(1),
     }
 }

@@ -224,6 +224,7 @@ pub(super) fn element_type(b: &Builder, dtype: DType) -> MlirType {
         DType::F16 => unsafe { mlir_sys::mlirF16TypeGet(b.context()) },
         DType::BF16 => unsafe { mlir_sys::mlirBF16TypeGet(b.context()) },
         DType::I64 => b.int_type(64),
+        DType::I32 => b.int_type(32),
         DType::I1 => b.int_type(1),
     }
 }
