@@ -75,6 +75,14 @@ pub fn string_raw(attribute: mlir_sys::MlirAttribute) -> Option<String> {
 
 /// Attribute naming the aten op a primitive (or a loop node) came from.
 pub const ORIGIN_ATTR: &str = "fuselab.origin";
+/// Discardable attribute of an aten op that asks for Inductor's `realize_hint()` on the
+/// tensors it reads (pooling lowerings): `--lower-aten-to-loop` marks their producing
+/// nodes with [`crate::loops::REALIZE_HINT`].
+pub const REALIZE_HINT_ATTR: &str = "fuselab.realize_hint";
+/// Discardable attribute of an aten op that is part of a computation the importer
+/// spells as several ops and Inductor lowers as one node (a max pool's padding and
+/// partial maximums): `--lower-aten-to-loop` gives its node [`crate::loops::INLINE`].
+pub const INLINE_ATTR: &str = "fuselab.inline";
 /// Attribute grouping the primitives of one decomposed composite (one id per aten op
 /// as written; the loop nodes lowered from them keep it).
 pub const EAGER_ID_ATTR: &str = "fuselab.eager_id";

@@ -340,7 +340,12 @@ pub fn i64_attr(ctx: MlirContext, value: i64) -> MlirAttribute {
     unsafe { mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), value) }
 }
 
-/// `true` / `false`.
+/// The unit attribute (a flag present or absent).
+pub fn unit_attr(ctx: MlirContext) -> MlirAttribute {
+    unsafe { mlir_sys::mlirUnitAttrGet(ctx) }
+}
+
+/// A `true`/`false` attribute.
 pub fn bool_attr(ctx: MlirContext, value: bool) -> MlirAttribute {
     unsafe { mlirBoolAttrGet(ctx, value as i32) }
 }

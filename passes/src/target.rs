@@ -247,6 +247,22 @@ pub trait Target: Sync {
         false
     }
 
+    /// Whether 2-D convolutions read their graph-input operands in channels-last order,
+    /// converted by a copy kernel each (Inductor's layout optimization, graph.py
+    /// `decide_layout_opt`, on GPUs: `require_channels_last` on the input and weight of
+    /// every convolution; the flop-weighted heuristic that can turn it off for a graph
+    /// is not modelled). The default is no.
+    fn converts_convolutions_to_channels_last(&self) -> bool {
+        false
+    }
+
+    /// Whether a convolution's bias is peeled off the library call into a pointwise add
+    /// (Inductor's `convolution` lowering, kernel/conv.py: on a device other than the
+    /// CPU, "peel off the bias, cudnn is slower with it"). The default is no.
+    fn peels_convolution_bias(&self) -> bool {
+        false
+    }
+
     /// Whether Inductor's loop reordering after fusion applies to nodes on this device
     /// (scheduler.py `shared_data_after_reordering_loop`: never for CPU nodes, whose C++
     /// back end does not reorder). The default is no.

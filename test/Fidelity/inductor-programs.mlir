@@ -5,15 +5,15 @@
 // Inputs/inductor/*.pt2, Inductor's kernels Inputs/inductor-h200.json, both written by
 // tools/fidelity/inductor_probe.py on the device. Each row compares the number of
 // generated (non-library) kernels; a rule that changes a decision changes this test.
-// The differences, each a rule not modelled: Inductor converts convolution inputs and
-// weights to channels-last in two extra kernels (conv_*).
+// Inductor converts a convolution's graph-input image and weight to channels-last in a
+// copy kernel each (conv_*: 2 copies and the epilogue).
 // CHECK: col_sum 2 2 yes
 // CHECK: full_sum_split 2 2 yes
 // CHECK: tiny_reduce_4 1 1 yes
 // CHECK: tiny_reduce_8 2 2 yes
 // CHECK: transpose_reduce 2 2 yes
-// CHECK: conv_bn_relu 3 1 NO
-// CHECK: conv_residual 3 1 NO
+// CHECK: conv_bn_relu 3 3 yes
+// CHECK: conv_residual 3 3 yes
 // Loop reordering after fusion (--inductor-fuse's last round; GPU only): a pointwise
 // node iterates in the order of the node it shares a permuted buffer with. Inductor
 // fuses reorder_pw_pw, reorder_horizontal and reorder_reduce_epilogue because eager
@@ -33,4 +33,4 @@
 // CHECK: cat_mm_pointwise 1 1 yes
 // CHECK: cat_mm_relu_after 1 1 yes
 // CHECK: cat_bmm 1 1 yes
-// CHECK: exact kernel-count matches: 52 of 54
+// CHECK: exact kernel-count matches: 54 of 54

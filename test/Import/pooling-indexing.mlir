@@ -9,23 +9,25 @@
 
 // max_pool2d_with_indices (ResNet's stem: 3x3, stride 2, padding 1 on 16x16): the input
 // padded with -inf on the left of both spatial dims, nine strided slices of the 8x8
-// output's shape, and eight maximums, the last named after the node.
+// output's shape, and eight maximums, the last named after the node; the ops reading
+// the input carry Inductor's realize_hint, the parts of the pool `fuselab.inline`.
 // POOL: %[[NEG:.*]] = arith.constant dense<0xFF800000> : tensor<1x16x1x16xf32>
-// POOL-NEXT: %[[PH:.*]] = "aten.cat"(%[[NEG]], %relu) {dim = 2 : i64} : (tensor<1x16x1x16xf32>, tensor<1x16x16x16xf32>) -> tensor<1x16x17x16xf32>
-// POOL: %[[P:.*]] = "aten.cat"(%{{.*}}, %[[PH]]) {dim = 3 : i64} : (tensor<1x16x17x1xf32>, tensor<1x16x17x16xf32>) -> tensor<1x16x17x17xf32>
-// POOL-NEXT: %[[R0:.*]] = "aten.slice"(%[[P]]) {dim = 2 : i64, start = 0 : i64, end = 15 : i64, step = 2 : i64}
-// POOL-NEXT: "aten.slice"(%[[R0]]) {dim = 3 : i64, start = 0 : i64, end = 15 : i64, step = 2 : i64} : (tensor<1x16x8x17xf32>) -> tensor<1x16x8x8xf32>
-// POOL-COUNT-8: "aten.maximum"
+// POOL-NEXT: %[[PH:.*]] = "aten.cat"(%[[NEG]], %relu) {dim = 2 : i64, fuselab.realize_hint, fuselab.inline} : (tensor<1x16x1x16xf32>, tensor<1x16x16x16xf32>) -> tensor<1x16x17x16xf32>
+// POOL: %[[P:.*]] = "aten.cat"(%{{.*}}, %[[PH]]) {dim = 3 : i64, fuselab.inline} : (tensor<1x16x17x1xf32>, tensor<1x16x17x16xf32>) -> tensor<1x16x17x17xf32>
+// POOL-NEXT: %[[R0:.*]] = "aten.slice"(%[[P]]) {dim = 2 : i64, start = 0 : i64, end = 15 : i64, step = 2 : i64, fuselab.inline}
+// POOL-NEXT: "aten.slice"(%[[R0]]) {dim = 3 : i64, start = 0 : i64, end = 15 : i64, step = 2 : i64, fuselab.inline} : (tensor<1x16x8x17xf32>) -> tensor<1x16x8x8xf32>
+// POOL-COUNT-7: "aten.maximum"{{.*}}fuselab.inline
+// POOL: %getitem_3 = "aten.maximum"
 // POOL-NOT: "aten.maximum"
 // POOL: "aten.convolution"(%getitem_3,
 
 // Ceil mode (3x3, stride 2 on 14x14 -> 7x7): the last window starts at 12 and reads one
 // -inf past the end, on the right; no left padding.
 // CEIL: %[[NEG:.*]] = arith.constant dense<0xFF800000> : tensor<1x8x1x14xf32>
-// CEIL-NEXT: "aten.cat"(%relu, %[[NEG]]) {dim = 2 : i64} : (tensor<1x8x14x14xf32>, tensor<1x8x1x14xf32>) -> tensor<1x8x15x14xf32>
-// CEIL: "aten.slice"(%{{.*}}) {dim = 2 : i64, start = 2 : i64, end = 15 : i64, step = 2 : i64} : (tensor<1x8x15x15xf32>) -> tensor<1x8x7x15xf32>
+// CEIL-NEXT: "aten.cat"(%relu, %[[NEG]]) {dim = 2 : i64, fuselab.realize_hint, fuselab.inline} : (tensor<1x8x14x14xf32>, tensor<1x8x1x14xf32>) -> tensor<1x8x15x14xf32>
+// CEIL: "aten.slice"(%{{.*}}) {dim = 2 : i64, start = 2 : i64, end = 15 : i64, step = 2 : i64, fuselab.inline} : (tensor<1x8x15x15xf32>) -> tensor<1x8x7x15xf32>
 // The second pool (2x2, stride 2, padding 1, ceil on 7x7 -> 4x4) needs no right padding.
-// CEIL: "aten.cat"(%{{.*}}, %getitem) {dim = 2 : i64} : (tensor<1x8x1x7xf32>, tensor<1x8x7x7xf32>) -> tensor<1x8x8x7xf32>
+// CEIL: "aten.cat"(%{{.*}}, %getitem) {dim = 2 : i64, fuselab.realize_hint, fuselab.inline} : (tensor<1x8x1x7xf32>, tensor<1x8x7x7xf32>) -> tensor<1x8x8x7xf32>
 // CEIL: %getitem_2 = "aten.maximum"{{.*}} -> tensor<1x8x4x4xf32>
 
 // index.Tensor with one index (Swin's relative position bias, table[index.view(-1)]):
@@ -58,15 +60,19 @@
 // CUMSUM-NEXT: %[[K:.*]] = "aten.where"(%[[M]], %[[X]], %[[Z]])
 // CUMSUM-NEXT: %cumsum = "aten.sum"(%[[K]]) {dims = array<i64: 2>, keepdim = false} : (tensor<1x16x16xf32>) -> tensor<1x16xf32>
 
-// Fused for the GPU: the stem's batch norm and relu write the padded buffer, and the pool
-// is one pointwise kernel of the 16x8x8 output reading the 17x17 padded buffer once
-// (16 * 17 * 17 * 4 bytes; Inductor: a realized relu and one max-pool kernel with masked
-// loads, the same two launches).
-// POOLFUSED: "name": "fused_add_cat_mul_relu_rsqrt_sub_0"
-// POOLFUSED: "name": "fused_maximum_1"
+// Fused for the GPU, as Inductor's kernels (same names and numbering): the image and
+// the stem weight copied to channels-last, the stem convolution, its batch norm and
+// relu stored (the pool's realize_hint: they load more than once), the pool one
+// pointwise kernel of the 16x8x8 output that reads the 16x16x16 relu buffer once
+// (16384 bytes), its padding and partial maximums inlined (`fuselab.inline`).
+// POOLFUSED: "name": "fused_convolution_0"
+// POOLFUSED: "name": "fused_convolution_1"
+// POOLFUSED: "name": "buf2"
+// POOLFUSED: "name": "fused_add_mul_relu_rsqrt_sub_2"
+// POOLFUSED: "name": "fused_cat_maximum_3"
 // POOLFUSED: "iteration": [
 // POOLFUSED-NEXT: 1024,
 // POOLFUSED-NEXT: 1
 // POOLFUSED-NEXT: ],
-// POOLFUSED-NEXT: "bytes_read": 18496,
-// POOLFUSED: "name": "buf3"
+// POOLFUSED-NEXT: "bytes_read": 16384,
+// POOLFUSED: "name": "fused_convolution_4"

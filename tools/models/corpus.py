@@ -3,7 +3,7 @@ tiny sizes with random weights (no downloads), each exported with `torch.export`
 `run_decompositions()` (weights lifted to inputs) and stripped to its graph, and each
 compiled by TorchInductor to count the kernels it generates.
 
-    python3 tools/models/corpus.py --out DIR [--json F] [--device cuda|cpu] [NAME ...]
+    python3 tools/models/corpus.py --out DIR [--json F] [--device cuda|cpu] [--code DIR] [NAME ...]
 
 Writes DIR/NAME.pt2 (no weight blobs: the importer reads model.json), DIR/NAME.json (the
 seeded inputs, weights included, and torch's outputs: `fuse-run --expect`, for models
@@ -281,7 +281,7 @@ def export_one(name, out_dir):
     return module, inputs, row
 
 
-def inductor_kernels(module, inputs, device):
+def inductor_kernels(module, inputs, device, code_path=None):
     from torch._inductor.utils import run_and_get_code
 
     torch._dynamo.reset()
@@ -290,6 +290,9 @@ def inductor_kernels(module, inputs, device):
     with torch.no_grad():
         _, code = run_and_get_code(torch.compile(module, dynamic=False), *args)
     text = "\n".join(code)
+    if code_path:
+        with open(code_path, "w") as f:
+            f.write(text)
     triton = re.findall(r"def (triton_\w+)\(", text)
     cpp = re.findall(r"^(cpp_\w+) = async_compile\.cpp", text, re.MULTILINE)
     # Kernel *calls* (a kernel defined once may run several times).
@@ -308,6 +311,7 @@ def main():
     p.add_argument("--json")
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     p.add_argument("--no-compile", action="store_true")
+    p.add_argument("--code", help="also write Inductor's output code to CODE/NAME.py")
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
     rows = []
@@ -320,7 +324,10 @@ def main():
             continue
         if not a.no_compile:
             try:
-                row.update(inductor_kernels(module, inputs, a.device))
+                code = os.path.join(a.code, f"{name}.py") if a.code else None
+                if a.code:
+                    os.makedirs(a.code, exist_ok=True)
+                row.update(inductor_kernels(module, inputs, a.device, code))
             except Exception as e:  # noqa: BLE001
                 row["compile_error"] = f"{type(e).__name__}: {e}"[:400]
                 traceback.print_exc()

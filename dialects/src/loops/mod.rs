@@ -226,6 +226,17 @@ pub fn node_ranges(node: mlir_sys::MlirOperation) -> Option<Vec<i64>> {
 /// the node in that order (and store it strided).
 pub const LOOP_ORDER: &str = "loop_order";
 
+/// The unit attribute of a `loop.pointwise` whose value a later op expects to be
+/// stored (Inductor's `StorageBox.realize_hint`, called by the pooling lowerings on
+/// their input): `--inline-pointwise` realizes it when its body makes more than one
+/// load at a non-constant index.
+pub const REALIZE_HINT: &str = "realize_hint";
+
+/// The unit attribute of a `loop.pointwise` that is part of a larger node's
+/// computation: `--inline-pointwise` never realizes it on its own account (size or
+/// reuse), only when it is a graph output or an extern's input.
+pub const INLINE: &str = "inline";
+
 /// A node's `loop_order`, if it has one (a permutation of its dims; the verifier
 /// checks it).
 pub fn loop_order(node: mlir_sys::MlirOperation) -> Option<Vec<usize>> {

@@ -138,6 +138,13 @@ fn ints(values: &[i64]) -> String {
     }
 }
 
+/// The discardable attribute of Inductor's `realize_hint` on an aten op reading the
+/// hinted value (`fuselab_dialects::attrs::REALIZE_HINT_ATTR`).
+const REALIZE_HINT: &str = "fuselab.realize_hint";
+/// The discardable attribute of an aten op that is part of a larger computation
+/// (`fuselab_dialects::attrs::INLINE_ATTR`).
+const INLINE: &str = "fuselab.inline";
+
 /// The emitter state for one graph.
 struct Emitter<'m> {
     path: &'m str,
@@ -150,6 +157,14 @@ struct Emitter<'m> {
     used: std::collections::HashSet<String>,
     body: String,
     fresh: usize,
+    /// Inductor's `x.realize_hint()` (pooling lowerings): while set, every op emitted
+    /// that reads this SSA value carries `fuselab.realize_hint`, so `--lower-aten-to-loop`
+    /// marks the value's producer (docs/strategies/inductor.md).
+    realize_hint: Option<String>,
+    /// While set, every op emitted carries `fuselab.inline`: a part of one computation
+    /// the importer spells as several ops (a max pool's padding and partial maximums),
+    /// which Inductor lowers as one node; never stored on its own account.
+    inline_parts: bool,
     /// torch value name -> its SSA name, unique in the function.
     ssa_names: std::cell::RefCell<SsaNames>,
 }
@@ -279,10 +294,21 @@ impl<'m> Emitter<'m> {
             .iter()
             .map(|o| self.type_of_ssa(o).map_or_else(|| "?".into(), |t| t.mlir()))
             .collect();
+        let hint = self
+            .realize_hint
+            .as_deref()
+            .is_some_and(|x| operands.contains(&x))
+            .then_some(REALIZE_HINT);
+        let inline = self.inline_parts.then_some(INLINE);
+        let attrs: Vec<&str> = [Some(attrs), hint, inline]
+            .into_iter()
+            .flatten()
+            .filter(|a| !a.is_empty())
+            .collect();
         let attrs = if attrs.is_empty() {
             String::new()
         } else {
-            format!(" {{{attrs}}}")
+            format!(" {{{}}}", attrs.join(", "))
         };
         let _ = writeln!(
             self.body,
@@ -482,6 +508,8 @@ pub(crate) fn emit_module(model: &Value, path: &str, options: &ImportOptions) ->
         used: Default::default(),
         body: String::new(),
         fresh: 0,
+        realize_hint: None,
+        inline_parts: false,
         ssa_names: Default::default(),
     };
     for node in nodes {

@@ -201,11 +201,11 @@ mod tests {
         );
         assert_eq!(
             strategy_pipeline(strategy("tvm").expect("tvm")).text(),
-            "aten-decompose,lower-aten-to-loop{materialize-views=true concat-kernels=false},tvm-fuse-ops"
+            "aten-decompose,lower-aten-to-loop{materialize-views=true concat-kernels=false channels-last=false},tvm-fuse-ops"
         );
         assert_eq!(
             strategy_pipeline(strategy("ascend").expect("ascend")).text(),
-            "aten-decompose,lower-aten-to-loop{materialize-views=true concat-kernels=false},ascend-autofuse"
+            "aten-decompose,lower-aten-to-loop{materialize-views=true concat-kernels=false channels-last=false},ascend-autofuse"
         );
         let mindspore = pipelines
             .iter()
@@ -213,7 +213,7 @@ mod tests {
             .expect("variant");
         assert_eq!(
             mindspore.text(),
-            "aten-decompose,lower-aten-to-loop{materialize-views=true concat-kernels=false},ascend-autofuse{mode=mindspore}"
+            "aten-decompose,lower-aten-to-loop{materialize-views=true concat-kernels=false channels-last=false},ascend-autofuse{mode=mindspore}"
         );
     }
 }

@@ -12,7 +12,14 @@
 //!   ops or reads more than `realize-reads-threshold` distinct buffers
 //!   (`should_realize_on_reuse`, GPU thresholds 30 and 4);
 //! - it reads more than `realize-acc-reads-threshold` buffers or has more than
-//!   `realize-opcount-threshold` ops whatever its users (`has_exceeded_max_reads`).
+//!   `realize-opcount-threshold` ops whatever its users (`has_exceeded_max_reads`);
+//! - a later op asked for it (`realize_hint`, set from the pooling ops' `x.realize_hint()`)
+//!   and it loads more than once at a non-constant index (`StorageBox.realize_hint`:
+//!   `nontrivial_read_count > 1`).
+//!
+//! A node marked `inline` (a part of one computation fuse-import spells as several ops,
+//! such as a max pool's partial maximums) is stored only as a graph output or an
+//! extern's input.
 //!
 //! Unrealized nodes are erased; realized nodes and externs are renamed `buf0, buf1, ...`
 //! in program order, as Inductor numbers realized buffers.
@@ -20,7 +27,7 @@
 use crate::registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption};
 use fuselab_dialects::ir;
 use fuselab_dialects::loops::index::{from_affine_map_attr, unravel};
-use fuselab_dialects::loops::names;
+use fuselab_dialects::loops::{names, INLINE, REALIZE_HINT};
 use fuselab_dialects::{
     ir::string_list,
     loops::{body::BodyBuilder, node_ranges},
@@ -73,6 +80,9 @@ pub enum RealizeReason {
     ReuseCost,
     /// Too many reads or ops in any case.
     AccumulatedReads,
+    /// A later op asked for it (`realize_hint`) and it loads more than once at a
+    /// non-constant index.
+    Hint,
 }
 
 fn is_node(op: MlirOperation) -> bool {
@@ -83,6 +93,28 @@ use mlir_sys::MlirBlock;
 
 /// Body op count after common-subexpression elimination (terminator excluded), as
 /// Inductor's `inner_fn_opcount` counts with `OpCounterCSE`, and distinct buffers loaded.
+/// Loads at a non-constant index, identical ones counted once: Inductor's
+/// `inner_fn_opcount().nontrivial_read_count` (`OpCounterCSE.load` counts a load whose
+/// index is not an integer).
+fn nontrivial_reads(node: MlirOperation) -> usize {
+    let mut seen: HashSet<String> = HashSet::new();
+    for load in ir::collect_ops(node, |n| n == names::LOAD) {
+        let index = ir::attr(load, "index");
+        let constant = ir::operands(load).len() == 1
+            && index
+                .and_then(from_affine_map_attr)
+                .is_some_and(|(expr, _, _)| expr.as_constant().is_some());
+        if !constant {
+            let operands: Vec<usize> = ir::operands(load).iter().map(|v| v.ptr as usize).collect();
+            seen.insert(format!(
+                "{operands:?}{}",
+                index.map(ir::attr_string).unwrap_or_default()
+            ));
+        }
+    }
+    seen.len()
+}
+
 fn body_stats(node: MlirOperation) -> (usize, usize) {
     let Some(block) = ir::body(node) else {
         return (0, 0);
@@ -222,8 +254,11 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
             consumers.insert(top.ptr as usize);
         }
         let (opcount, reads) = body_stats(node);
+        // A part of a larger node's computation is stored only when it must be.
+        let part = ir::attr(node, INLINE).is_some();
         if ir::op_name(node) == names::REDUCTION {
             reason = Some(RealizeReason::Reduction);
+        } else if part {
         } else if reason.is_none()
             && consumers.len() > 1
             && (opcount > opcount_threshold || reads > reads_threshold)
@@ -231,6 +266,8 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
             reason = Some(RealizeReason::ReuseCost);
         } else if reason.is_none() && (reads > acc_threshold || opcount > opcount_threshold) {
             reason = Some(RealizeReason::AccumulatedReads);
+        } else if reason.is_none() && ir::attr(node, REALIZE_HINT).is_some() && nontrivial_reads(node) > 1 {
+            reason = Some(RealizeReason::Hint);
         }
         if reason.is_some() {
             realized.insert(node.ptr as usize);

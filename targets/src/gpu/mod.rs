@@ -71,6 +71,16 @@ impl Target for Gpu {
         true
     }
 
+    /// Inductor's layout optimization: 2-D convolutions run channels-last on GPUs.
+    fn converts_convolutions_to_channels_last(&self) -> bool {
+        true
+    }
+
+    /// Inductor convolves without the bias on GPUs and adds it in a pointwise kernel.
+    fn peels_convolution_bias(&self) -> bool {
+        true
+    }
+
     /// Inductor reorders loops after fusion on GPUs (`loop_ordering_after_fusion`).
     fn reorders_loops(&self) -> bool {
         true

@@ -104,14 +104,20 @@
 // LOGSOFTMAXNLL-NEXT: "kernels": 2,
 // LOGSOFTMAXNLL-NEXT: "extern_kernels": 0,
 
-// Inductor: 2 (+2 conv).
+// Inductor: 4 (+2 conv): the anchors' 2 affine+relu epilogues and 2 layout copies.
+// fuselab copies x, w1 and w2 to channels-last (3: the rule that matches the model
+// corpus, where every 3x3 weight is copied), so 5 — one more than measured here; see
+// docs/strategies/inductor.md.
 // RUN: fuse-opt %S/../../../examples/resnet_block.mlir --target=gpu --aten-decompose --lower-aten-to-loop --inline-pointwise --inductor-fuse --fusion-report=- | FileCheck %s --check-prefix=RESNETBLOCK
-// RESNETBLOCK: "name": "buf0"
-// RESNETBLOCK: "name": "fused_add_mul_relu_0"
+// RESNETBLOCK: "name": "fused_convolution_0"
+// RESNETBLOCK: "name": "fused_convolution_1"
 // RESNETBLOCK: "name": "buf2"
-// RESNETBLOCK: "name": "fused_add_mul_relu_1"
+// RESNETBLOCK: "name": "fused_add_mul_relu_2"
+// RESNETBLOCK: "name": "fused_convolution_3"
+// RESNETBLOCK: "name": "buf5"
+// RESNETBLOCK: "name": "fused_add_mul_relu_4"
 // RESNETBLOCK: "totals": {
-// RESNETBLOCK-NEXT: "kernels": 2,
+// RESNETBLOCK-NEXT: "kernels": 5,
 // RESNETBLOCK-NEXT: "extern_kernels": 2,
 // The fused IR verifies and re-parses (loop.kernel / loop.output / loop.view structure).
 // RUN: fuse-opt %S/../../../examples/transformer_block.mlir --target=gpu --aten-decompose --lower-aten-to-loop --inline-pointwise --inductor-fuse | fuse-opt --aten-verify-shapes | FileCheck %s --check-prefix=REPARSE

@@ -7,9 +7,11 @@
 //! their maximum. Here the same computation is spelled in the `aten` ops the rest of the
 //! pipeline already has: the input padded with `-inf` (`cat` of splats), for every window
 //! offset `(i, j)` the slice `x[.., i*d : .. : s, j*d : .. : s]` of the output's shape, and
-//! a chain of `aten.maximum` over them (NaN propagates, as in torch's kernels). Lowering
-//! inlines the slices into one pointwise node. The indices (output 1) are not computed:
-//! reading them is a located error.
+//! a chain of `aten.maximum` over them (NaN propagates, as in torch's kernels). The
+//! padding and the partial maximums carry `fuselab.inline` (parts of the one node, never
+//! stored on their own), and the ops reading the input `fuselab.realize_hint` (the
+//! lowering's `x.realize_hint()`). The indices (output 1) are not computed: reading them
+//! is a located error.
 
 use super::super::*;
 use super::Rule;
@@ -80,6 +82,10 @@ pub(super) static RULES: &[Rule] = &[Rule {
         } else {
             Scalar::Int(i64::MIN)
         };
+        // Inductor's `_max_pool_with_offsets` starts with `x.realize_hint()`: the ops
+        // reading x (the padding, or the first slices) say so.
+        em.realize_hint = Some(x.clone());
+        em.inline_parts = true;
         let mut padded = x;
         for &(dim, w, outputs) in &windows {
             padded = em.pad(&padded, dim, w.padding, w.pad_after(outputs), lowest, &loc);
@@ -95,21 +101,23 @@ pub(super) static RULES: &[Rule] = &[Rule {
                 taps.push(em.slice(&rows, w.0, start, start + (ow - 1) * step + 1, step, &loc));
             }
         }
+        em.realize_hint = None;
         // The last maximum (or the clone of a one-tap window) is named after the node.
         let name = em.out_ssa(node, 0);
         let Some((first, rest)) = taps.split_first() else {
             return Err(em.node_error(node, "max_pool2d of an empty window"));
         };
         let res = if rest.is_empty() {
+            em.inline_parts = false;
             em.op(name.as_deref(), "clone", &[first], "", &out, &loc)
         } else {
             let mut acc = first.clone();
             for (k, tap) in rest.iter().enumerate() {
-                let res = if k + 1 == rest.len() {
-                    name.as_deref()
-                } else {
-                    None
-                };
+                let last = k + 1 == rest.len();
+                // The pool itself is one node (Inductor's one Pointwise of the window):
+                // the padding and the partial maximums are parts of it.
+                em.inline_parts = !last;
+                let res = if last { name.as_deref() } else { None };
                 acc = em.op(res, "maximum", &[&acc, tap], "", &out, &loc);
             }
             acc

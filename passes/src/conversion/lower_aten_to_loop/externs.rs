@@ -3,6 +3,25 @@
 
 use super::*;
 
+/// The shape and dtype of a 4-D graph input read as it is stored whose channels-last
+/// order differs from its contiguous one.
+fn channels_last_source(access: &Access) -> Option<(Vec<i64>, DType)> {
+    let Access::Buffer {
+        base,
+        shape,
+        dtype,
+        index,
+    } = access
+    else {
+        return None;
+    };
+    let argument = ir::defining_op(*base).is_none();
+    let stored =
+        *index == contiguous_index(shape) && ir::tensor_type(*base).is_some_and(|t| t.shape == *shape);
+    let differs = shape.len() == 4 && shape[1] > 1 && shape[2] * shape[3] > 1;
+    (argument && stored && differs).then(|| (shape.clone(), *dtype))
+}
+
 impl Lowering {
     /// Inductor's post-grad mm + bias patterns (torch/_inductor/fx_passes/post_grad.py,
     /// behind `config.pattern_matcher`): `add(mm(a, b), inp)` becomes one `addmm` extern
@@ -183,6 +202,105 @@ impl Lowering {
         let value = self.record_buffer(ir::result(node, 0), &out);
         ir::replace_uses(ir::result(op, 0), value);
         Ok(true)
+    }
+
+    /// Whether a 2-D convolution's input or weight is a graph input whose channels-last
+    /// order differs from its contiguous one (more than one channel and more than one
+    /// spatial element): Inductor's layout optimization copies it.
+    pub(super) fn needs_channels_last(&self, operands: &[Access]) -> bool {
+        operands.iter().take(2).any(|a| channels_last_source(a).is_some())
+    }
+
+    /// The convolution's operands with every graph-input input or weight that needs it
+    /// read through a copy in channels-last order (`ExternKernel.require_channels_last`
+    /// under Inductor's layout optimization): a pointwise node of origin `convolution`
+    /// writes `[N, H, W, C]` contiguously, and the extern reads it as the `[N, C, H, W]`
+    /// view with strides `(HWC, 1, WC, C)`.
+    pub(super) fn channels_last_operands(
+        &mut self,
+        op: MlirOperation,
+        operands: &[Access],
+    ) -> Result<Vec<Access>, String> {
+        let mut out = operands.to_vec();
+        for slot in out.iter_mut().take(2) {
+            let Some((shape, dtype)) = channels_last_source(slot) else {
+                continue;
+            };
+            let [n, c, h, w] = shape[..] else { continue };
+            let nhwc = TensorType {
+                shape: vec![n, h, w, c],
+                dtype,
+            };
+            let source = slot.clone();
+            let copy = self.emit_node(
+                op,
+                "convolution",
+                &nhwc,
+                nhwc.shape.clone(),
+                None,
+                move |this, bx| {
+                    let d = |k| IndexExpr::dim(k);
+                    Ok(this.read(bx, &source, &[d(0), d(3), d(1), d(2)]))
+                },
+            )?;
+            let index = IndexExpr::dim(0)
+                .scale(h * w * c)
+                .add(&IndexExpr::dim(1))
+                .add(&IndexExpr::dim(2).scale(w * c))
+                .add(&IndexExpr::dim(3).scale(c));
+            *slot = Access::Buffer {
+                base: copy,
+                shape: shape.clone(),
+                dtype,
+                index,
+            };
+        }
+        Ok(out)
+    }
+
+    /// A convolution whose bias is peeled off (Inductor's `convolution` lowering on GPUs,
+    /// kernel/conv.py: "peel off the bias, cudnn is slower with it"): the extern
+    /// convolves `x` and `w`, and a pointwise node of origin `convolution` adds the
+    /// bias per channel (dim 1), in f32 for half types.
+    pub(super) fn lower_peeled_convolution(
+        &mut self,
+        op: MlirOperation,
+        aten: &AtenOp,
+        operands: &[Access],
+        out: &TensorType,
+        origin: &str,
+    ) -> Result<MlirValue, String> {
+        let conv = self.lower_extern(op, aten, &operands[..2], out, origin)?;
+        let conv = self.access(conv)?;
+        let bias = operands[2].clone();
+        if bias.shape().len() != 1 || out.rank() < 2 {
+            return Err("a convolution bias must be one value per output channel".to_string());
+        }
+        let dtypes = [conv.dtype(), bias.dtype()];
+        let out_dtype = out.dtype;
+        self.emit_node(op, origin, out, out.shape.clone(), None, move |this, bx| {
+            let dims: Vec<IndexExpr> = (0..bx.ranges.len()).map(IndexExpr::dim).collect();
+            let values = [this.read(bx, &conv, &dims), this.read(bx, &bias, &dims[1..2])];
+            let wide = if out_dtype.is_half() {
+                DType::F32
+            } else {
+                out_dtype
+            };
+            let values: Vec<MlirValue> = values
+                .iter()
+                .zip(dtypes)
+                .map(|(&v, d)| convert(bx, v, d, wide))
+                .collect();
+            let sum = scalar_body(
+                bx,
+                AtenOpKind::Add,
+                &values,
+                &[wide, wide],
+                &[conv.clone(), bias.clone()],
+                wide,
+            )?;
+            Ok(convert(bx, sum, wide, out_dtype))
+        })
     }
 
     pub(super) fn lower_extern(

@@ -37,7 +37,7 @@ use fuselab_dialects::{
     types::{DType, TensorType},
 };
 use fuselab_dialects::{
-    attrs::{eager_id_of, EAGER_ID_ATTR, ORIGIN_ATTR},
+    attrs::{eager_id_of, EAGER_ID_ATTR, INLINE_ATTR, ORIGIN_ATTR, REALIZE_HINT_ATTR},
     loops::body::{scalar_type, BodyBuilder},
 };
 use melior::ir::{operation::OperationLike as _, OperationRef};
@@ -79,6 +79,12 @@ pub const INFO: PassInfo = PassInfo {
             kind: OptionKind::Bool,
             default: "true",
             help: "Inductor's ConcatKernel: a cat of mm results is a concat extern the mms write into, no kernel (false: a pointwise cat copies them)",
+        },
+        PassOption {
+            name: "channels-last",
+            kind: OptionKind::Bool,
+            default: "true",
+            help: "Inductor's layout optimization where the target has it (gpu): a 2-D convolution reads a graph-input input or weight through a channels-last copy (false: as it is)",
         },
     ],
     run,
@@ -158,6 +164,11 @@ struct Lowering {
     /// The target leaves a bias consumed by pointwise ops out of the matmul
     /// (`Target::prefers_unfused_bias_add`).
     prefer_unfused_bias: bool,
+    /// A convolution's bias is a pointwise add after it (`Target::peels_convolution_bias`).
+    peel_conv_bias: bool,
+    /// Convolutions read graph inputs through channels-last copies
+    /// (`Target::converts_convolutions_to_channels_last` and the option).
+    channels_last: bool,
     /// A cat of mm results becomes a `concat` extern they write into (Inductor's
     /// ConcatKernel with `NonOwningLayout` inputs).
     concat_kernels: bool,
@@ -272,6 +283,10 @@ impl Lowering {
             }
             None => names::POINTWISE,
         };
+        // A part of a larger node's computation (fuse-import's max pool) stays one.
+        if reduction.is_none() && ir::attr(anchor, INLINE_ATTR).is_some() {
+            attrs.push((fuselab_dialects::loops::INLINE, ir::unit_attr(ctx)));
+        }
         let node = ir::create(op_name, loc, &[], &[ty], &attrs, vec![ir::new_region(bx.block)]);
         ir::insert_before(anchor, node);
         Ok(self.record_buffer(ir::result(node, 0), out))
@@ -313,6 +328,9 @@ impl Lowering {
             .into_iter()
             .map(|v| self.access(v))
             .collect::<Result<_, _>>()?;
+        if ir::attr(op, REALIZE_HINT_ATTR).is_some() {
+            mark_realize_hint(&operands);
+        }
         let origin = origin_of(op, kind);
         self.eager_id = eager_id_of(op).unwrap_or_else(|| {
             self.next_eager_id += 1;
@@ -378,6 +396,19 @@ impl Lowering {
                 ir::replace_uses(result, value);
             }
             Add if out.dtype.is_float() && self.fold_bias_into_mm(op, &operands, &out)? => {}
+            Convolution if self.channels_last && self.needs_channels_last(&operands) => {
+                let operands = self.channels_last_operands(op, &operands)?;
+                let value = if self.peel_conv_bias && operands.len() == 3 {
+                    self.lower_peeled_convolution(op, &aten, &operands, &out, &origin)?
+                } else {
+                    self.lower_extern(op, &aten, &operands, &out, &origin)?
+                };
+                ir::replace_uses(result, value);
+            }
+            Convolution if self.peel_conv_bias && operands.len() == 3 => {
+                let value = self.lower_peeled_convolution(op, &aten, &operands, &out, &origin)?;
+                ir::replace_uses(result, value);
+            }
             Mm | Bmm | Convolution => {
                 let value = self.lower_extern(op, &aten, &operands, &out, &origin)?;
                 ir::replace_uses(result, value);
@@ -505,6 +536,19 @@ impl Lowering {
     }
 }
 
+/// Inductor's `x.realize_hint()` on the operands of an op that asks for it: the pointwise
+/// nodes they read (through views) get `realize_hint`, which `--inline-pointwise` decides.
+fn mark_realize_hint(operands: &[Access]) {
+    for access in operands {
+        if let Access::Buffer { base, .. } = access {
+            if let Some(node) = ir::defining_op(*base).filter(|&p| ir::op_name(p) == names::POINTWISE) {
+                let ctx = ir::context(node);
+                ir::set_attr(node, fuselab_dialects::loops::REALIZE_HINT, ir::unit_attr(ctx));
+            }
+        }
+    }
+}
+
 /// Splat value of a dense tensor constant.
 fn splat_value(op: MlirOperation) -> Option<(f64, DType)> {
     let value = ir::attr(op, "value")?;
@@ -571,6 +615,9 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
         materialize_views: cx.options.flag("materialize-views"),
         pattern_matcher: cx.options.flag("pattern-matcher"),
         prefer_unfused_bias: cx.target().prefers_unfused_bias_add(),
+        peel_conv_bias: cx.target().peels_convolution_bias(),
+        channels_last: cx.options.flag("channels-last")
+            && cx.target().converts_convolutions_to_channels_last(),
         concat_kernels: cx.options.flag("concat-kernels"),
         merged_concats: Vec::new(),
     };

@@ -122,13 +122,13 @@ impl Strategy for Ascend {
     /// GE's graph has one node per reshape/transpose; its concat is a node of its own
     /// (GE's concat fusion switch decides), not Inductor's ConcatKernel.
     fn lowering_options(&self) -> &'static str {
-        "materialize-views=true concat-kernels=false"
+        "materialize-views=true concat-kernels=false channels-last=false"
     }
 
     fn variants(&self) -> &'static [Variant] {
         &[Variant {
             name: "ascend-mindspore",
-            lowering_options: "materialize-views=true concat-kernels=false",
+            lowering_options: "materialize-views=true concat-kernels=false channels-last=false",
             pass_options: "mode=mindspore",
         }]
     }

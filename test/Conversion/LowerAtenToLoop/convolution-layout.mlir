@@ -1,0 +1,63 @@
+// RUN: fuse-opt %s --target=gpu --aten-decompose --lower-aten-to-loop | FileCheck %s --check-prefix=GPU
+// RUN: fuse-opt %s --aten-decompose --lower-aten-to-loop | FileCheck %s --check-prefix=CPU
+// RUN: fuse-opt %s --target=gpu --aten-decompose --lower-aten-to-loop=channels-last=false | FileCheck %s --check-prefix=NCHW
+// RUN: fuse-run %s --target gpu | FileCheck %s --check-prefix=EXEC
+// RUN: fuse-opt %s --target=gpu --fusion-compare | FileCheck %s --check-prefix=LAUNCHES
+
+// Two rules of Inductor's convolution lowering on GPUs (torch 2.11):
+// - layout optimization (graph.py decide_layout_opt, ExternKernel.require_channels_last):
+//   a 2-D convolution reads a graph-input input or weight through a copy into
+//   channels-last order, one kernel each, unless that order is the stored one (one
+//   channel, as a depthwise weight [C, 1, k, k], or one spatial element, as a 1x1
+//   weight); activations computed by kernels are not copied;
+// - kernel/conv.py "peel off the bias, cudnn is slower with it": the library call
+//   convolves without the bias and a pointwise node of origin `convolution` adds it.
+// Measured on the model corpus (test/Models/corpus.mlir): ResNet 12 calls, ResNet-18 36,
+// SqueezeNet 31, MobileNetV2/V3 54/60, ViT 17 — Inductor's counts.
+
+// On the GPU the image [1, 3, 8, 8] is written as [1, 8, 8, 3], the weight [4, 3, 3, 3] as
+// [4, 3, 3, 3] in (O, kh, kw, I) order, and the extern reads both as NCHW views with
+// channels-last strides (offset, sizes, strides).
+// GPU-LABEL: func.func @stem
+// GPU: %[[X:.*]] = "loop.pointwise"() ({
+// GPU: "loop.load"(%arg0)
+// GPU: origins = ["convolution"], ranges = array<i64: 1, 8, 8, 3>} : () -> tensor<1x8x8x3xf32>
+// GPU: %[[W:.*]] = "loop.pointwise"() ({
+// GPU: "loop.load"(%arg1)
+// GPU: origins = ["convolution"], ranges = array<i64: 4, 3, 3, 3>} : () -> tensor<4x3x3x3xf32>
+// GPU: %[[C:.*]] = "loop.extern"(%[[X]], %[[W]]) {{.*}}kind = "convolution"{{.*}}operand_views = [array<i64: 0, 1, 3, 8, 8, 192, 1, 24, 3>, array<i64: 0, 4, 3, 3, 3, 27, 1, 9, 3>]
+// GPU: "loop.pointwise"() ({
+// GPU: "loop.load"(%[[C]])
+// GPU: "loop.load"(%arg2) {index = #{{.*}}} : (tensor<4xf32>) -> f32
+// GPU: arith.addf
+// GPU: origins = ["convolution"], ranges = array<i64: 1, 4, 8, 8>}
+// GPU: "loop.extern"(%{{.*}}, %arg3) {{.*}}operand_views = [array<i64>, array<i64>]
+// GPU: "loop.extern"(%{{.*}}, %arg4) {{.*}}groups = 4 : i64{{.*}}operand_views = [array<i64>, array<i64>]
+
+// On the CPU no copies, and the bias in the library call.
+// CPU-LABEL: func.func @stem
+// CPU-NOT: tensor<1x8x8x3xf32>
+// CPU: "loop.extern"(%arg0, %arg1, %arg2) {{.*}}kind = "convolution"
+
+// With channels-last=false (the TVM and Ascend strategies) no copies; the bias is still
+// peeled.
+// NCHW-LABEL: func.func @stem
+// NCHW-NOT: tensor<1x8x8x3xf32>
+// NCHW: "loop.extern"(%arg0, %arg1) {{.*}}kind = "convolution"
+
+// EXEC: @stem
+// EXEC: inductor output #0 {{.*}} PASS
+// EXEC: tvm output #0 {{.*}} PASS
+// EXEC-NOT: FAIL
+
+// Inductor for the gpu target has 2 copies and the bias add with the relu (3 kernels) and 3
+// library calls.
+// LAUNCHES: @stem
+// LAUNCHES: inductor {{ +}}3 {{ +}}3 {{ +}}6
+func.func @stem(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>, %w1: tensor<4x4x1x1xf32>, %dw: tensor<4x1x3x3xf32>) -> tensor<1x4x8x8xf32> {
+  %c = "aten.convolution"(%x, %w, %b) {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+  %r = "aten.relu"(%c) : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %p = "aten.convolution"(%r, %w1) {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x8x8xf32>
+  %d = "aten.convolution"(%p, %dw) {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 4 : i64} : (tensor<1x4x8x8xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x8x8xf32>
+  return %d : tensor<1x4x8x8xf32>
+}
