@@ -104,10 +104,10 @@
 // LOGSOFTMAXNLL-NEXT: "kernels": 2,
 // LOGSOFTMAXNLL-NEXT: "extern_kernels": 0,
 
-// Inductor: 4 (+2 conv): the anchors' 2 affine+relu epilogues and 2 layout copies.
-// fuselab copies x, w1 and w2 to channels-last (3: the rule that matches the model
-// corpus, where every 3x3 weight is copied), so 5 — one more than measured here; see
-// docs/strategies/inductor.md.
+// Inductor: 4 kernels, 5 calls (+2 conv): the anchors' 2 affine+relu epilogues and 2
+// layout-copy kernels, the weight copy called for w1 and for w2 (its output code on the
+// H200, torch 2.11: triton_poi_fused_convolution_0 on x, triton_poi_fused_convolution_1
+// on w1 and w2). fuselab: the same 5 launches.
 // RUN: fuse-opt %S/../../../examples/resnet_block.mlir --target=gpu --aten-decompose --lower-aten-to-loop --inline-pointwise --inductor-fuse --fusion-report=- | FileCheck %s --check-prefix=RESNETBLOCK
 // RESNETBLOCK: "name": "fused_convolution_0"
 // RESNETBLOCK: "name": "fused_convolution_1"
