@@ -418,6 +418,20 @@ irdl.dialect @aten {
     %t3 = irdl.base "!builtin.tensor"
     irdl.results(result: %t3)
   }
+  // batch_norm(input, weight, bias, running_mean, running_var) {eps}: inference batch
+  // norm, input [N, C, ...], the four others [C]: (x - mean) * rsqrt(var + eps) * w + b.
+  irdl.operation @batch_norm {
+    %t0 = irdl.base "!builtin.tensor"
+    %t1 = irdl.base "!builtin.tensor"
+    %t2 = irdl.base "!builtin.tensor"
+    %t3 = irdl.base "!builtin.tensor"
+    %t4 = irdl.base "!builtin.tensor"
+    %eps = irdl.base "#builtin.float"
+    irdl.attributes { "eps" = %eps }
+    irdl.operands(input: %t0, weight: %t1, bias: %t2, running_mean: %t3, running_var: %t4)
+    %t5 = irdl.base "!builtin.tensor"
+    irdl.results(result: %t5)
+  }
   // ---- matmul family and convolution (extern kernels after lowering)
   // mm(self [M,K], mat2 [K,N]) -> [M,N]
   irdl.operation @mm {

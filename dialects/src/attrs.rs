@@ -83,6 +83,10 @@ pub const REALIZE_HINT_ATTR: &str = "fuselab.realize_hint";
 /// spells as several ops and Inductor lowers as one node (a max pool's padding and
 /// partial maximums): `--lower-aten-to-loop` gives its node [`crate::loops::INLINE`].
 pub const INLINE_ATTR: &str = "fuselab.inline";
+/// Discardable string attribute naming the torch op an aten op is a part of, when
+/// fuse-import spells one torch op with several (a max pool): the ops of one group
+/// share one `fuselab.eager_id` after `--lower-aten-to-loop`.
+pub const OP_GROUP_ATTR: &str = "fuselab.op_group";
 /// Attribute grouping the primitives of one decomposed composite (one id per aten op
 /// as written; the loop nodes lowered from them keep it).
 pub const EAGER_ID_ATTR: &str = "fuselab.eager_id";

@@ -6,7 +6,7 @@
 
 use crate::{
     constant::splat_or_dense,
-    tensor::{for_each_index, i32_add, i32_mul, i32_sub, nan_max, nan_min, numel, Tensor},
+    tensor::{for_each_index, i32_add, i32_mul, i32_sub, nan_max, nan_min, numel, round_to, Tensor},
     ExecError,
 };
 use fuselab_dialects::ir;
@@ -371,6 +371,27 @@ pub fn eval_op(op: &AtenOp, args: &[&Tensor], out: &TensorType) -> Result<Tensor
                     data[at] = (v - mean) * r * w.data[channel] + b.data[channel];
                 }
             }
+            Tensor::new(out.shape.clone(), out.dtype, data)
+        }
+        BatchNorm => {
+            // (x - mean[c]) * rsqrt(var[c] + eps) * w[c] + b[c], each step rounded as the
+            // decomposition stores it.
+            let eps = op.float(attr::EPS).ok_or("missing eps")?;
+            let c = x.shape[1].max(1) as usize;
+            let rest = x.numel() / (x.shape[0].max(1) as usize * c).max(1);
+            let (w, b, mean, var) = (args[1], args[2], args[3], args[4]);
+            let dt = out.dtype;
+            let data = x
+                .data
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| {
+                    let ch = (i / rest.max(1)) % c;
+                    let r = round_to(1.0 / round_to(var.data[ch] + eps, dt).sqrt(), dt);
+                    let n = round_to(round_to(v - mean.data[ch], dt) * r, dt);
+                    round_to(n * w.data[ch], dt) + b.data[ch]
+                })
+                .collect();
             Tensor::new(out.shape.clone(), out.dtype, data)
         }
         Mm | Bmm => matmul(args[0], args[1], out),

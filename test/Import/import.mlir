@@ -3,6 +3,7 @@
 // RUN: fuse-opt %t.mlir --aten-decompose --lower-aten-to-loop --tvm-fuse-ops --fusion-explain -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOCATED
 // RUN: fuse-import %S/Inputs/lstm_cell.pt2 | FileCheck %s --check-prefix=LSTM
 // RUN: fuse-import %S/Inputs/basic_block.pt2 | FileCheck %s --check-prefix=BLOCK
+// RUN: fuse-import %S/Inputs/basic_block.pt2 | fuse-opt - --aten-decompose | FileCheck %s --check-prefix=BNDECOMP
 // RUN: fuse-import %S/Inputs/transformer_encoder_layer.pt2 | FileCheck %s --check-prefix=ENCODER
 // RUN: fuse-import %S/Inputs/transformer_encoder_layer.pt2 | fuse-opt - --aten-decompose --lower-aten-to-loop --inline-pointwise --inductor-fuse -o /dev/null
 // RUN: fuse-import %S/Inputs/transformer_encoder_50.pt2 | fuse-opt - --aten-verify-shapes -o /dev/null
@@ -60,14 +61,19 @@
 // LSTM: %getitem_3 = "aten.slice"(%add) {dim = 1 : i64, start = 192 : i64, end = 256 : i64, step = 1 : i64}
 // LSTM: return %mul_2, %add_1 : tensor<4x64xf32>, tensor<4x64xf32>
 
-// BasicBlock in eval mode: running statistics are buffers; inference batch norm is
-// (x - mean) * rsqrt(var + eps) * w + b over [1, C, 1, 1] views.
+// BasicBlock in eval mode: running statistics are buffers; inference batch norm is one
+// aten.batch_norm (as Relax keeps nn.batch_norm one op), which --aten-decompose defines
+// as (x - mean) * rsqrt(var + eps) * w + b over [1, C, 1, 1] views.
 // BLOCK: %b_bn1_running_mean: tensor<16xf32> {fuselab.input = "buffer", fuselab.name = "bn1.running_mean"}
 // BLOCK: "aten.convolution"(%x, %p_conv1_weight) {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64}
-// BLOCK: "aten.view"(%b_bn1_running_mean) : (tensor<16xf32>) -> tensor<1x16x1x1xf32>
-// BLOCK: "aten.rsqrt"
-// BLOCK: %getitem = "aten.add"
+// BLOCK: %getitem = "aten.batch_norm"(%convolution, %p_bn1_weight, %p_bn1_bias, %b_bn1_running_mean, %b_bn1_running_var) {eps = 1.0e-5 : f64} : (tensor<2x16x8x8xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<2x16x8x8xf32>
 // BLOCK-NEXT: %relu = "aten.relu"(%getitem)
+// BNDECOMP: %[[MEAN:.*]] = "aten.view"(%{{.*}}) {fuselab.eager_id = 0 : i64, fuselab.origin = "batch_norm"} : (tensor<16xf32>) -> tensor<1x16x1x1xf32>
+// BNDECOMP-NEXT: %[[VAR:.*]] = "aten.view"
+// BNDECOMP: %[[VE:.*]] = "aten.add"(%[[VAR]], %{{.*}}) {{.*}}: (tensor<1x16x1x1xf32>, tensor<f32>) -> tensor<1x16x1x1xf32>
+// BNDECOMP: %[[R:.*]] = "aten.rsqrt"(%[[VE]])
+// BNDECOMP: %[[D:.*]] = "aten.sub"(%{{.*}}, %[[MEAN]])
+// BNDECOMP: "aten.mul"(%[[D]], %[[R]])
 
 // nn.TransformerEncoderLayer: attention's NaN guard (eq -inf, logical_not, any, where)
 // and layer norms.

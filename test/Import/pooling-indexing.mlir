@@ -10,12 +10,13 @@
 // max_pool2d_with_indices (ResNet's stem: 3x3, stride 2, padding 1 on 16x16): the input
 // padded with -inf on the left of both spatial dims, nine strided slices of the 8x8
 // output's shape, and eight maximums, the last named after the node; the ops reading
-// the input carry Inductor's realize_hint, the parts of the pool `fuselab.inline`.
+// the input carry Inductor's realize_hint, the parts of the pool `fuselab.inline`, and
+// all of them the origin `max_pool2d` and one `fuselab.op_group` (one op for TVM).
 // POOL: %[[NEG:.*]] = arith.constant dense<0xFF800000> : tensor<1x16x1x16xf32>
-// POOL-NEXT: %[[PH:.*]] = "aten.cat"(%[[NEG]], %relu) {dim = 2 : i64, fuselab.realize_hint, fuselab.inline} : (tensor<1x16x1x16xf32>, tensor<1x16x16x16xf32>) -> tensor<1x16x17x16xf32>
-// POOL: %[[P:.*]] = "aten.cat"(%{{.*}}, %[[PH]]) {dim = 3 : i64, fuselab.inline} : (tensor<1x16x17x1xf32>, tensor<1x16x17x16xf32>) -> tensor<1x16x17x17xf32>
-// POOL-NEXT: %[[R0:.*]] = "aten.slice"(%[[P]]) {dim = 2 : i64, start = 0 : i64, end = 15 : i64, step = 2 : i64, fuselab.inline}
-// POOL-NEXT: "aten.slice"(%[[R0]]) {dim = 3 : i64, start = 0 : i64, end = 15 : i64, step = 2 : i64, fuselab.inline} : (tensor<1x16x8x17xf32>) -> tensor<1x16x8x8xf32>
+// POOL-NEXT: %[[PH:.*]] = "aten.cat"(%[[NEG]], %relu) {dim = 2 : i64, fuselab.realize_hint, fuselab.inline, fuselab.origin = "max_pool2d", fuselab.op_group = {{.*}}} : (tensor<1x16x1x16xf32>, tensor<1x16x16x16xf32>) -> tensor<1x16x17x16xf32>
+// POOL: %[[P:.*]] = "aten.cat"(%{{.*}}, %[[PH]]) {dim = 3 : i64, fuselab.inline, fuselab.origin = "max_pool2d", fuselab.op_group = {{.*}}} : (tensor<1x16x17x1xf32>, tensor<1x16x17x16xf32>) -> tensor<1x16x17x17xf32>
+// POOL-NEXT: %[[R0:.*]] = "aten.slice"(%[[P]]) {dim = 2 : i64, start = 0 : i64, end = 15 : i64, step = 2 : i64, fuselab.inline, fuselab.origin = "max_pool2d", fuselab.op_group = {{.*}}}
+// POOL-NEXT: "aten.slice"(%[[R0]]) {dim = 3 : i64, start = 0 : i64, end = 15 : i64, step = 2 : i64, fuselab.inline, fuselab.origin = "max_pool2d", fuselab.op_group = {{.*}}} : (tensor<1x16x8x17xf32>) -> tensor<1x16x8x8xf32>
 // POOL-COUNT-7: "aten.maximum"{{.*}}fuselab.inline
 // POOL: %getitem_3 = "aten.maximum"
 // POOL-NOT: "aten.maximum"
@@ -24,10 +25,10 @@
 // Ceil mode (3x3, stride 2 on 14x14 -> 7x7): the last window starts at 12 and reads one
 // -inf past the end, on the right; no left padding.
 // CEIL: %[[NEG:.*]] = arith.constant dense<0xFF800000> : tensor<1x8x1x14xf32>
-// CEIL-NEXT: "aten.cat"(%relu, %[[NEG]]) {dim = 2 : i64, fuselab.realize_hint, fuselab.inline} : (tensor<1x8x14x14xf32>, tensor<1x8x1x14xf32>) -> tensor<1x8x15x14xf32>
-// CEIL: "aten.slice"(%{{.*}}) {dim = 2 : i64, start = 2 : i64, end = 15 : i64, step = 2 : i64, fuselab.inline} : (tensor<1x8x15x15xf32>) -> tensor<1x8x7x15xf32>
+// CEIL-NEXT: "aten.cat"(%relu, %[[NEG]]) {dim = 2 : i64, fuselab.realize_hint, fuselab.inline, fuselab.origin = "max_pool2d", fuselab.op_group = {{.*}}} : (tensor<1x8x14x14xf32>, tensor<1x8x1x14xf32>) -> tensor<1x8x15x14xf32>
+// CEIL: "aten.slice"(%{{.*}}) {dim = 2 : i64, start = 2 : i64, end = 15 : i64, step = 2 : i64, fuselab.inline, fuselab.origin = "max_pool2d", fuselab.op_group = {{.*}}} : (tensor<1x8x15x15xf32>) -> tensor<1x8x7x15xf32>
 // The second pool (2x2, stride 2, padding 1, ceil on 7x7 -> 4x4) needs no right padding.
-// CEIL: "aten.cat"(%{{.*}}, %getitem) {dim = 2 : i64, fuselab.realize_hint, fuselab.inline} : (tensor<1x8x1x7xf32>, tensor<1x8x7x7xf32>) -> tensor<1x8x8x7xf32>
+// CEIL: "aten.cat"(%{{.*}}, %getitem) {dim = 2 : i64, fuselab.realize_hint, fuselab.inline, fuselab.origin = "max_pool2d", fuselab.op_group = {{.*}}} : (tensor<1x8x1x7xf32>, tensor<1x8x7x7xf32>) -> tensor<1x8x8x7xf32>
 // CEIL: %getitem_2 = "aten.maximum"{{.*}} -> tensor<1x8x4x4xf32>
 
 // index.Tensor with one index (Swin's relative position bias, table[index.view(-1)]):
@@ -68,8 +69,8 @@
 // POOLFUSED: "name": "fused_convolution_0"
 // POOLFUSED: "name": "fused_convolution_1"
 // POOLFUSED: "name": "buf2"
-// POOLFUSED: "name": "fused_add_mul_relu_rsqrt_sub_2"
-// POOLFUSED: "name": "fused_cat_maximum_3"
+// POOLFUSED: "name": "fused_batch_norm_relu_2"
+// POOLFUSED: "name": "fused_max_pool2d_3"
 // POOLFUSED: "iteration": [
 // POOLFUSED-NEXT: 1024,
 // POOLFUSED-NEXT: 1

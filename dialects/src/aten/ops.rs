@@ -100,6 +100,7 @@ aten_ops! {
     LayerNorm = "layer_norm": Composite,
     RmsNorm = "rms_norm": Composite,
     GroupNorm = "group_norm": Composite,
+    BatchNorm = "batch_norm": Composite,
     Mm = "mm": Contraction,
     Bmm = "bmm": Contraction,
     Addmm = "addmm": Contraction,
@@ -157,7 +158,7 @@ pub mod attr {
     pub const DIM1: &str = "dim1";
     /// `array<i64>`: trailing shape normalized by layer_norm/rms_norm.
     pub const NORMALIZED_SHAPE: &str = "normalized_shape";
-    /// `f64`: epsilon of layer_norm/rms_norm/group_norm.
+    /// `f64`: epsilon of layer_norm/rms_norm/group_norm/batch_norm.
     pub const EPS: &str = "eps";
     /// `i64`: group_norm's number of channel groups.
     pub const NUM_GROUPS: &str = "num_groups";

@@ -266,6 +266,24 @@ fn check_groups(op: &AtenOp, input: &TensorType, params: &[TensorType]) -> Check
     Ok(())
 }
 
+/// batch_norm: an `[N, C, ...]` input and weight, bias, running mean and variance of `[C]`.
+fn check_channel_params(op: &AtenOp, input: &TensorType, params: &[TensorType]) -> Check {
+    required(op.float(attr::EPS), attr::EPS)?;
+    let Some(&channels) = input.shape.get(1) else {
+        return Err(format!(
+            "expects an [N, C, ...] input, got {}",
+            shape_str(&input.shape)
+        ));
+    };
+    for (param, name) in params
+        .iter()
+        .zip(["weight", "bias", "running_mean", "running_var"])
+    {
+        expect_shape(name, &param.shape, &[channels])?;
+    }
+    Ok(())
+}
+
 fn check_composite(op: &AtenOp, inputs: &[TensorType], result: &TensorType) -> Check {
     let input = &inputs[0];
     match op.kind() {
@@ -273,6 +291,7 @@ fn check_composite(op: &AtenOp, inputs: &[TensorType], result: &TensorType) -> C
             wrap_dim(required(op.dim(), attr::DIM)?, input.rank())?;
         }
         AtenOpKind::GroupNorm => check_groups(op, input, &inputs[1..])?,
+        AtenOpKind::BatchNorm => check_channel_params(op, input, &inputs[1..])?,
         _ => check_normalized_shape(op, input, &inputs[1..])?,
     }
     if !input.dtype.is_float() {

@@ -165,6 +165,10 @@ struct Emitter<'m> {
     /// the importer spells as several ops (a max pool's padding and partial maximums),
     /// which Inductor lowers as one node; never stored on its own account.
     inline_parts: bool,
+    /// While set, every op emitted carries `fuselab.origin = <origin>` and
+    /// `fuselab.op_group = <key>`: the parts of one torch op (a max pool), one op for the
+    /// strategies that work per op and named after it in kernel names.
+    op_group: Option<(&'static str, String)>,
     /// torch value name -> its SSA name, unique in the function.
     ssa_names: std::cell::RefCell<SsaNames>,
 }
@@ -300,7 +304,14 @@ impl<'m> Emitter<'m> {
             .is_some_and(|x| operands.contains(&x))
             .then_some(REALIZE_HINT);
         let inline = self.inline_parts.then_some(INLINE);
-        let attrs: Vec<&str> = [Some(attrs), hint, inline]
+        let group = self.op_group.as_ref().map(|(origin, key)| {
+            format!(
+                "fuselab.origin = {}, fuselab.op_group = {}",
+                mlir_string(origin),
+                mlir_string(key)
+            )
+        });
+        let attrs: Vec<&str> = [Some(attrs), hint, inline, group.as_deref()]
             .into_iter()
             .flatten()
             .filter(|a| !a.is_empty())
@@ -510,6 +521,7 @@ pub(crate) fn emit_module(model: &Value, path: &str, options: &ImportOptions) ->
         fresh: 0,
         realize_hint: None,
         inline_parts: false,
+        op_group: None,
         ssa_names: Default::default(),
     };
     for node in nodes {

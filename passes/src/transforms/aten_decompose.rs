@@ -37,7 +37,7 @@ static ID: PassId = PassId::new();
 pub const INFO: PassInfo = PassInfo {
     argument: "aten-decompose",
     summary:
-        "Decompose composite aten ops (layer_norm, group_norm, softmax, gelu, linear, mean, var, ...) into primitives",
+        "Decompose composite aten ops (layer_norm, group_norm, batch_norm, softmax, gelu, linear, mean, var, ...) into primitives",
     anchor: "func.func",
     options: &[],
     run,
@@ -49,7 +49,17 @@ pub fn is_composite(kind: AtenOpKind) -> bool {
     use AtenOpKind::*;
     matches!(
         kind,
-        Mean | Var | LayerNorm | RmsNorm | GroupNorm | Softmax | LogSoftmax | Gelu | Silu | Linear | Addmm
+        Mean | Var
+            | LayerNorm
+            | RmsNorm
+            | GroupNorm
+            | BatchNorm
+            | Softmax
+            | LogSoftmax
+            | Gelu
+            | Silu
+            | Linear
+            | Addmm
     )
 }
 
@@ -311,6 +321,32 @@ fn decompose(op: MlirOperation, eager_id: i64) -> Option<MlirValue> {
             let b = e.unary(AtenOpKind::View, args[2], &pt);
             let scaled = e.binary(AtenOpKind::Mul, normed, w, xt);
             e.binary(AtenOpKind::Add, scaled, b, xt)
+        }
+        AtenOpKind::BatchNorm => {
+            // Inference batch norm as PyTorch's decomposition writes it: (x - mean) *
+            // rsqrt(var + eps) * weight + bias, each [C] parameter viewed as [1, C, 1, ...].
+            let eps = aten.float(attr::EPS)?;
+            let mut pshape = vec![1; xt.rank()];
+            pshape[1] = xt.shape[1];
+            let pt = TensorType {
+                shape: pshape,
+                dtype: xt.dtype,
+            };
+            let [mean, var, w, b] =
+                [args[3], args[4], args[1], args[2]].map(|p| e.unary(AtenOpKind::View, p, &pt));
+            let eps = e.scalar(
+                eps,
+                &TensorType {
+                    shape: vec![],
+                    dtype: xt.dtype,
+                },
+            );
+            let ve = e.binary(AtenOpKind::Add, var, eps, &pt);
+            let r = e.unary(AtenOpKind::Rsqrt, ve, &pt);
+            let d = e.binary(AtenOpKind::Sub, x, mean, xt);
+            let n = e.binary(AtenOpKind::Mul, d, r, xt);
+            let s = e.binary(AtenOpKind::Mul, n, w, xt);
+            e.binary(AtenOpKind::Add, s, b, xt)
         }
         AtenOpKind::Softmax | AtenOpKind::LogSoftmax => {
             let dim = wrap(aten.dim()?, xt.rank());

@@ -9,8 +9,9 @@
 //! offset `(i, j)` the slice `x[.., i*d : .. : s, j*d : .. : s]` of the output's shape, and
 //! a chain of `aten.maximum` over them (NaN propagates, as in torch's kernels). The
 //! padding and the partial maximums carry `fuselab.inline` (parts of the one node, never
-//! stored on their own), and the ops reading the input `fuselab.realize_hint` (the
-//! lowering's `x.realize_hint()`). The indices (output 1) are not computed: reading them
+//! stored on their own), the ops reading the input `fuselab.realize_hint` (the
+//! lowering's `x.realize_hint()`), and every op `fuselab.origin = "max_pool2d"` and
+//! `fuselab.op_group` (one op for the TVM strategy, as Relax's `max_pool2d`). The indices (output 1) are not computed: reading them
 //! is a located error.
 
 use super::super::*;
@@ -86,6 +87,7 @@ pub(super) static RULES: &[Rule] = &[Rule {
         // reading x (the padding, or the first slices) say so.
         em.realize_hint = Some(x.clone());
         em.inline_parts = true;
+        em.op_group = Some(("max_pool2d", node.name.clone()));
         let mut padded = x;
         for &(dim, w, outputs) in &windows {
             padded = em.pad(&padded, dim, w.padding, w.pad_after(outputs), lowest, &loc);
@@ -122,6 +124,7 @@ pub(super) static RULES: &[Rule] = &[Rule {
             }
             acc
         };
+        em.op_group = None;
         em.bind(node, 0, res);
         Ok(())
     },

@@ -212,11 +212,12 @@ pub(super) static RULES: &[Rule] = &[
         },
     },
     Rule {
+        // Inference batch norm: one composite aten.batch_norm (its first result), as
+        // Relax keeps nn.batch_norm one op; --aten-decompose writes its definition,
+        // (x - mean) * rsqrt(var + eps) * w + b with each [C] parameter viewed as
+        // [1, C, 1, ...]. Absent parameters are splats (mean 0, var 1, w 1, b 0).
         targets: &["aten._native_batch_norm_legit_no_training.default"],
         import: |em, node, _| {
-            let loc = node.loc.clone();
-            // Inference batch norm: (x - mean) * rsqrt(var + eps) * w + b, each [C]
-            // parameter viewed as [1, C, 1, ...].
             em.only_outputs(node, &[0])?;
             let x = em.tensor(node, "input")?;
             let out = em.out_type(node, 0)?;
@@ -224,37 +225,21 @@ pub(super) static RULES: &[Rule] = &[
                 .shape
                 .get(1)
                 .ok_or_else(|| em.node_error(node, "input has no channel dimension"))?;
-            let mut bshape = vec![1; out.rank()];
-            bshape[1] = c;
             let eps = node.arg("eps").and_then(as_float).unwrap_or(1e-5);
-            let mean = channel_param(em, node, "running_mean", 0.0, &out)?;
-            let var = channel_param(em, node, "running_var", 1.0, &out)?;
-            let w = channel_param(em, node, "weight", 1.0, &out)?;
-            let b = channel_param(em, node, "bias", 0.0, &out)?;
-            let bty = TType {
-                shape: bshape.clone(),
+            let param = TType {
+                shape: vec![c],
                 dtype: out.dtype,
             };
-            let e = em.constant(
-                Scalar::Float(eps),
-                &TType {
-                    shape: vec![],
-                    dtype: out.dtype,
-                },
-                &loc,
-            );
-            let ve = em.op(None, "add", &[&var, &e], "", &bty, &loc);
-            let r = em.op(None, "rsqrt", &[&ve], "", &bty, &loc);
-            let d = em.op(None, "sub", &[&x, &mean], "", &out, &loc);
-            let n = em.op(None, "mul", &[&d, &r], "", &out, &loc);
-            let s = em.op(None, "mul", &[&n, &w], "", &out, &loc);
-            em.finish(node, "add", &[&s, &b], "")
+            let w = param_or(em, node, "weight", 1.0, &param)?;
+            let b = param_or(em, node, "bias", 0.0, &param)?;
+            let mean = param_or(em, node, "running_mean", 0.0, &param)?;
+            let var = param_or(em, node, "running_var", 1.0, &param)?;
+            let attrs = format!("eps = {} : f64", float_literal(eps, "f64"));
+            em.finish(node, "batch_norm", &[&x, &w, &b, &mean, &var], &attrs)
         },
     },
 ];
 
-/// A per-channel parameter `arg` of `node` (`[C]`, or `default` everywhere when the
-/// export passes none), viewed as `[1, C, 1, ...]` to broadcast over `out`.
 /// The tensor argument `arg`, or a splat of `default` of `ty` where the node has none
 /// (an affine-less norm).
 fn param_or(em: &mut Emitter, node: &Node, arg: &str, default: f64, ty: &TType) -> R<String> {
@@ -262,16 +247,4 @@ fn param_or(em: &mut Emitter, node: &Node, arg: &str, default: f64, ty: &TType) 
         Some(_) => em.tensor(node, arg),
         None => Ok(em.splat(None, Scalar::Float(default), ty, &node.loc)),
     }
-}
-
-fn channel_param(em: &mut Emitter, node: &Node, arg: &str, default: f64, out: &TType) -> R<String> {
-    let c = out.shape.get(1).copied().unwrap_or(1);
-    let param = TType {
-        shape: vec![c],
-        dtype: out.dtype,
-    };
-    let p = param_or(em, node, arg, default, &param)?;
-    let mut shape = vec![1; out.rank()];
-    shape[1] = c;
-    Ok(em.view(None, &p, shape, &node.loc))
 }

@@ -37,7 +37,7 @@ use fuselab_dialects::{
     types::{DType, TensorType},
 };
 use fuselab_dialects::{
-    attrs::{eager_id_of, EAGER_ID_ATTR, INLINE_ATTR, ORIGIN_ATTR, REALIZE_HINT_ATTR},
+    attrs::{eager_id_of, EAGER_ID_ATTR, INLINE_ATTR, OP_GROUP_ATTR, ORIGIN_ATTR, REALIZE_HINT_ATTR},
     loops::body::{scalar_type, BodyBuilder},
 };
 use melior::ir::{operation::OperationLike as _, OperationRef};
@@ -157,6 +157,9 @@ struct Lowering {
     eager_id: i64,
     /// The next id for an aten op that has none (not from a composite).
     next_eager_id: i64,
+    /// The eager id of each `fuselab.op_group` (the ops fuse-import spells one torch op
+    /// with, such as a max pool): one op for the strategies that work per op.
+    group_ids: HashMap<String, i64>,
     /// Views become copy nodes instead of index maps.
     materialize_views: bool,
     /// Inductor's post-grad mm + bias patterns run (`config.pattern_matcher`).
@@ -332,10 +335,22 @@ impl Lowering {
             mark_realize_hint(&operands);
         }
         let origin = origin_of(op, kind);
-        self.eager_id = eager_id_of(op).unwrap_or_else(|| {
-            self.next_eager_id += 1;
-            self.next_eager_id - 1
-        });
+        let group = ir::attr(op, OP_GROUP_ATTR).and_then(fuselab_dialects::attrs::string_raw);
+        self.eager_id = match (eager_id_of(op), group) {
+            (Some(id), _) => id,
+            (None, Some(key)) => match self.group_ids.get(&key) {
+                Some(&id) => id,
+                None => {
+                    self.next_eager_id += 1;
+                    self.group_ids.insert(key, self.next_eager_id - 1);
+                    self.next_eager_id - 1
+                }
+            },
+            (None, None) => {
+                self.next_eager_id += 1;
+                self.next_eager_id - 1
+            }
+        };
         let result = ir::result(op, 0);
         use AtenOpKind::*;
         match kind {
@@ -612,6 +627,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
         next_buffer: 0,
         eager_id: first_free_id,
         next_eager_id: first_free_id,
+        group_ids: HashMap::new(),
         materialize_views: cx.options.flag("materialize-views"),
         pattern_matcher: cx.options.flag("pattern-matcher"),
         prefer_unfused_bias: cx.target().prefers_unfused_bias_add(),

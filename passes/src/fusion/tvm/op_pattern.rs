@@ -266,8 +266,8 @@ pub fn combine_blocks(blocks: &[BlockPattern], is_output: &[bool]) -> OpPatternK
 /// - kElemWise: unary math, nn.relu, clip, cast, copy, logical_not; gelu/silu/reciprocal
 ///   are elementwise compositions in the frontend.
 ///
-/// layer_norm, group_norm and rms_norm have no kind of their own: Relay's
-/// `SimplifyInference` rewrites nn.layer_norm and nn.group_norm into primitive ops before
+/// layer_norm, group_norm, batch_norm and rms_norm have no kind of their own: Relay's
+/// `SimplifyInference` rewrites nn.layer_norm, nn.group_norm and nn.batch_norm into primitive ops before
 /// FuseOps (and rms_norm is written with primitives), so their loop nodes are separate
 /// TVM nodes ([`relay_decomposed`]).
 pub fn relay_pattern(op: &str) -> OpPatternKind {
@@ -286,7 +286,7 @@ pub fn relay_pattern(op: &str) -> OpPatternKind {
 
 /// Ops that Relay sees as their primitives (see [`relay_pattern`]).
 pub fn relay_decomposed(op: &str) -> bool {
-    matches!(op, "layer_norm" | "rms_norm" | "group_norm")
+    matches!(op, "layer_norm" | "rms_norm" | "group_norm" | "batch_norm")
 }
 
 /// One node of TVM's graph: a function argument or one op (one or more loop nodes).
@@ -465,6 +465,17 @@ impl TvmGraph {
                     // even where our simplified index is a plain broadcast.
                     if matches!(node.op.as_str(), "view" | "reshape") {
                         kind.max(OpPatternKind::Injective)
+                    } else if node.op == "batch_norm" {
+                        // Relax's legalized batch_norm (its [C] parameters expanded to
+                        // [C, 1, 1], three outputs) is kInjective: a convolution does not
+                        // absorb it, it absorbs its elementwise users (TVM 0.27 on the
+                        // corpus: conv2d | fused_batch_norm_relu | max_pool2d).
+                        kind.max(OpPatternKind::Injective)
+                    } else if node.op == "max_pool2d" {
+                        // Relax legalizes max_pool2d to topi's pool2d, a reduction over
+                        // the window (kCommReduce); fuse-import unrolls the window into
+                        // maximums of slices, which carry no reduction.
+                        kind.max(OpPatternKind::CommReduce)
                     } else {
                         kind
                     }
