@@ -38,15 +38,13 @@ def amax(node, importer):
 AMAX = {"amax.default": amax}
 
 
-def relax_groups(name):
-    """The names of the TIR functions `main` calls after TVM's fusion, in order."""
+def fused_call_tirs(mod):
+    """TVM's fusion pipeline on a Relax module — LegalizeOps, AnnotateTIROpPattern,
+    FoldConstant, FuseOps, FuseTIR — and the names of the TIR functions `main` then
+    calls, in order (one per fused group: a kernel launch)."""
     import tvm
     from tvm import relax
-    from tvm.relax.frontend.torch import from_exported_program
 
-    fn, specs = PROGRAMS[name]
-    exported = torch.export.export(Program(fn), tuple(inputs(specs, "cpu")))
-    mod = from_exported_program(exported, custom_convert_map=AMAX)
     pipeline = tvm.transform.Sequential(
         [
             relax.transform.LegalizeOps(),
@@ -66,7 +64,18 @@ def relax_groups(name):
             names.append(e.args[0].name_hint)
 
     relax.analysis.post_order_visit(mod["main"].body, visit)
-    return names, tvm.__version__
+    return names
+
+
+def relax_groups(name):
+    """The names of the TIR functions `main` calls after TVM's fusion, in order."""
+    import tvm
+    from tvm.relax.frontend.torch import from_exported_program
+
+    fn, specs = PROGRAMS[name]
+    exported = torch.export.export(Program(fn), tuple(inputs(specs, "cpu")))
+    mod = from_exported_program(exported, custom_convert_map=AMAX)
+    return fused_call_tirs(mod), tvm.__version__
 
 
 def main():

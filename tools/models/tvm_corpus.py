@@ -28,36 +28,16 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "fidelity"))
 from corpus import MODELS  # noqa: E402
 from export_fixtures import strip  # noqa: E402
-from tvm_probe import AMAX  # noqa: E402
+from tvm_probe import AMAX, fused_call_tirs  # noqa: E402
 
 
 def tvm_groups(exported):
     """The TIR functions `main` calls after TVM's fusion, in order."""
     import tvm
-    from tvm import relax
     from tvm.relax.frontend.torch import from_exported_program
 
     mod = from_exported_program(exported, keep_params_as_input=True, custom_convert_map=AMAX)
-    pipeline = tvm.transform.Sequential(
-        [
-            relax.transform.LegalizeOps(),
-            relax.transform.AnnotateTIROpPattern(),
-            relax.transform.FoldConstant(),
-            relax.transform.FuseOps(),
-            relax.transform.FuseTIR(),
-        ]
-    )
-    with tvm.transform.PassContext(opt_level=3):
-        mod = pipeline(mod)
-    call_tir = tvm.ir.Op.get("relax.call_tir")
-    names = []
-
-    def visit(e):
-        if isinstance(e, relax.Call) and e.op == call_tir:
-            names.append(e.args[0].name_hint)
-
-    relax.analysis.post_order_visit(mod["main"].body, visit)
-    return names, tvm.__version__
+    return fused_call_tirs(mod), tvm.__version__
 
 
 def probe(name, out_dir):
