@@ -46,3 +46,13 @@ func.func @kinds(%x: tensor<8x16xf32>, %b: tensor<16xf32>, %c: tensor<8x1xf32>, 
   %rs = "aten.reshape"(%x) : (tensor<8x16xf32>) -> tensor<128xf32>
   return %e, %a, %bb, %t, %s, %m, %sm, %g, %mm, %cat, %rs : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<16x8xf32>, tensor<8xf32>, tensor<8x1xf32>, tensor<8x16xf32>, tensor<8x4xf32>, tensor<8x4xf32>, tensor<16x16xf32>, tensor<128xf32>
 }
+
+// A reduction over extent-1 dims (ResNet-18's global mean of a 1x1 feature map) is
+// still a reduction for TVM: its block has reduce iterators. mean: kOutEWiseFusable.
+// RELAX-LABEL: func.func @unit_reduction
+// RELAX: kind = "sum", name = "buf0", op_pattern = "kOutEWiseFusable", origins = ["mean"]
+// RELAX: name = "buf1", op_pattern = "kOutEWiseFusable", origins = ["mean"]
+func.func @unit_reduction(%x: tensor<1x8x1x1xf32>) -> tensor<1x8x1x1xf32> {
+  %m = "aten.mean"(%x) {dims = array<i64: 2, 3>, keepdim = true} : (tensor<1x8x1x1xf32>) -> tensor<1x8x1x1xf32>
+  return %m : tensor<1x8x1x1xf32>
+}
