@@ -39,7 +39,7 @@ def fuselab_kernels(binary_dir, archive, target, strategy):
             "--aten-decompose",
             # The TVM strategy's own lowering (Strategy::lowering_options): views are
             # nodes of their own, as Relax's reshape/permute ops are.
-            "--lower-aten-to-loop=materialize-views=true concat-kernels=false channels-last=false" if strategy == "tvm" else "--lower-aten-to-loop",
+            "--lower-aten-to-loop=materialize-views=true concat-kernels=false channels-last=false convolution-bias=add" if strategy == "tvm" else "--lower-aten-to-loop",
             f"--fuse=strategy={strategy}",
             "--fusion-report=-",
             "-o",

@@ -201,7 +201,7 @@ mod tests {
         );
         assert_eq!(
             strategy_pipeline(strategy("tvm").expect("tvm")).text(),
-            "aten-decompose,lower-aten-to-loop{materialize-views=true concat-kernels=false channels-last=false},tvm-fuse-ops"
+            "aten-decompose,lower-aten-to-loop{materialize-views=true concat-kernels=false channels-last=false convolution-bias=add},tvm-fuse-ops"
         );
         assert_eq!(
             strategy_pipeline(strategy("ascend").expect("ascend")).text(),

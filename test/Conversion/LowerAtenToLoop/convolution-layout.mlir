@@ -1,6 +1,7 @@
 // RUN: fuse-opt %s --target=gpu --aten-decompose --lower-aten-to-loop | FileCheck %s --check-prefix=GPU
 // RUN: fuse-opt %s --aten-decompose --lower-aten-to-loop | FileCheck %s --check-prefix=CPU
 // RUN: fuse-opt %s --target=gpu --aten-decompose --lower-aten-to-loop=channels-last=false | FileCheck %s --check-prefix=NCHW
+// RUN: fuse-opt %s --aten-decompose --lower-aten-to-loop="materialize-views=true convolution-bias=add" | FileCheck %s --check-prefix=RELAX
 // RUN: fuse-run %s --target gpu | FileCheck %s --check-prefix=EXEC
 // RUN: fuse-opt %s --target=gpu --fusion-compare | FileCheck %s --check-prefix=LAUNCHES
 
@@ -44,6 +45,15 @@
 // NCHW-LABEL: func.func @stem
 // NCHW-NOT: tensor<1x8x8x3xf32>
 // NCHW: "loop.extern"(%arg0, %arg1) {{.*}}kind = "convolution"
+
+// The TVM strategy's form (Relax's importer writes conv2d, reshape(bias) and add): the
+// bias reshaped to [1, 4, 1, 1] by a node of its own op, before the convolution and
+// its add, which share one op.
+// RELAX-LABEL: func.func @stem
+// RELAX: fuselab.eager_id = 1 : i64, name = "buf0", origins = ["view"], ranges = array<i64: 1, 4, 1, 1>}
+// RELAX-NEXT: "loop.extern"(%arg0, %arg1) {{.*}}fuselab.eager_id = 0 : i64{{.*}}kind = "convolution"
+// RELAX: "loop.load"(%0)
+// RELAX: fuselab.eager_id = 0 : i64, name = "buf2", origins = ["convolution"], ranges = array<i64: 1, 4, 8, 8>}
 
 // EXEC: @stem
 // EXEC: inductor output #0 {{.*}} PASS

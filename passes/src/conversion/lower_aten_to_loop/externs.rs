@@ -270,17 +270,37 @@ impl Lowering {
         out: &TensorType,
         origin: &str,
     ) -> Result<MlirValue, String> {
-        let conv = self.lower_extern(op, aten, &operands[..2], out, origin)?;
-        let conv = self.access(conv)?;
-        let bias = operands[2].clone();
+        let mut bias = operands[2].clone();
         if bias.shape().len() != 1 || out.rank() < 2 {
             return Err("a convolution bias must be one value per output channel".to_string());
         }
+        if self.materialize_views {
+            // Relax's form: `reshape(bias, [1, C, 1, ...])`, an op of its own.
+            let mut shape = vec![1; out.rank()];
+            shape[1] = bias.shape()[0];
+            let viewed = bias.remap(&shape, &[IndexExpr::dim(1)]);
+            let conv_id = self.eager_id;
+            self.eager_id = self.next_eager_id;
+            self.next_eager_id += 1;
+            let copy = self.copy_as(op, &viewed, "view")?;
+            self.eager_id = conv_id;
+            bias = self.access(copy)?;
+        }
+        // After the reshape: the extern and its add are one op's contiguous nodes.
+        let conv = self.lower_extern(op, aten, &operands[..2], out, origin)?;
+        let conv = self.access(conv)?;
+        let per_channel = bias.shape().len() == 1;
         let dtypes = [conv.dtype(), bias.dtype()];
         let out_dtype = out.dtype;
         self.emit_node(op, origin, out, out.shape.clone(), None, move |this, bx| {
             let dims: Vec<IndexExpr> = (0..bx.ranges.len()).map(IndexExpr::dim).collect();
-            let values = [this.read(bx, &conv, &dims), this.read(bx, &bias, &dims[1..2])];
+            // The bias is [C], or (Relax's form) its [1, C, 1, ...] reshape.
+            let bias_index: Vec<IndexExpr> = if per_channel {
+                vec![dims[1].clone()]
+            } else {
+                (0..dims.len()).map(|k| if k == 1 { dims[1].clone() } else { IndexExpr::constant(0) }).collect()
+            };
+            let values = [this.read(bx, &conv, &dims), this.read(bx, &bias, &bias_index)];
             let wide = if out_dtype.is_half() {
                 DType::F32
             } else {

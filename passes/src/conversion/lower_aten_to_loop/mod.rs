@@ -81,6 +81,12 @@ pub const INFO: PassInfo = PassInfo {
             help: "Inductor's ConcatKernel: a cat of mm results is a concat extern the mms write into, no kernel (false: a pointwise cat copies them)",
         },
         PassOption {
+            name: "convolution-bias",
+            kind: OptionKind::String,
+            default: "target",
+            help: "a convolution's bias: 'target' (as the target's Inductor lowering: peeled into a pointwise add on gpu), 'add' (always peeled; with materialize-views the bias is reshaped to [1, C, 1, ...] by a node of its own, as Relax's importer writes conv2d + reshape + add), 'extern' (in the library call)",
+        },
+        PassOption {
             name: "channels-last",
             kind: OptionKind::Bool,
             default: "true",
@@ -631,7 +637,11 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
         materialize_views: cx.options.flag("materialize-views"),
         pattern_matcher: cx.options.flag("pattern-matcher"),
         prefer_unfused_bias: cx.target().prefers_unfused_bias_add(),
-        peel_conv_bias: cx.target().peels_convolution_bias(),
+        peel_conv_bias: match cx.options.string("convolution-bias") {
+            "add" => true,
+            "extern" => false,
+            _ => cx.target().peels_convolution_bias(),
+        },
         channels_last: cx.options.flag("channels-last")
             && cx.target().converts_convolutions_to_channels_last(),
         concat_kernels: cx.options.flag("concat-kernels"),

@@ -187,13 +187,13 @@ impl Strategy for Tvm {
     /// Relax's graph has one binding per reshape/permute; its concatenate is an
     /// injective op like any other (no ConcatKernel).
     fn lowering_options(&self) -> &'static str {
-        "materialize-views=true concat-kernels=false channels-last=false"
+        "materialize-views=true concat-kernels=false channels-last=false convolution-bias=add"
     }
 
     fn variants(&self) -> &'static [Variant] {
         &[Variant {
             name: "tvm-folded",
-            lowering_options: "concat-kernels=false channels-last=false",
+            lowering_options: "concat-kernels=false channels-last=false convolution-bias=add",
             pass_options: "",
         }]
     }
