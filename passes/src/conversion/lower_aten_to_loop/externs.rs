@@ -298,7 +298,15 @@ impl Lowering {
             let bias_index: Vec<IndexExpr> = if per_channel {
                 vec![dims[1].clone()]
             } else {
-                (0..dims.len()).map(|k| if k == 1 { dims[1].clone() } else { IndexExpr::constant(0) }).collect()
+                (0..dims.len())
+                    .map(|k| {
+                        if k == 1 {
+                            dims[1].clone()
+                        } else {
+                            IndexExpr::constant(0)
+                        }
+                    })
+                    .collect()
             };
             let values = [this.read(bx, &conv, &dims), this.read(bx, &bias, &bias_index)];
             let wide = if out_dtype.is_half() {
