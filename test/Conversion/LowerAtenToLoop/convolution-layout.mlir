@@ -2,6 +2,7 @@
 // RUN: fuse-opt %s --aten-decompose --lower-aten-to-loop | FileCheck %s --check-prefix=CPU
 // RUN: fuse-opt %s --target=gpu --aten-decompose --lower-aten-to-loop=channels-last=false | FileCheck %s --check-prefix=NCHW
 // RUN: fuse-opt %s --aten-decompose --lower-aten-to-loop="materialize-views=true convolution-bias=add" | FileCheck %s --check-prefix=RELAX
+// RUN: not fuse-opt %s --aten-decompose --lower-aten-to-loop=convolution-bias=both 2>&1 | FileCheck %s --check-prefix=BADBIAS
 // RUN: fuse-run %s --target gpu | FileCheck %s --check-prefix=EXEC
 // RUN: fuse-opt %s --target=gpu --fusion-compare | FileCheck %s --check-prefix=LAUNCHES
 
@@ -54,6 +55,8 @@
 // RELAX-NEXT: "loop.extern"(%arg0, %arg1) {{.*}}fuselab.eager_id = 0 : i64{{.*}}kind = "convolution"
 // RELAX: "loop.load"(%0)
 // RELAX: fuselab.eager_id = 0 : i64, name = "buf2", origins = ["convolution"], ranges = array<i64: 1, 4, 8, 8>}
+
+// BADBIAS: convolution-layout.mlir:{{[0-9]+}}:1: error: unknown convolution-bias 'both' (expected target, add or extern)
 
 // EXEC: @stem
 // EXEC: inductor output #0 {{.*}} PASS

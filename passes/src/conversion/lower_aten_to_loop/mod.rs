@@ -628,6 +628,18 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
         .filter_map(|&op| eager_id_of(op))
         .max()
         .map_or(0, |m| m + 1);
+    let peel_conv_bias = match cx.options.string("convolution-bias") {
+        "add" => true,
+        "extern" => false,
+        "target" => cx.target().peels_convolution_bias(),
+        other => {
+            cx.sink.error(
+                unsafe { melior::ir::Location::from_raw(ir::location(func)) },
+                format!("unknown convolution-bias '{other}' (expected target, add or extern)"),
+            );
+            return Err(PassFailed);
+        }
+    };
     let mut lowering = Lowering {
         accesses: HashMap::new(),
         next_buffer: 0,
@@ -637,11 +649,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
         materialize_views: cx.options.flag("materialize-views"),
         pattern_matcher: cx.options.flag("pattern-matcher"),
         prefer_unfused_bias: cx.target().prefers_unfused_bias_add(),
-        peel_conv_bias: match cx.options.string("convolution-bias") {
-            "add" => true,
-            "extern" => false,
-            _ => cx.target().peels_convolution_bias(),
-        },
+        peel_conv_bias,
         channels_last: cx.options.flag("channels-last")
             && cx.target().converts_convolutions_to_channels_last(),
         concat_kernels: cx.options.flag("concat-kernels"),
