@@ -211,6 +211,7 @@ pub(super) static RULES: &[Rule] = &[
         targets: &["aten.index_select.default"],
         import: |em, node, _| {
             let loc = node.loc.clone();
+            em.op_group = Some(("index_select", node.name.clone()));
             let x = em.tensor(node, "self")?;
             let idx = em.tensor(node, "index")?;
             let out = em.out_type(node, 0)?;
@@ -239,6 +240,7 @@ pub(super) static RULES: &[Rule] = &[
                 &out,
                 &loc,
             );
+            em.op_group = None;
             em.bind(node, 0, res);
             Ok(())
         },
@@ -247,6 +249,8 @@ pub(super) static RULES: &[Rule] = &[
         targets: &["aten.embedding.default"],
         import: |em, node, _| {
             let loc = node.loc.clone();
+            // One op (Relax's `take`, Inductor's `embedding` origin) for all of them.
+            em.op_group = Some(("embedding", node.name.clone()));
             // out[i.., :] = weight[indices[i..], :]: flatten the indices, broadcast them
             // over the embedding width, gather rows, view back.
             let w = em.tensor(node, "weight")?;
@@ -293,6 +297,7 @@ pub(super) static RULES: &[Rule] = &[
                 &loc,
             );
             let res = em.view(em.out_ssa(node, 0).as_deref(), &rows, out.shape.clone(), &loc);
+            em.op_group = None;
             em.bind(node, 0, res);
             Ok(())
         },
