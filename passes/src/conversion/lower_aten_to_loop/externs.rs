@@ -204,11 +204,27 @@ impl Lowering {
         Ok(true)
     }
 
-    /// Whether a 2-D convolution's input or weight is a graph input whose channels-last
-    /// order differs from its contiguous one (more than one channel and more than one
-    /// spatial element): Inductor's layout optimization copies it.
-    pub(super) fn needs_channels_last(&self, operands: &[Access]) -> bool {
-        operands.iter().take(2).any(|a| channels_last_source(a).is_some())
+    /// A convolution: its graph-input operands through channels-last copies where the
+    /// target converts them, its bias peeled off into a pointwise add where the target
+    /// (or `convolution-bias`) says so, else one library call.
+    pub(super) fn lower_convolution(
+        &mut self,
+        op: MlirOperation,
+        aten: &AtenOp,
+        operands: &[Access],
+        out: &TensorType,
+        origin: &str,
+    ) -> Result<MlirValue, String> {
+        let operands = if self.channels_last {
+            self.channels_last_operands(op, operands)?
+        } else {
+            operands.to_vec()
+        };
+        if self.peel_conv_bias && operands.len() == 3 {
+            self.lower_peeled_convolution(op, aten, &operands, out, origin)
+        } else {
+            self.lower_extern(op, aten, &operands, out, origin)
+        }
     }
 
     /// The convolution's operands with every graph-input input or weight that needs it
@@ -216,7 +232,7 @@ impl Lowering {
     /// under Inductor's layout optimization): a pointwise node of origin `convolution`
     /// writes `[N, H, W, C]` contiguously, and the extern reads it as the `[N, C, H, W]`
     /// view with strides `(HWC, 1, WC, C)`.
-    pub(super) fn channels_last_operands(
+    fn channels_last_operands(
         &mut self,
         op: MlirOperation,
         operands: &[Access],
@@ -262,7 +278,7 @@ impl Lowering {
     /// kernel/conv.py: "peel off the bias, cudnn is slower with it"): the extern
     /// convolves `x` and `w`, and a pointwise node of origin `convolution` adds the
     /// bias per channel (dim 1), in f32 for half types.
-    pub(super) fn lower_peeled_convolution(
+    fn lower_peeled_convolution(
         &mut self,
         op: MlirOperation,
         aten: &AtenOp,
@@ -280,8 +296,7 @@ impl Lowering {
             shape[1] = bias.shape()[0];
             let viewed = bias.remap(&shape, &[IndexExpr::dim(1)]);
             let conv_id = self.eager_id;
-            self.eager_id = self.next_eager_id;
-            self.next_eager_id += 1;
+            self.eager_id = self.fresh_eager_id();
             let copy = self.copy_as(op, &viewed, "view")?;
             self.eager_id = conv_id;
             bias = self.access(copy)?;

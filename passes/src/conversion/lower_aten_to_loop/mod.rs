@@ -225,6 +225,12 @@ impl Lowering {
         })
     }
 
+    /// A new eager id (an aten op of its own that has none).
+    fn fresh_eager_id(&mut self) -> i64 {
+        self.next_eager_id += 1;
+        self.next_eager_id - 1
+    }
+
     fn new_name(&mut self) -> String {
         let name = format!("buf{}", self.next_buffer);
         self.next_buffer += 1;
@@ -347,15 +353,12 @@ impl Lowering {
             (None, Some(key)) => match self.group_ids.get(&key) {
                 Some(&id) => id,
                 None => {
-                    self.next_eager_id += 1;
-                    self.group_ids.insert(key, self.next_eager_id - 1);
-                    self.next_eager_id - 1
+                    let id = self.fresh_eager_id();
+                    self.group_ids.insert(key, id);
+                    id
                 }
             },
-            (None, None) => {
-                self.next_eager_id += 1;
-                self.next_eager_id - 1
-            }
+            (None, None) => self.fresh_eager_id(),
         };
         let result = ir::result(op, 0);
         use AtenOpKind::*;
@@ -417,20 +420,11 @@ impl Lowering {
                 ir::replace_uses(result, value);
             }
             Add if out.dtype.is_float() && self.fold_bias_into_mm(op, &operands, &out)? => {}
-            Convolution if self.channels_last && self.needs_channels_last(&operands) => {
-                let operands = self.channels_last_operands(op, &operands)?;
-                let value = if self.peel_conv_bias && operands.len() == 3 {
-                    self.lower_peeled_convolution(op, &aten, &operands, &out, &origin)?
-                } else {
-                    self.lower_extern(op, &aten, &operands, &out, &origin)?
-                };
+            Convolution => {
+                let value = self.lower_convolution(op, &aten, &operands, &out, &origin)?;
                 ir::replace_uses(result, value);
             }
-            Convolution if self.peel_conv_bias && operands.len() == 3 => {
-                let value = self.lower_peeled_convolution(op, &aten, &operands, &out, &origin)?;
-                ir::replace_uses(result, value);
-            }
-            Mm | Bmm | Convolution => {
+            Mm | Bmm => {
                 let value = self.lower_extern(op, &aten, &operands, &out, &origin)?;
                 ir::replace_uses(result, value);
             }
@@ -708,8 +702,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
                             continue;
                         }
                         // The copy is an op of its own (one eager id).
-                        lowering.eager_id = lowering.next_eager_id;
-                        lowering.next_eager_id += 1;
+                        lowering.eager_id = lowering.fresh_eager_id();
                         match lowering.copy(op, &access) {
                             Ok(copy) => ir::set_operand(op, i, copy),
                             Err(message) => {
