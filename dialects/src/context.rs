@@ -1,5 +1,5 @@
 //! The MLIR context every fuselab tool works in: all upstream dialects plus the
-//! IRDL-defined `aten`, `loop`, `tile` and `spyre` dialects embedded in the binary.
+//! IRDL-defined `aten`, `loop`, `tile`, `spyre` and `ascend` dialects embedded in the binary.
 
 use crate::DialectError;
 use melior::{
@@ -21,12 +21,16 @@ pub const TILE_IRDL: &str = include_str!("../tile.irdl.mlir");
 /// The `spyre` dialect definition (IRDL), as shipped in `dialects/spyre.irdl.mlir`.
 pub const SPYRE_IRDL: &str = include_str!("../spyre.irdl.mlir");
 
+/// The `ascend` dialect definition (IRDL), as shipped in `dialects/ascend.irdl.mlir`.
+pub const ASCEND_IRDL: &str = include_str!("../ascend.irdl.mlir");
+
 /// The IRDL files that define fuselab's dialects, with their dialect names.
 pub const IRDL_DIALECTS: &[(&str, &str)] = &[
     ("aten", ATEN_IRDL),
     ("loop", LOOP_IRDL),
     ("tile", TILE_IRDL),
     ("spyre", SPYRE_IRDL),
+    ("ascend", ASCEND_IRDL),
 ];
 
 /// An MLIR context with upstream and fuselab dialects loaded.

@@ -6,10 +6,12 @@
 //!   views), executing the bodies' `arith`/`math` ops in the dtypes they declare;
 //! - [`inputs`]: seeded inputs and dtype-aware comparison.
 
+pub mod ascend;
 pub mod aten;
 mod constant;
 pub mod inputs;
 pub mod loops;
+pub mod scalar;
 pub mod tensor;
 
 pub use constant::splat_or_dense;

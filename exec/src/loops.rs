@@ -8,7 +8,8 @@
 use crate::{
     aten::{convolution, matmul, ConvParams},
     constant::splat_or_dense,
-    tensor::{i32_add, i32_mul, i32_sub, nan_max, nan_min, numel, round_to, Tensor},
+    scalar::{bool_f, cmpf, cmpi, int_attr, scalar_op, Scalar, ScalarOp},
+    tensor::{nan_max, nan_min, numel, round_to, Tensor},
     ExecError,
 };
 use fuselab_dialects::ir;
@@ -24,36 +25,6 @@ use std::collections::HashMap;
 enum Value {
     Buffer(Tensor),
     Tuple(Vec<Tensor>),
-}
-
-/// Scalar element types in bodies (`index` values are exact integers).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Scalar {
-    Typed(DType),
-    Index,
-}
-
-impl Scalar {
-    fn of(ty: mlir_sys::MlirType) -> Option<Self> {
-        let text = ir::type_string(ty);
-        match text.as_str() {
-            "index" => Some(Self::Index),
-            "f32" => Some(Self::Typed(DType::F32)),
-            "f16" => Some(Self::Typed(DType::F16)),
-            "bf16" => Some(Self::Typed(DType::BF16)),
-            "i64" => Some(Self::Typed(DType::I64)),
-            "i32" => Some(Self::Typed(DType::I32)),
-            "i1" => Some(Self::Typed(DType::I1)),
-            _ => None,
-        }
-    }
-
-    fn round(self, v: f64) -> f64 {
-        match self {
-            Self::Typed(d) => round_to(v, d),
-            Self::Index => v,
-        }
-    }
 }
 
 #[derive(Clone, Debug)]
@@ -90,69 +61,6 @@ struct Body {
     result: usize,
     /// Buffers loaded, in operand order of first use.
     buffers: Vec<MlirValue>,
-}
-
-fn bool_f(b: bool) -> f64 {
-    f64::from(u8::from(b))
-}
-
-fn cmpf(p: i64, a: f64, b: f64) -> bool {
-    let unordered = a.is_nan() || b.is_nan();
-    match p {
-        0 => false,
-        1 => !unordered && a == b,
-        2 => !unordered && a > b,
-        3 => !unordered && a >= b,
-        4 => !unordered && a < b,
-        5 => !unordered && a <= b,
-        6 => !unordered && a != b,
-        7 => !unordered,
-        8 => unordered || a == b,
-        9 => unordered || a > b,
-        10 => unordered || a >= b,
-        11 => unordered || a < b,
-        12 => unordered || a <= b,
-        13 => unordered || a != b,
-        14 => unordered,
-        _ => true,
-    }
-}
-
-fn cmpi(p: i64, a: f64, b: f64) -> bool {
-    match p {
-        0 => a == b,
-        1 => a != b,
-        2 => a < b,
-        3 => a <= b,
-        4 => a > b,
-        _ => a >= b,
-    }
-}
-
-fn int_attr(op: MlirOperation, name: &str) -> Option<i64> {
-    ir::attr(op, name)
-        .and_then(|a| fuselab_dialects::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) }))
-}
-
-fn float_value(op: MlirOperation) -> Option<f64> {
-    let a = ir::attr(op, "value")?;
-    unsafe {
-        if mlir_sys::mlirAttributeIsAFloat(a) {
-            Some(mlir_sys::mlirFloatAttrGetValueDouble(a))
-        } else if mlir_sys::mlirAttributeIsAInteger(a) {
-            let ty = mlir_sys::mlirAttributeGetType(a);
-            let v = mlir_sys::mlirIntegerAttrGetValueInt(a);
-            Some(if ir::type_string(ty) == "i1" {
-                bool_f(v != 0)
-            } else {
-                v as f64
-            })
-        } else if mlir_sys::mlirAttributeIsABool(a) {
-            Some(bool_f(mlir_sys::mlirBoolAttrGetValue(a)))
-        } else {
-            None
-        }
-    }
 }
 
 /// Compiles the body of a node (its first block).
@@ -222,69 +130,18 @@ fn compile(node: MlirOperation) -> Result<Body, ExecError> {
                         syms: syms.to_vec(),
                     }
                 }
-                "arith.constant" => {
-                    Instr::Const(float_value(op).ok_or_else(|| ExecError::at(op, "unsupported constant"))?)
-                }
-                // int32 arithmetic wraps in i32 before the value becomes an f64 (a
-                // product of two int32 values can exceed f64's 53 exact bits).
-                "arith.addi" if ty == Scalar::Typed(DType::I32) => Instr::Binary(i32_add, get(0)?, get(1)?),
-                "arith.subi" if ty == Scalar::Typed(DType::I32) => Instr::Binary(i32_sub, get(0)?, get(1)?),
-                "arith.muli" if ty == Scalar::Typed(DType::I32) => Instr::Binary(i32_mul, get(0)?, get(1)?),
-                "arith.addf" | "arith.addi" => Instr::Binary(|a, b| a + b, get(0)?, get(1)?),
-                "arith.subf" | "arith.subi" => Instr::Binary(|a, b| a - b, get(0)?, get(1)?),
-                "arith.mulf" | "arith.muli" => Instr::Binary(|a, b| a * b, get(0)?, get(1)?),
-                "arith.divf" => Instr::Binary(|a, b| a / b, get(0)?, get(1)?),
-                "arith.divsi" => Instr::Binary(|a, b| (a / b).trunc(), get(0)?, get(1)?),
-                "arith.maximumf" | "arith.maxsi" => Instr::Binary(nan_max, get(0)?, get(1)?),
-                "arith.minimumf" | "arith.minsi" => Instr::Binary(nan_min, get(0)?, get(1)?),
-                "arith.negf" => Instr::Unary(|a| -a, get(0)?),
-                "arith.xori" => Instr::Binary(|a, b| bool_f((a != 0.0) != (b != 0.0)), get(0)?, get(1)?),
-                // Bitwise on the integer values (bools are 0 and 1): an unrolled `any` /
-                // `all` combines with them.
-                "arith.ori" => Instr::Binary(|a, b| ((a as i64) | (b as i64)) as f64, get(0)?, get(1)?),
-                "arith.andi" => Instr::Binary(|a, b| ((a as i64) & (b as i64)) as f64, get(0)?, get(1)?),
-                "arith.select" => Instr::Select(get(0)?, get(1)?, get(2)?),
-                "arith.cmpf" | "arith.cmpi" => {
-                    let predicate = int_attr(op, "predicate")
-                        .ok_or_else(|| ExecError::at(op, "comparison without predicate"))?;
-                    let float = name == "arith.cmpf";
-                    // Unsigned integer predicates (ult .. uge) are not emitted by fuselab.
-                    if !(0..=if float { 15 } else { 5 }).contains(&predicate) {
-                        return Err(ExecError::at(
-                            op,
-                            format!("'{name}' predicate {predicate} is not supported"),
-                        ));
-                    }
-                    Instr::Compare {
+                _ => match scalar_op(op, &name, ty)? {
+                    ScalarOp::Const(c) => Instr::Const(c),
+                    ScalarOp::Unary(f) => Instr::Unary(f, get(0)?),
+                    ScalarOp::Binary(f) => Instr::Binary(f, get(0)?, get(1)?),
+                    ScalarOp::Select => Instr::Select(get(0)?, get(1)?, get(2)?),
+                    ScalarOp::Compare { float, predicate } => Instr::Compare {
                         float,
                         predicate,
                         a: get(0)?,
                         b: get(1)?,
-                    }
-                }
-                "arith.extf" | "arith.truncf" | "arith.sitofp" | "arith.uitofp" | "arith.extui"
-                | "arith.extsi" | "arith.trunci" | "arith.index_cast" => Instr::Unary(|a| a, get(0)?),
-                "arith.fptosi" => Instr::Unary(f64::trunc, get(0)?),
-                "math.exp" => Instr::Unary(f64::exp, get(0)?),
-                "math.log" => Instr::Unary(f64::ln, get(0)?),
-                "math.sqrt" => Instr::Unary(f64::sqrt, get(0)?),
-                "math.rsqrt" => Instr::Unary(|a| 1.0 / a.sqrt(), get(0)?),
-                "math.tanh" => Instr::Unary(f64::tanh, get(0)?),
-                "math.sin" => Instr::Unary(f64::sin, get(0)?),
-                "math.cos" => Instr::Unary(f64::cos, get(0)?),
-                "math.erf" => Instr::Unary(libm::erf, get(0)?),
-                "math.absf" | "math.absi" => Instr::Unary(f64::abs, get(0)?),
-                "math.floor" => Instr::Unary(f64::floor, get(0)?),
-                "math.ceil" => Instr::Unary(f64::ceil, get(0)?),
-                "math.roundeven" => Instr::Unary(f64::round_ties_even, get(0)?),
-                "math.trunc" => Instr::Unary(f64::trunc, get(0)?),
-                "math.powf" => Instr::Binary(f64::powf, get(0)?, get(1)?),
-                other => {
-                    return Err(ExecError::at(
-                        op,
-                        format!("the loop interpreter cannot run '{other}'"),
-                    ))
-                }
+                    },
+                },
             };
             // Casts are the identity on the f64 value: the result rounding applies the
             // target type (`fptosi` truncates first).
@@ -532,7 +389,17 @@ pub fn view_result(op: MlirOperation, base: &Tensor) -> Result<Tensor, ExecError
 /// The result of extern `op` (a `loop.extern`) on its operand buffers (before their
 /// `operand_views`, which this applies).
 pub fn extern_result(op: MlirOperation, buffers: &[Tensor]) -> Result<Tensor, ExecError> {
-    let out = result_type(op)?;
+    extern_result_as(op, buffers, &result_type(op)?)
+}
+
+/// [`extern_result`] for an op that carries the extern's attributes without its result
+/// (a device dialect's host call), of type `out`.
+pub fn extern_result_as(
+    op: MlirOperation,
+    buffers: &[Tensor],
+    out: &TensorType,
+) -> Result<Tensor, ExecError> {
+    let out = out.clone();
     let views: Vec<Vec<i64>> = fuselab_dialects::loops::operand_views(op);
     let operands: Vec<Tensor> = buffers
         .iter()

@@ -137,3 +137,28 @@ pub fn nan_min(a: f64, b: f64) -> f64 {
         a.min(b)
     }
 }
+
+/// `v` stored as a `dtype` element in `out` (little-endian; `out` has the element's
+/// bytes).
+pub fn encode(dtype: DType, v: f64, out: &mut [u8]) {
+    match dtype {
+        DType::F32 => out.copy_from_slice(&(v as f32).to_le_bytes()),
+        DType::F16 => out.copy_from_slice(&half::f16::from_f64(v).to_le_bytes()),
+        DType::BF16 => out.copy_from_slice(&half::bf16::from_f64(v).to_le_bytes()),
+        DType::I64 => out.copy_from_slice(&(v as i64).to_le_bytes()),
+        DType::I32 => out.copy_from_slice(&(v as i32).to_le_bytes()),
+        DType::I1 => out[0] = u8::from(v != 0.0),
+    }
+}
+
+/// The value of the `dtype` element stored in `b` (little-endian).
+pub fn decode(dtype: DType, b: &[u8]) -> f64 {
+    match dtype {
+        DType::F32 => f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+        DType::F16 => half::f16::from_le_bytes([b[0], b[1]]).to_f64(),
+        DType::BF16 => half::bf16::from_le_bytes([b[0], b[1]]).to_f64(),
+        DType::I64 => i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]) as f64,
+        DType::I32 => f64::from(i32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+        DType::I1 => f64::from(b[0]),
+    }
+}

@@ -101,6 +101,8 @@ pub static PASSES: &[PassInfo] = &[
     cpu::codegen_choices::INFO,
     gpu::lower_loop_to_tile::INFO,
     gpu::lower_tile_to_gpu::INFO,
+    ascend::lower_loop_to_ascend::INFO,
+    ascend::emit_ascendc::INFO,
     spyre::transforms::assign_layouts::INFO,
     spyre::transforms::divide_work::INFO,
     spyre::transforms::plan_scratchpad::INFO,

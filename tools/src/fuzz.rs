@@ -539,16 +539,37 @@ fn finish(args: &[(String, String)], body: &str, outs: &[Val]) -> String {
     )
 }
 
-/// The failures of one graph (empty when every strategy passes).
-pub fn failures(text: &str, seed: u64) -> Vec<String> {
-    failures_with(text, seed, false)
+/// How a graph's strategies run: on the loop interpreter, or (`jit`) as code of
+/// `target` on its runner (CPU: compiled; Ascend, Spyre: their interpreters).
+#[derive(Clone, Copy, Debug)]
+pub struct Mode {
+    /// Run the target's code instead of the loop interpreter.
+    pub jit: bool,
+    /// The target the strategies ask and whose runner runs.
+    pub target: &'static fuselab_targets::TargetEntry,
 }
 
-/// [`failures`], running each strategy's result compiled (JIT) when `jit`.
-pub fn failures_with(text: &str, seed: u64, jit: bool) -> Vec<String> {
+impl Mode {
+    /// The CPU target, interpreted or (`jit`) compiled.
+    pub fn cpu(jit: bool) -> Self {
+        Self {
+            jit,
+            target: &fuselab_targets::TARGETS[0],
+        }
+    }
+}
+
+/// The failures of one graph (empty when every strategy passes).
+pub fn failures(text: &str, seed: u64) -> Vec<String> {
+    failures_with(text, seed, Mode::cpu(false))
+}
+
+/// [`failures`], running each strategy's result as `mode` says.
+pub fn failures_with(text: &str, seed: u64, mode: Mode) -> Vec<String> {
     let options = RunOptions {
         seed,
-        jit,
+        jit: mode.jit,
+        target: mode.target,
         ..RunOptions::default()
     };
     match check(text, "fuzz.mlir", &options) {
@@ -576,7 +597,7 @@ pub fn failures_with(text: &str, seed: u64, jit: bool) -> Vec<String> {
 
 /// The shortest prefix of the failing graph `text` that still fails, returning the
 /// value its last line defines.
-pub fn minimize(text: &str, seed: u64, jit: bool) -> String {
+pub fn minimize(text: &str, seed: u64, mode: Mode) -> String {
     let lines: Vec<&str> = text.lines().collect();
     let header = lines[0];
     let body: Vec<&str> = lines[1..lines.len() - 2].to_vec();
@@ -609,7 +630,7 @@ pub fn minimize(text: &str, seed: u64, jit: bool) -> String {
                 .join(", "),
             body[..end].join("\n")
         );
-        if !failures_with(&candidate, seed, jit).is_empty() {
+        if !failures_with(&candidate, seed, mode).is_empty() {
             return candidate;
         }
     }
@@ -618,13 +639,14 @@ pub fn minimize(text: &str, seed: u64, jit: bool) -> String {
 
 const HELP: &str = "OVERVIEW: differential fuzzing of the fusion pipelines
 
-USAGE: fuse-fuzz [--count N] [--seed S] [--out DIR] [--jit]
+USAGE: fuse-fuzz [--count N] [--seed S] [--out DIR] [--target T] [--jit]
        fuse-fuzz --emit DIR [--count N] [--seed S]
 
 Generates N seeded random aten graphs (graph i uses seed S + i), runs each through every
 strategy ({strategies}) and compares with the aten reference
-interpreter; with --jit each strategy's result runs as compiled CPU code instead of on
-the loop interpreter. Failing graphs are minimized and written to DIR (default:
+interpreter; with --jit each strategy's result runs as the target's code on its runner
+(--target {targets}; default cpu: compiled CPU code; ascend: the ascend dialect's
+interpreter; spyre: the functional simulator) instead of on the loop interpreter. Failing graphs are minimized and written to DIR (default:
 fuzz-failures).
 With --emit, the graphs are only written to DIR (fuzz-<seed>.mlir), unchecked: for
 checking them on another target, e.g. the GPU (scripts/gpu-fuzz.sh, docs/gpu.md).
@@ -633,32 +655,40 @@ Exit status 1 if any graph failed.
 
 /// The reproducer file for a failing graph: a header of comments (every line of a
 /// multi-line error too, so the file parses as it is) and the minimized graph.
-fn reproducer_text(seed: u64, problems: &[String], jit: bool, path: &str, graph: &str) -> String {
+fn reproducer_text(seed: u64, problems: &[String], mode: Mode, path: &str, graph: &str) -> String {
+    let target = mode.target.target.name();
     format!(
-        "// fuse-fuzz seed {seed}: {}\n// Reproduce: fuse-run --seed {seed}{} {path}\n{graph}",
+        "// fuse-fuzz seed {seed}: {}\n// Reproduce: fuse-run --seed {seed}{}{} {path}\n{graph}",
         problems.join("; ").replace('\n', "\n// "),
-        if jit { " --jit" } else { "" }
+        if target == "cpu" {
+            String::new()
+        } else {
+            format!(" --target {target}")
+        },
+        if mode.jit { " --jit" } else { "" }
     )
 }
 
 /// Runs `fuse-fuzz`; returns the exit code.
 pub fn run(args: &[String]) -> i32 {
     let (mut count, mut seed, mut out) = (100u64, 1u64, "fuzz-failures".to_string());
-    let mut jit = false;
+    let mut mode = Mode::cpu(false);
     let mut emit: Option<String> = None;
     let mut i = 0;
     while i < args.len() {
         let (flag, value) = (args[i].as_str(), args.get(i + 1));
         i += 2;
         if flag == "--jit" {
-            jit = true;
+            mode.jit = true;
             i -= 1;
             continue;
         }
         match (flag, value) {
             ("-h" | "--help", _) => {
                 return match crate::print_stdout(
-                    &HELP.replace("{strategies}", &crate::run::strategy_names().join(", ")),
+                    &HELP
+                        .replace("{strategies}", &crate::run::strategy_names().join(", "))
+                        .replace("{targets}", &fuselab_targets::target_names(" | ")),
                 ) {
                     Ok(()) => 0,
                     Err(m) => {
@@ -670,6 +700,16 @@ pub fn run(args: &[String]) -> i32 {
             ("--count", Some(v)) if v.parse::<u64>().is_ok() => count = v.parse().unwrap_or(count),
             ("--seed", Some(v)) if v.parse::<u64>().is_ok() => seed = v.parse().unwrap_or(seed),
             ("--out", Some(v)) => out = v.clone(),
+            ("--target", Some(v)) => match fuselab_targets::target(v) {
+                Some(t) => mode.target = t,
+                None => {
+                    eprintln!(
+                        "fuse-fuzz: error: unknown target '{v}' (known: {})",
+                        fuselab_targets::target_names(", ")
+                    );
+                    return 1;
+                }
+            },
             ("--emit", Some(v)) => emit = Some(v.clone()),
             _ => {
                 eprintln!("fuse-fuzz: error: bad option '{flag}' (see --help)");
@@ -694,14 +734,14 @@ pub fn run(args: &[String]) -> i32 {
         // Seeds wrap around at 2^64 (a seed is only a name for a graph).
         let s = seed.wrapping_add(k);
         let text = generate(s);
-        let problems = failures_with(&text, s, jit);
+        let problems = failures_with(&text, s, mode);
         if problems.is_empty() {
             continue;
         }
         failed += 1;
-        let small = minimize(&text, s, jit);
+        let small = minimize(&text, s, mode);
         let path = format!("{out}/fuzz-{s}.mlir");
-        let reproducer = reproducer_text(s, &problems, jit, &path, &small);
+        let reproducer = reproducer_text(s, &problems, mode, &path, &small);
         match std::fs::create_dir_all(&out).and_then(|()| std::fs::write(&path, reproducer)) {
             Ok(()) => eprintln!("seed {s}: FAIL ({}) -> {path}", problems.join("; ")),
             Err(e) => eprintln!(

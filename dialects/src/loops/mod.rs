@@ -237,6 +237,12 @@ pub const REALIZE_HINT: &str = "realize_hint";
 /// reuse), only when it is a graph output or an extern's input.
 pub const INLINE: &str = "inline";
 
+/// The unit attribute of an `arith.truncf` in a node body that rounds a half-precision
+/// op's f32 result (PyTorch's op math) to its dtype, as eager kernels store it — not an
+/// explicit cast. Targets that keep half values in f32 inside fused kernels (Ascend)
+/// skip it there.
+pub const OPMATH: &str = "fuselab.opmath";
+
 /// A node's `loop_order`, if it has one (a permutation of its dims; the verifier
 /// checks it).
 pub fn loop_order(node: mlir_sys::MlirOperation) -> Option<Vec<usize>> {

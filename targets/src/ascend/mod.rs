@@ -24,7 +24,7 @@
 //! a launch of 50 µs, far above the benefit threshold.
 
 use crate::{CompileOptions, Executable, Runner};
-use fuselab_exec::ExecError;
+use fuselab_exec::{ExecError, Tensor};
 use fuselab_passes::target::{Costs, KernelLimits, Stage, Target};
 use mlir_sys::MlirOperation;
 
@@ -42,6 +42,12 @@ pub const L1_FRACTION: f64 = 0.8;
 pub const MIN_BENEFIT_SECONDS: f64 = 10e-6;
 /// Inputs per fused kernel on A2/A3 (14 on A5).
 pub const MAX_INPUTS: usize = 8;
+/// Vector (AIV) cores of a 910B: a vector kernel's `block_dim` is at most this.
+pub const MAX_CORES: i64 = 48;
+
+pub mod emit_ascendc;
+pub mod lower_loop_to_ascend;
+pub mod ub;
 
 /// The Ascend target (and its stand-in runner).
 #[derive(Clone, Copy, Debug, Default)]
@@ -79,14 +85,46 @@ impl Target for Ascend {
     }
 }
 
-/// Ascend's fused-kernel numerics on this CPU (see the module documentation).
+/// A function lowered to the `ascend` dialect, run by `exec`'s Ascend interpreter.
+struct Program {
+    module: fuselab_dialects::build::OwnedModule,
+    function: String,
+}
+
+impl Executable for Program {
+    fn run(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>, ExecError> {
+        fuselab_exec::ascend::run_ascend(self.module.operation(), &self.function, inputs)
+    }
+
+    fn time(&self, _inputs: &[Tensor], _runs: usize) -> Result<Vec<f64>, ExecError> {
+        Err(ExecError::msg(
+            "the Ascend interpreter checks numbers; it does not time (no device here)",
+        ))
+    }
+}
+
+/// `--lower-loop-to-ascend` with its defaults on a copy of the function, then the
+/// interpreter of the `ascend` dialect (48 cores' UBs of 192 KiB, fp32 inside kernels).
 impl Runner for Ascend {
     fn compile(
         &self,
         func: MlirOperation,
         options: CompileOptions,
     ) -> Result<Box<dyn Executable>, ExecError> {
-        crate::cpu::compile_jit(func, options, true)
+        if options.parallel {
+            return Err(ExecError::msg(
+                "--parallel means nothing to the Ascend interpreter (it runs the cores one after another)",
+            ));
+        }
+        let function = fuselab_dialects::ir::attr(func, "sym_name")
+            .and_then(fuselab_dialects::attrs::string_raw)
+            .unwrap_or_default();
+        let scratch = fuselab_dialects::build::OwnedModule::new(fuselab_dialects::ir::location(func));
+        fuselab_dialects::ir::append(scratch.body(), fuselab_dialects::ir::clone(func));
+        let module =
+            lower_loop_to_ascend::lower(scratch.operation(), lower_loop_to_ascend::AscendConfig::default())
+                .map_err(|e| ExecError::msg(format!("cannot lower to Ascend kernels: {}", e.message)))?;
+        Ok(Box::new(Program { module, function }))
     }
 }
 

@@ -24,11 +24,11 @@ use super::plan::{core_box, read_all, Decisions, LxPlacement};
 use super::program::{BufferDef, OpKind, Program, ProgramIr};
 use super::residency::{lx_box, lx_extents};
 use super::scratchpad::LX_CAPACITY;
-use fuselab_dialects::{ir, loops::names, types::DType};
+use fuselab_dialects::{ir, loops::names};
 use fuselab_exec::{
     loops::{combiner, extern_result, view_result, CompiledNode},
     splat_or_dense,
-    tensor::round_to,
+    tensor::{decode, encode, round_to},
     ExecError, Tensor,
 };
 use mlir_sys::MlirOperation;
@@ -52,28 +52,6 @@ struct Machine<'a> {
     by_value: HashMap<usize, usize>,
     /// Each LX buffer's box on each core, by `(buffer, core)`.
     boxes: Vec<Vec<Option<Option<LxMap>>>>,
-}
-
-fn encode(dtype: DType, v: f64, out: &mut [u8]) {
-    match dtype {
-        DType::F32 => out.copy_from_slice(&(v as f32).to_le_bytes()),
-        DType::F16 => out.copy_from_slice(&half::f16::from_f64(v).to_le_bytes()),
-        DType::BF16 => out.copy_from_slice(&half::bf16::from_f64(v).to_le_bytes()),
-        DType::I64 => out.copy_from_slice(&(v as i64).to_le_bytes()),
-        DType::I32 => out.copy_from_slice(&(v as i32).to_le_bytes()),
-        DType::I1 => out[0] = u8::from(v != 0.0),
-    }
-}
-
-fn decode(dtype: DType, b: &[u8]) -> f64 {
-    match dtype {
-        DType::F32 => f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-        DType::F16 => half::f16::from_le_bytes([b[0], b[1]]).to_f64(),
-        DType::BF16 => half::bf16::from_le_bytes([b[0], b[1]]).to_f64(),
-        DType::I64 => i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]) as f64,
-        DType::I32 => f64::from(i32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-        DType::I1 => f64::from(b[0]),
-    }
 }
 
 fn coords_of(shape: &[i64], flat: i64) -> Vec<i64> {

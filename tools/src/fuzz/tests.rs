@@ -9,7 +9,7 @@ fn reproducer_headers_comment_every_line() {
     let text = reproducer_text(
         7,
         &problems,
-        true,
+        Mode::cpu(true),
         "out/fuzz-7.mlir",
         "func.func @f() {\n  return\n}\n",
     );
@@ -50,7 +50,7 @@ fn forty_random_graphs_match_the_oracle_when_compiled() {
     let failed: Vec<String> = (301..=340u64)
         .filter_map(|seed| {
             let text = generate(seed);
-            let problems = failures_with(&text, seed, true);
+            let problems = failures_with(&text, seed, Mode::cpu(true));
             (!problems.is_empty()).then(|| format!("seed {seed}: {}\n{text}", problems.join("; ")))
         })
         .collect();

@@ -50,7 +50,7 @@ mod scalar;
 mod views;
 
 use cost::{unfused_cost, value_bytes};
-use scalar::{convert, scalar_body};
+use scalar::{convert, round_opmath, scalar_body};
 use views::{reinterpret, view_map};
 
 static ID: PassId = PassId::new();
@@ -542,7 +542,7 @@ impl Lowering {
                         .map(|&d| if d.is_half() { DType::F32 } else { d })
                         .collect();
                     let value = scalar_body(bx, kind, &wide, &wide_dtypes, &operands, DType::F32)?;
-                    Ok(convert(bx, value, DType::F32, out_dtype))
+                    Ok(round_opmath(bx, value, out_dtype))
                 })?;
                 ir::replace_uses(result, value);
             }

@@ -181,6 +181,17 @@ pub(super) fn compare(bx: &BodyBuilder, kind: AtenOpKind, v: &[MlirValue], dtype
     )
 }
 
+/// An f32 op-math result rounded to its half `dtype` once, as eager kernels store it:
+/// the `arith.truncf` carries [`fuselab_dialects::loops::OPMATH`], so that targets that keep half values
+/// in f32 inside fused kernels (Ascend) can tell it from an explicit cast.
+pub(super) fn round_opmath(bx: &BodyBuilder, value: MlirValue, dtype: DType) -> MlirValue {
+    let v = convert(bx, value, DType::F32, dtype);
+    if let Some(op) = ir::defining_op(v).filter(|&op| ir::op_name(op) == "arith.truncf") {
+        ir::set_attr(op, fuselab_dialects::loops::OPMATH, ir::unit_attr(bx.ctx));
+    }
+    v
+}
+
 /// Converts a scalar between dtypes (`arith` casts).
 pub(super) fn convert(bx: &BodyBuilder, value: MlirValue, from: DType, to: DType) -> MlirValue {
     if from == to {

@@ -96,7 +96,10 @@ impl Gen {
             if (name == "arith.extf" || name == "arith.truncf")
                 && types.first().is_some_and(|&t| same(t, result_ty))
             {
-                // A cast between f32 and a half type: a rounding in f32.
+                // A cast between f32 and a half type: a rounding in f32 — unless it is
+                // an op-math rounding inside a kernel that keeps f32.
+                let opmath = ir::attr(op, fuselab_dialects::loops::OPMATH).is_some();
+                let half = half.filter(|_| !(opmath && self.fp32_in_kernels && in_kernel(node)));
                 let v = self.round_to(args[0], half);
                 values.insert(result, v);
                 continue;

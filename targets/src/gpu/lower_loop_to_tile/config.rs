@@ -8,12 +8,18 @@ pub struct TileConfig {
     pub max_rblock: i64,
     /// Elements of a row kernel's block (XBLOCK = this / RBLOCK rows).
     pub block_elements: i64,
+    /// XBLOCK of a pointwise-only kernel (Inductor's 1-D pointwise config: 1024).
+    pub max_xblock: i64,
     /// Block elements per warp of a row kernel (1 to `max_warps` warps).
     pub elements_per_warp: i64,
     /// The most warps of a row kernel.
     pub max_warps: i64,
     /// The most warps of a row kernel that is one program.
     pub max_warps_single: i64,
+    /// Keep f16 / bf16 values in f32 between a kernel's ops: round only at stores and
+    /// explicit casts (the Ascend target's fused-kernel numerics); `false`: after every
+    /// op, as eager PyTorch.
+    pub fp32_inside: bool,
     /// Issue loads of read-only inputs before the kernel's first reduction
     /// (`hoist.rs`).
     pub hoist_loads: bool,
@@ -31,9 +37,11 @@ impl Default for TileConfig {
         Self {
             max_rblock: 4096,
             block_elements: 1024,
+            max_xblock: 1024,
             elements_per_warp: 256,
             max_warps: 8,
             max_warps_single: 16,
+            fp32_inside: false,
             hoist_loads: false,
             outer: Some((32, 16)),
         }
@@ -46,7 +54,7 @@ impl TileConfig {
     pub fn launch(&self, xnumel: i64, rnumel: i64) -> (i64, i64, i64) {
         let np2 = |v: i64| (v.max(1) as u64).next_power_of_two() as i64;
         if rnumel <= 1 {
-            let xb = np2(xnumel).min(1024);
+            let xb = np2(xnumel).min(self.max_xblock);
             return (xb, 1, (xb / 32).clamp(1, 4));
         }
         let rb = np2(rnumel).min(self.max_rblock);

@@ -353,7 +353,9 @@ impl Lowering {
                     .first()
                     .is_some_and(|&o| same(widen(ir::value_type(o)), result_ty))
             {
-                let v = self.round(args[0], half);
+                // An op-math rounding inside a kernel that keeps f32 is skipped.
+                let opmath = ir::attr(op, fuselab_dialects::loops::OPMATH).is_some();
+                let v = self.round(args[0], half.filter(|_| !(opmath && self.config.fp32_inside)));
                 values.insert(result, v);
                 continue;
             }
@@ -361,7 +363,7 @@ impl Lowering {
             let attributes: Vec<(&str, mlir_sys::MlirAttribute)> =
                 named.iter().map(|(k, a)| (k.as_str(), widen_attr(*a))).collect();
             let v = self.op_on(&name, &args, result_ty, &attributes);
-            let v = self.round(v, half);
+            let v = self.round(v, half.filter(|_| !self.config.fp32_inside));
             values.insert(result, v);
         }
         Err(err(node, "body without gpu.yield"))

@@ -152,9 +152,11 @@ fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed>
     let config = TileConfig {
         max_rblock: cx.options.uint("max-rblock") as i64,
         block_elements: cx.options.uint("block-elements") as i64,
+        max_xblock: 1024,
         elements_per_warp: cx.options.uint("elements-per-warp") as i64,
         max_warps: cx.options.uint("max-warps") as i64,
         max_warps_single: cx.options.uint("max-warps-single") as i64,
+        fp32_inside: false,
         hoist_loads: cx.options.flag("hoist-loads"),
         outer: cx.options.flag("outer-hint").then(|| {
             (
@@ -182,17 +184,16 @@ fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed>
     }
     let raw = module.to_raw();
     let block = ir::body(raw).ok_or(PassFailed)?;
-    let functions = ir::ops_named(block, "func.func");
-    let built = OwnedModule::new(ir::location(raw));
-    for &f in &functions {
-        if let Err(e) = tile_function(f, built.body(), config) {
+    let built = match lower_module(raw, config) {
+        Ok(built) => built,
+        Err(e) => {
             cx.sink.error(
                 unsafe { melior::ir::Location::from_raw(ir::location(e.op)) },
                 format!("cannot lower to tile kernels: {}", e.message),
             );
             return Err(PassFailed);
         }
-    }
+    };
     if !ir::verify(built.operation()) {
         cx.sink.error(
             module.location(),
@@ -202,6 +203,19 @@ fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed>
     }
     built.replace_contents_of(block);
     Ok(())
+}
+
+/// The tile module of `module`'s `loop` functions under `config`: kernels, then each
+/// function's host function (not verified; `module` is unchanged). The Ascend target
+/// builds its kernels from it.
+pub fn lower_module(module: MlirOperation, config: TileConfig) -> Result<OwnedModule, TileError> {
+    let built = OwnedModule::new(ir::location(module));
+    if let Some(block) = ir::body(module) {
+        for f in ir::ops_named(block, "func.func") {
+            tile_function(f, built.body(), config)?;
+        }
+    }
+    Ok(built)
 }
 
 /// A buffer of the host function.
