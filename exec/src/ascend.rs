@@ -317,8 +317,15 @@ impl Core<'_> {
                 if axis >= src.shape.len() || dst.shape.get(axis) != Some(&1) {
                     return Err(ExecError::at(op, "the reduced axis is not kept with size 1"));
                 }
+                // Bools: `any` (max) starts false and `all` (min) true; ±inf would both
+                // round to true.
+                let init = match (dst.dtype, kind.as_str()) {
+                    (DType::I1, "max") => 0.0,
+                    (DType::I1, "min") => 1.0,
+                    _ => round_to(init, dst.dtype),
+                };
                 let s = self.read(&src);
-                let mut acc = vec![round_to(init, dst.dtype); dst.numel()];
+                let mut acc = vec![init; dst.numel()];
                 let mut idx = vec![0i64; src.shape.len()];
                 for (f, &v) in s.iter().enumerate() {
                     crate::tensor::unflatten(&src.shape, f, &mut idx);

@@ -542,6 +542,10 @@ impl Lowering {
                         .map(|&d| if d.is_half() { DType::F32 } else { d })
                         .collect();
                     let value = scalar_body(bx, kind, &wide, &wide_dtypes, &operands, DType::F32)?;
+                    // A dtype conversion's rounding is the op itself, not op math.
+                    if kind == AtenOpKind::ToDtype {
+                        return Ok(convert(bx, value, DType::F32, out_dtype));
+                    }
                     Ok(round_opmath(bx, value, out_dtype))
                 })?;
                 ir::replace_uses(result, value);

@@ -353,18 +353,16 @@ impl Lowering {
                     .first()
                     .is_some_and(|&o| same(widen(ir::value_type(o)), result_ty))
             {
-                // An op-math rounding inside a kernel that keeps f32 is skipped.
-                let opmath = ir::attr(op, fuselab_dialects::loops::OPMATH).is_some();
-                let v = self.round(args[0], half.filter(|_| !(opmath && self.config.fp32_inside)));
-                values.insert(result, v);
+                // (An op-math rounding is skipped in a kernel that keeps f32.)
+                let skip = self.config.fp32_inside && ir::attr(op, fuselab_dialects::loops::OPMATH).is_some();
+                values.insert(result, self.round(args[0], half.filter(|_| !skip)));
                 continue;
             }
             let named = ir::named_attributes(op);
             let attributes: Vec<(&str, mlir_sys::MlirAttribute)> =
                 named.iter().map(|(k, a)| (k.as_str(), widen_attr(*a))).collect();
             let v = self.op_on(&name, &args, result_ty, &attributes);
-            let v = self.round(v, half.filter(|_| !self.config.fp32_inside));
-            values.insert(result, v);
+            values.insert(result, self.round(v, half.filter(|_| !self.config.fp32_inside)));
         }
         Err(err(node, "body without gpu.yield"))
     }
