@@ -120,14 +120,16 @@ irdl.dialect @ascend {
   }
 
   // dst = sum / max / min / prod of src along `axis`, kept with size 1 (`ReduceSum`,
-  // `ReduceMax`, ...).
+  // `ReduceMax`, ...); `work` is the scratch tile the intrinsic overwrites (one lane
+  // along `axis`, in src's type).
   irdl.operation @reduce {
     %kind = irdl.base "#builtin.string"
     %axis = irdl.base "#builtin.integer"
     irdl.attributes { "kind" = %kind, "axis" = %axis }
     %dst = irdl.base "!builtin.memref"
     %src = irdl.base "!builtin.memref"
-    irdl.operands(dst: %dst, src: %src)
+    %work = irdl.base "!builtin.memref"
+    irdl.operands(dst: %dst, src: %src, work: %work)
   }
 
   // All pipes of the core wait (`PipeBarrier<PIPE_ALL>`): earlier copies to GM are

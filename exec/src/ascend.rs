@@ -333,6 +333,23 @@ impl Core<'_> {
                     let at = crate::tensor::flat_index(&dst.shape, &idx);
                     acc[at] = round_to(combine(acc[at], v), dst.dtype);
                 }
+                // The intrinsic overwrites its scratch tile (here: the first lane's running
+                // results), so a work tile placed over a live tile changes the numbers.
+                let work = o
+                    .get(2)
+                    .ok_or_else(|| ExecError::at(op, "a reduction without its work tile"))
+                    .and_then(|&w| self.tile(op, w))?;
+                let stride: usize = src.shape[axis + 1..].iter().product::<i64>() as usize;
+                let mut running = init;
+                let scratch: Vec<f64> = (0..work.numel())
+                    .map(|i| {
+                        if let Some(&v) = s.get(i * stride) {
+                            running = combine(running, v);
+                        }
+                        running
+                    })
+                    .collect();
+                self.write(&work, &scratch);
                 self.write(&dst, &acc);
             }
             _ if ir::result_count(op) == 1 => {

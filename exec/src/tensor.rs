@@ -17,8 +17,31 @@ pub struct Tensor {
     pub data: Vec<f64>,
 }
 
-/// Rounds `v` to what `dtype` stores.
+thread_local! {
+    /// Whether float roundings are off on this thread ([`with_exact_floats`]).
+    static EXACT_FLOATS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with the interpreters' float roundings switched off on this thread: every
+/// f32/f16/bf16 result keeps its f64 value, so an interpreter computes the program in
+/// (nearly) exact arithmetic — the reference that `fuse-run --accuracy` measures rounding
+/// errors against. Integer and bool conversions still apply.
+pub fn with_exact_floats<T>(f: impl FnOnce() -> T) -> T {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            EXACT_FLOATS.with(|e| e.set(self.0));
+        }
+    }
+    let _restore = Restore(EXACT_FLOATS.with(|e| e.replace(true)));
+    f()
+}
+
+/// Rounds `v` to what `dtype` stores (floats: unchanged inside [`with_exact_floats`]).
 pub fn round_to(v: f64, dtype: DType) -> f64 {
+    if dtype.is_float() && EXACT_FLOATS.with(std::cell::Cell::get) {
+        return v;
+    }
     match dtype {
         DType::F32 => v as f32 as f64,
         DType::F16 => half::f16::from_f64(v).to_f64(),

@@ -1,6 +1,7 @@
 //! The Ascend interpreter is a real check: on a lowered program it computes what the
-//! loop interpreter computes, and an injected UB overlap, a lost double-buffer slot or a
-//! tile placed past the UB changes the numbers or fails instead of passing.
+//! loop interpreter computes, and an injected UB overlap, a lost double-buffer slot, a
+//! reduction's scratch tile over a live one or a tile placed past the UB changes the
+//! numbers or fails instead of passing.
 
 use fuselab_dialects::{build::OwnedModule, ir, source::parse_module, DiagnosticSink, FuseContext};
 use fuselab_exec::{ascend::run_ascend, inputs::generate_inputs, loops::run_loop, Tensor};
@@ -178,6 +179,28 @@ fn an_injected_slot_overlap_changes_the_numbers() {
     );
     let got = run(&c).expect("runs");
     assert!(max_err(&got, &c.want) > 1e-3, "the slot overlap went unnoticed");
+}
+
+/// A reduction's work tile (the intrinsic's scratch) moved onto the input tile, which
+/// the exp-sum and the divide read after the row max: the scratch overwrites it.
+#[test]
+fn an_injected_work_tile_overlap_changes_the_numbers() {
+    let c = case(AscendConfig::default());
+    let reduces = ir::collect_ops(c.lowered.operation(), |n| n == "ascend.reduce");
+    let work = ir::defining_op(ir::operand(reduces[0], 2)).expect("alloc");
+    let input = ir::defining_op(ir::operand(
+        ir::collect_ops(c.lowered.operation(), |n| n == "ascend.copy_in")[0],
+        4,
+    ))
+    .expect("alloc");
+    // Placed where the planner put it, the numbers hold (the first test); over the input,
+    // not.
+    ir::set_attr(work, "address", ir::i64_attr(ir::context(work), address(input)));
+    let got = run(&c).expect("runs");
+    assert!(
+        max_err(&got, &c.want) > 1e-3,
+        "the work tile overlap went unnoticed"
+    );
 }
 
 #[test]

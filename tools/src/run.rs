@@ -23,6 +23,7 @@ use fuselab_exec::{
 use fuselab_passes::{fusion::strategy::execution_pipelines, DriverSettings, TargetRef};
 use fuselab_targets::{CompileOptions, TargetEntry};
 
+pub mod accuracy;
 mod bench;
 mod expect;
 
@@ -51,6 +52,9 @@ pub struct StrategyResult {
     pub strategy: String,
     /// Per output, or the error that stopped the strategy.
     pub outputs: Result<Vec<Comparison>, String>,
+    /// With `--accuracy`: per output, its error against exact arithmetic (`None` for
+    /// integer outputs); empty otherwise.
+    pub exact_errors: Vec<Option<accuracy::Error>>,
 }
 
 impl StrategyResult {
@@ -69,6 +73,9 @@ pub struct FunctionResult {
     pub output_types: Vec<String>,
     /// One entry per strategy.
     pub strategies: Vec<StrategyResult>,
+    /// With `--accuracy`: the eager oracle's error per output against exact
+    /// arithmetic; empty otherwise.
+    pub eager_errors: Vec<Option<accuracy::Error>>,
 }
 
 /// Options of a check.
@@ -97,6 +104,9 @@ pub struct RunOptions {
     pub fp_fusion: bool,
     /// Preferred vector width of compiled code ([`CompileOptions::vector_bits`]).
     pub vector_bits: Option<u32>,
+    /// Also measure every output's rounding error against exact arithmetic
+    /// (`--accuracy`, [`accuracy`]).
+    pub accuracy: bool,
 }
 
 impl RunOptions {
@@ -138,6 +148,7 @@ impl Default for RunOptions {
             target: &fuselab_targets::TARGETS[0],
             fp_fusion: true,
             vector_bits: fuselab_targets::cpu::codegen_choices::host_vector_bits(),
+            accuracy: false,
         }
     }
 }
@@ -331,6 +342,16 @@ pub fn check(text: &str, buffer: &str, options: &RunOptions) -> Result<Vec<Funct
             None => generate_inputs(func, options.seed).map_err(|m| format!("{buffer}: @{name}: {m}"))?,
         };
         let reference = run_aten(func, &inputs).map_err(|e| e.to_string())?;
+        let exact = match options.accuracy {
+            true => Some(accuracy::exact_outputs(func, &inputs).map_err(|e| e.to_string())?),
+            false => None,
+        };
+        let errors_of = |outputs: &[Tensor]| {
+            exact
+                .as_ref()
+                .map(|e| accuracy::errors(outputs, e))
+                .unwrap_or_default()
+        };
         let mut strategies = Vec::new();
         if let Some(e) = &options.expect {
             // The oracle itself, checked against PyTorch.
@@ -350,10 +371,12 @@ pub fn check(text: &str, buffer: &str, options: &RunOptions) -> Result<Vec<Funct
             strategies.push(StrategyResult {
                 strategy: "reference".into(),
                 outputs,
+                exact_errors: Vec::new(),
             });
         }
         for strategy in &options.strategies {
             let pipeline = pipeline_of(strategy);
+            let mut exact_errors = Vec::new();
             let outputs = run_strategy(text, buffer, &pipeline, &name, &inputs, options).and_then(|got| {
                 if got.len() != reference.len() {
                     return Err(format!(
@@ -362,11 +385,13 @@ pub fn check(text: &str, buffer: &str, options: &RunOptions) -> Result<Vec<Funct
                         reference.len()
                     ));
                 }
+                exact_errors = errors_of(&got);
                 Ok(got.iter().zip(&reference).map(|(g, w)| compare(g, w)).collect())
             });
             strategies.push(StrategyResult {
                 strategy: strategy.clone(),
                 outputs,
+                exact_errors,
             });
         }
         results.push(FunctionResult {
@@ -384,6 +409,7 @@ pub fn check(text: &str, buffer: &str, options: &RunOptions) -> Result<Vec<Funct
                 })
                 .collect(),
             strategies,
+            eager_errors: errors_of(&reference),
         });
     }
     Ok(results)
@@ -423,6 +449,15 @@ pub fn report(results: &[FunctionResult], seed: u64) -> (String, bool) {
                     let _ = writeln!(out, "  {} ERROR: {message}", s.strategy);
                 }
             }
+        }
+        for (i, eager) in f.eager_errors.iter().enumerate() {
+            let Some(eager) = eager else { continue };
+            let measured: Vec<(&str, accuracy::Error)> = f
+                .strategies
+                .iter()
+                .filter_map(|s| Some((s.strategy.as_str(), (*s.exact_errors.get(i)?)?)))
+                .collect();
+            let _ = writeln!(out, "{}", accuracy::report_line(i, *eager, &measured));
         }
     }
     (out, ok)
@@ -467,6 +502,10 @@ OPTIONS:
                        (default: true; false: every op rounds)
   --vector-width <w>   Vector width compiled code prefers: host (default: 512 with
                        AVX-512F, else LLVM's choice), llvm (LLVM's own), 128, 256, 512
+  --accuracy           Also run the function in exact arithmetic (the aten interpreter
+                       with float roundings off) and print each float output's
+                       error against it (RMS and max): eager's (the oracle) and each
+                       strategy's, marked better / same / WORSE than eager (by RMS)
   --max-elements <n>   Refuse functions holding more tensor elements (default: 268435456)
   --help, -h           Show this help
 ",
@@ -526,6 +565,7 @@ pub fn run(args: &[String]) -> i32 {
                 None => return fail("--function needs a name".into()),
             },
             "--jit" => options.jit = true,
+            "--accuracy" => options.accuracy = true,
             "--target" => match value(&mut i) {
                 Some(name) => match fuselab_targets::target(&name) {
                     Some(entry) => options.target = entry,

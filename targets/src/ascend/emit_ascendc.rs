@@ -489,8 +489,8 @@ impl Emitter {
                     ));
                 }
                 self.line(&format!(
-                    "for (int32_t r = 0; r < {}; ++r) {f}({}[r], {}[r * {}], {}[r * {}], {});",
-                    s[0], a[0], a[1], s[1], a[1], s[1], s[1]
+                    "for (int32_t r = 0; r < {}; ++r) {f}({}[r], {}[r * {}], {}, {});",
+                    s[0], a[0], a[1], s[1], a[2], s[1]
                 ));
             }
             "ascend.unary" | "ascend.binary" => {

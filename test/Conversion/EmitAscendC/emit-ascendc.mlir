@@ -14,11 +14,13 @@
 // CHECK: pipe.InitBuffer(ub, {{[0-9]+}});
 // CHECK: for (int64_t k = 0, program = GetBlockIdx(); program < 2; program += GetBlockNum(), ++k) {
 // CHECK: LocalTensor<float> [[X:t[0-9]+]] = base[{{[0-9]+}} + (k % 2) * 32768].ReinterpretCast<float>();  // [32, 256] vecin
+// CHECK: LocalTensor<float> [[W:t[0-9]+]] = base[{{[0-9]+}}].ReinterpretCast<float>();  // [1, 256] veccalc
 // CHECK: ArithProgression<int32_t>(
 // CHECK: = static_cast<float>(-INFINITY);
 // CHECK: CopyInRows<float>([[X]], [[IN]], {{.*}}, 32, 256);  // rows 256 apart
 // CHECK-NEXT: PipeBarrier<PIPE_ALL>();
-// CHECK: for (int32_t r = 0; r < 32; ++r) ReduceMax(
+// The intrinsic's scratch is its own tile (one row), not the source.
+// CHECK: for (int32_t r = 0; r < 32; ++r) ReduceMax({{t[0-9]+}}[r], {{t[0-9]+}}[r * 256], [[W]], 256);
 // CHECK: CopyOutRows<float>([[OUT]], {{.*}}, 1, 32);
 // CHECK-LABEL: // @softmax_fused_softmax_2:
 // CHECK: Exp(

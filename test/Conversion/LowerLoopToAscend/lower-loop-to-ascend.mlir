@@ -16,7 +16,7 @@
 // CHECK: arith.muli %[[P]], %c16 : index
 // CHECK: "ascend.copy_in"(%[[X]], %[[OFF:.*]], %[[MASK:.*]], %{{.*}}, %[[IN]]) {stride = array<i64: 256, 1>}
 // CHECK-NOT: "ascend.copy_in"
-// CHECK: "ascend.reduce"({{.*}}) {axis = 1 : i64, kind = "max"} : (memref<16x1xf32, "ub">, memref<16x256xf32, "ub">) -> ()
+// CHECK: "ascend.reduce"({{.*}}) {axis = 1 : i64, kind = "max"} : (memref<16x1xf32, "ub">, memref<16x256xf32, "ub">, memref<1x256xf32, "ub">) -> ()
 // CHECK: "ascend.unary"({{.*}}) {op = "math.exp"}
 // CHECK: "ascend.reduce"({{.*}}) {axis = 1 : i64, kind = "sum"}
 // CHECK: "ascend.binary"(%[[RES]], {{.*}}) {op = "arith.divf"}

@@ -514,6 +514,11 @@ impl Lowering {
             _ => {
                 let out_shape = out.shape.clone();
                 let out_dtype = out.dtype;
+                // A dtype conversion's rounding is the op itself, not op math — unless a
+                // decomposition made it (it carries the composite's `fuselab.origin`): then
+                // it rounds the composite's f32 result once, as the eager kernel does
+                // (mean of a half tensor: an f32 sum, a division, one rounding).
+                let user_cast = kind == AtenOpKind::ToDtype && ir::attr(op, ORIGIN_ATTR).is_none();
                 let value = self.emit_node(op, &origin, &out, out.shape.clone(), None, move |this, bx| {
                     let values: Vec<MlirValue> = operands
                         .iter()
@@ -542,8 +547,7 @@ impl Lowering {
                         .map(|&d| if d.is_half() { DType::F32 } else { d })
                         .collect();
                     let value = scalar_body(bx, kind, &wide, &wide_dtypes, &operands, DType::F32)?;
-                    // A dtype conversion's rounding is the op itself, not op math.
-                    if kind == AtenOpKind::ToDtype {
+                    if user_cast {
                         return Ok(convert(bx, value, DType::F32, out_dtype));
                     }
                     Ok(round_opmath(bx, value, out_dtype))

@@ -441,17 +441,33 @@ impl Convert {
             "tile.reduce" => {
                 let src = self.tile(op, operands[0])?;
                 let (_, dst) = self.result_tile(op);
+                let axis = ir::integer(op, "axis").unwrap_or(1);
+                // The intrinsic's scratch (`ReduceSum(dst, src, work, n)`): one lane along
+                // the axis, alive at this op only, so it never overlaps a live tile.
+                let src_ty = ir::value_type(operands[0]);
+                let lane: Vec<i64> = shape_of(src_ty)
+                    .iter()
+                    .enumerate()
+                    .map(|(d, &n)| if d as i64 == axis { n } else { 1 })
+                    .collect();
+                let element = unsafe { mlir_sys::mlirShapedTypeGetElementType(src_ty) };
+                let lane_ty = unsafe {
+                    mlir_sys::mlirRankedTensorTypeGet(
+                        lane.len() as isize,
+                        lane.as_ptr(),
+                        element,
+                        mlir_sys::mlirAttributeGetNull(),
+                    )
+                };
+                let (_, work) = self.new_tile(lane_ty);
                 let attrs = [
                     (
                         "kind",
                         ir::attr(op, "kind").unwrap_or_else(|| ir::string_attr(ctx, "sum")),
                     ),
-                    (
-                        "axis",
-                        ir::attr(op, "axis").unwrap_or_else(|| ir::i64_attr(ctx, 1)),
-                    ),
+                    ("axis", ir::i64_attr(ctx, axis)),
                 ];
-                self.b.op("ascend.reduce", &[dst, src], &[], &attrs);
+                self.b.op("ascend.reduce", &[dst, src, work], &[], &attrs);
             }
             "arith.constant" => {
                 // A dense splat block: its scalar, duplicated.
