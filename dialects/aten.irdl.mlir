@@ -449,6 +449,22 @@ irdl.dialect @aten {
     %t2 = irdl.base "!builtin.tensor"
     irdl.results(result: %t2)
   }
+  // scaled_dot_product_attention(query [B,H,L,E], key [B,H,S,E], value [B,H,S,Ev],
+  // attn_mask? (additive, broadcast to [B,H,L,S])) {scale} -> [B,H,L,Ev]:
+  // softmax(query @ key^T * scale + attn_mask) @ value, a row whose scores are all -inf
+  // giving zeros (torch's _safe_softmax). Made by --fuse-attention where the target
+  // runs the fused kernel.
+  irdl.operation @scaled_dot_product_attention {
+    %t0 = irdl.base "!builtin.tensor"
+    %t1 = irdl.base "!builtin.tensor"
+    %t2 = irdl.base "!builtin.tensor"
+    %t3 = irdl.base "!builtin.tensor"
+    %scale = irdl.base "#builtin.float"
+    irdl.attributes { "scale" = %scale }
+    irdl.operands(query: %t0, key: %t1, value: %t2, attn_mask: optional %t3)
+    %t4 = irdl.base "!builtin.tensor"
+    irdl.results(result: %t4)
+  }
   // addmm(self (bias, broadcast to [M,N]), mat1 [M,K], mat2 [K,N])
   irdl.operation @addmm {
     %t0 = irdl.base "!builtin.tensor"

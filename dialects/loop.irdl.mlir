@@ -62,15 +62,19 @@ irdl.dialect @loop {
   // output a real buffer (Inductor's ExternKernel). Operands: the two matrices (or the
   // convolution input and weight) and an optional bias; a `concat` (Inductor's
   // ConcatKernel, `dim` attribute) takes two or more mm results that are written into
-  // its slices. The verifier checks each kind's arity. Further attributes (stride,
-  // padding, ...) ride along as discardable attributes.
+  // its slices; an `sdpa` (fused scaled dot-product attention, `scale` attribute) takes
+  // value, an optional additive mask, query and key (this order: IRDL binds one type to
+  // all of the variadic operands, and query and key agree) and writes [B, L, H, Ev]. The
+  // verifier checks each kind's arity. Further attributes (stride, padding, ...) ride
+  // along as discardable attributes.
   irdl.operation @extern {
     %name = irdl.base "#builtin.string"
     %k_mm = irdl.is "mm"
     %k_bmm = irdl.is "bmm"
     %k_conv = irdl.is "convolution"
     %k_cat = irdl.is "concat"
-    %kind = irdl.any_of(%k_mm, %k_bmm, %k_conv, %k_cat)
+    %k_sdpa = irdl.is "sdpa"
+    %kind = irdl.any_of(%k_mm, %k_bmm, %k_conv, %k_cat, %k_sdpa)
     %origins = irdl.base "#builtin.array"
     irdl.attributes { "name" = %name, "kind" = %kind, "origins" = %origins }
     %input = irdl.base "!builtin.tensor"

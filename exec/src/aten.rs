@@ -440,6 +440,10 @@ pub fn eval_op(op: &AtenOp, args: &[&Tensor], out: &TensorType) -> Result<Tensor
             let params = ConvParams::of(op.operation().to_raw(), x.rank() - 2);
             convolution(&params, x, args[1], args.get(2).copied(), out)
         }
+        ScaledDotProductAttention => {
+            let scale = op.float("scale").ok_or("missing scale")?;
+            crate::attention::sdpa(x, args[1], args[2], args.get(3).copied(), scale, out.dtype)
+        }
         View | Reshape | Unsqueeze | Squeeze => Tensor {
             shape: out.shape.clone(),
             ..x.clone()

@@ -8,6 +8,7 @@
 
 pub mod ascend;
 pub mod aten;
+pub mod attention;
 mod constant;
 pub mod inputs;
 pub mod loops;

@@ -430,6 +430,24 @@ pub fn extern_result_as(
                 None => prod,
             }
         }
+        // The fused attention kernel writes [B, L, H, Ev] (heads after rows).
+        "sdpa" => {
+            let scale = ir::attr(op, "scale")
+                .and_then(|a| fuselab_dialects::attrs::float(unsafe { melior::ir::Attribute::from_raw(a) }))
+                .ok_or_else(|| ExecError::at(op, "an sdpa extern without its scale"))?;
+            // Operands (value, mask?, query, key).
+            let n = operands.len();
+            let mask = (n == 4).then(|| &operands[1]);
+            let logical = crate::attention::sdpa(
+                &operands[n - 2],
+                &operands[n - 1],
+                &operands[0],
+                mask,
+                scale,
+                out.dtype,
+            );
+            crate::attention::heads_last(&logical)
+        }
         "convolution" => {
             let params = ConvParams::of(op, operands[0].rank() - 2);
             convolution(&params, &operands[0], &operands[1], operands.get(2), &out)

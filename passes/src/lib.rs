@@ -27,6 +27,7 @@ pub use registry::{
 /// The pass table of the core, in `--help` order.
 pub static PASSES: &[PassInfo] = &[
     analysis::verify_shapes::INFO,
+    transforms::fuse_attention::INFO,
     transforms::aten_decompose::INFO,
     conversion::lower_aten_to_loop::INFO,
     transforms::unroll_small_reductions::INFO,

@@ -263,6 +263,15 @@ pub trait Target: Sync {
         false
     }
 
+    /// Whether `F.scaled_dot_product_attention` over `dtype` query/key/value of head
+    /// dims `head_dims` (query-key, value) runs here as one fused kernel — PyTorch's
+    /// backend choice at trace time, which `torch.compile` keeps as a library call
+    /// (`--fuse-attention`). The default is no: the math form stays.
+    fn fused_attention(&self, dtype: fuselab_dialects::types::DType, head_dims: &[i64]) -> bool {
+        let _ = (dtype, head_dims);
+        false
+    }
+
     /// Whether Inductor's loop reordering after fusion applies to nodes on this device
     /// (scheduler.py `shared_data_after_reordering_loop`: never for CPU nodes, whose C++
     /// back end does not reorder). The default is no.

@@ -142,6 +142,14 @@ class Bundle:
             torch.mm(ins[0], ins[1], out=out)
         elif kind in ("mm", "bmm"):
             torch.matmul(ins[0], ins[1], out=out)
+        elif kind == "sdpa":
+            # Operands (value, mask?, query, key); the fused kernel's output [B, L, H, Ev]
+            # (PyTorch's efficient attention writes heads after rows), as Inductor's
+            # _scaled_dot_product_efficient_attention call.
+            v, q, k = ins[0], ins[-2], ins[-1]
+            mask = ins[1] if len(ins) == 4 else None
+            y = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=s["scale"])
+            out.copy_(y.transpose(1, 2))
         elif kind == "convolution":
             x, w = ins[0], ins[1]
             bias = ins[2] if len(ins) > 2 else None

@@ -469,10 +469,19 @@ fn manifest(plan: &Plan, o: &Options, oracle: Option<Json>, bounds: &[i64]) -> J
                 threads,
                 args,
             } => json!({"op": "launch", "kernel": kernel, "grid": [grid, 1, 1], "block": [threads, 1, 1], "args": args}),
-            Step::Extern { kind, args, views, ints } => {
+            Step::Extern {
+                kind,
+                args,
+                views,
+                ints,
+                scale,
+            } => {
                 let mut e = json!({"op": "extern", "kind": kind, "args": args, "views": views});
                 for (name, v) in ints {
                     e[name.as_str()] = json!(v);
+                }
+                if let Some(scale) = scale {
+                    e["scale"] = json!(scale);
                 }
                 e
             }
@@ -610,7 +619,13 @@ pub fn validate(m: &Json, ptx: &str) -> Result<(), Vec<String>> {
                 written.extend(args.iter().filter_map(Json::as_u64));
             }
             Some("extern") => {
-                if !matches!(s["kind"].as_str(), Some("mm" | "bmm" | "convolution")) || args.len() < 3 {
+                let valid = match s["kind"].as_str() {
+                    Some("mm" | "bmm" | "convolution") => args.len() >= 3,
+                    // value, mask?, query, key, output; a scale.
+                    Some("sdpa") => (4..=5).contains(&args.len()) && s["scale"].is_f64(),
+                    _ => false,
+                };
+                if !valid {
                     errors.push(format!("step #{n} is not a valid library kernel"));
                 }
                 written.extend(args.last().and_then(Json::as_u64));

@@ -103,6 +103,7 @@ aten_ops! {
     BatchNorm = "batch_norm": Composite,
     Mm = "mm": Contraction,
     Bmm = "bmm": Contraction,
+    ScaledDotProductAttention = "scaled_dot_product_attention": Contraction,
     Addmm = "addmm": Contraction,
     Linear = "linear": Contraction,
     Convolution = "convolution": Contraction,

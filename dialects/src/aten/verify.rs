@@ -324,6 +324,41 @@ fn inner_dims_match(a: &TensorType, b: &TensorType, ka: i64, kb: i64) -> Check {
     }
 }
 
+/// scaled_dot_product_attention: 4-D float query [B,H,L,E], key [B,H,S,E], value
+/// [B,H,S,Ev] of one dtype, a mask broadcasting to [B,H,L,S]; the result is [B,H,L,Ev].
+fn check_attention(op: &AtenOp, inputs: &[TensorType]) -> Result<Vec<i64>, String> {
+    required(op.float("scale"), "scale")?;
+    let (q, k, v) = (&inputs[0], &inputs[1], &inputs[2]);
+    for (t, what) in [(q, "a query"), (k, "a key"), (v, "a value")] {
+        expect_rank(what, t, 4)?;
+        if t.dtype != q.dtype || !t.dtype.is_float() {
+            return Err(format!(
+                "expects float query, key and value of one dtype, got {}",
+                t.dtype
+            ));
+        }
+    }
+    if k.shape[..2] != q.shape[..2] || v.shape[..3] != k.shape[..3] || k.shape[3] != q.shape[3] {
+        return Err(format!(
+            "query {}, key {} and value {} do not fit [B,H,L,E], [B,H,S,E], [B,H,S,Ev]",
+            shape_str(&q.shape),
+            shape_str(&k.shape),
+            shape_str(&v.shape)
+        ));
+    }
+    let scores = vec![q.shape[0], q.shape[1], q.shape[2], k.shape[2]];
+    if let Some(mask) = inputs.get(3) {
+        if broadcast_shapes(&mask.shape, &scores)? != scores {
+            return Err(format!(
+                "attn_mask {} does not broadcast to the scores {}",
+                shape_str(&mask.shape),
+                shape_str(&scores)
+            ));
+        }
+    }
+    Ok(vec![q.shape[0], q.shape[1], q.shape[2], v.shape[3]])
+}
+
 fn check_contraction(op: &AtenOp, inputs: &[TensorType], result: &TensorType) -> Check {
     let expected = match op.kind() {
         AtenOpKind::Mm | AtenOpKind::Addmm => {
@@ -347,6 +382,7 @@ fn check_contraction(op: &AtenOp, inputs: &[TensorType], result: &TensorType) ->
             }
             out
         }
+        AtenOpKind::ScaledDotProductAttention => check_attention(op, inputs)?,
         AtenOpKind::Bmm => {
             let (a, b) = (&inputs[0], &inputs[1]);
             expect_rank("a batch of matrices", a, 3)?;

@@ -163,11 +163,17 @@ pub enum ExternKind {
     /// Concatenation along `dim` of mm results that are written straight into their
     /// slices of its result (Inductor's `ConcatKernel`: no kernel of its own).
     Concat,
+    /// Scaled dot-product attention as one fused kernel: operands value, optional
+    /// additive mask, query, key (query and key last: IRDL binds one type to all of the
+    /// variadic operands); `scale`; its result [B, L, H, Ev] (PyTorch's
+    /// efficient-attention output layout, heads after rows).
+    Sdpa,
 }
 
 impl ExternKind {
     /// All kinds.
-    pub const ALL: &'static [ExternKind] = &[Self::Mm, Self::Bmm, Self::Convolution, Self::Concat];
+    pub const ALL: &'static [ExternKind] =
+        &[Self::Mm, Self::Bmm, Self::Convolution, Self::Concat, Self::Sdpa];
 
     /// The `kind` attribute value.
     pub const fn as_str(self) -> &'static str {
@@ -176,6 +182,7 @@ impl ExternKind {
             Self::Bmm => "bmm",
             Self::Convolution => "convolution",
             Self::Concat => "concat",
+            Self::Sdpa => "sdpa",
         }
     }
 
@@ -672,6 +679,14 @@ fn check_loop_op(node: &LoopOp) -> Result<(), String> {
         LoopOpKind::Extern => match node.extern_kind() {
             None => Err("requires an extern 'kind'".into()),
             Some(ExternKind::Concat) => concat::check_concat(op.to_raw()),
+            Some(ExternKind::Sdpa) if !(3..=4).contains(&op.operand_count()) => Err(format!(
+                "an 'sdpa' extern takes value, an optional mask, query and key, got {} operands",
+                op.operand_count()
+            )),
+            Some(ExternKind::Sdpa) if node.attribute("scale").and_then(attrs::float).is_none() => {
+                Err("an 'sdpa' extern requires a float 'scale'".into())
+            }
+            Some(ExternKind::Sdpa) => Ok(()),
             Some(kind) if op.operand_count() > 3 => Err(format!(
                 "a '{}' extern takes two operands and an optional bias, got {}",
                 kind.as_str(),

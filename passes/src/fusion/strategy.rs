@@ -49,6 +49,13 @@ pub trait Strategy: Sync {
         ""
     }
 
+    /// Passes on the aten graph, before decomposition, that give it the ops the real
+    /// compiler receives (Inductor: `--fuse-attention`, the attention call PyTorch
+    /// dispatches to a fused kernel).
+    fn graph_passes(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// Passes (arguments, default options) run on the lowered graph before deciding;
     /// they count as fusion time.
     fn prepare(&self) -> &'static [&'static str] {
@@ -124,8 +131,12 @@ impl Pipeline {
     }
 }
 
-fn lowering(options: &'static str) -> Vec<Step> {
-    vec![("aten-decompose", ""), ("lower-aten-to-loop", options)]
+fn lowering(graph: &[&'static str], options: &'static str) -> Vec<Step> {
+    graph
+        .iter()
+        .map(|&pass| (pass, ""))
+        .chain([("aten-decompose", ""), ("lower-aten-to-loop", options)])
+        .collect()
 }
 
 /// The pipeline of `strategy` from aten input: decompose, lower with its options,
@@ -133,7 +144,7 @@ fn lowering(options: &'static str) -> Vec<Step> {
 pub fn strategy_pipeline(strategy: &dyn Strategy) -> Pipeline {
     Pipeline {
         name: strategy.name(),
-        lowering: lowering(strategy.lowering_options()),
+        lowering: lowering(strategy.graph_passes(), strategy.lowering_options()),
         fusion: strategy
             .prepare()
             .iter()
@@ -148,7 +159,7 @@ pub fn strategy_pipeline(strategy: &dyn Strategy) -> Pipeline {
 pub fn execution_pipelines() -> Vec<Pipeline> {
     let mut all = vec![Pipeline {
         name: "unfused",
-        lowering: lowering(""),
+        lowering: lowering(&[], ""),
         fusion: Vec::new(),
     }];
     for &strategy in STRATEGIES {
@@ -160,7 +171,7 @@ pub fn execution_pipelines() -> Vec<Pipeline> {
             }
             all.push(Pipeline {
                 name: variant.name,
-                lowering: lowering(variant.lowering_options),
+                lowering: lowering(strategy.graph_passes(), variant.lowering_options),
                 fusion,
             });
         }
@@ -197,7 +208,7 @@ mod tests {
         }
         assert_eq!(
             strategy_pipeline(strategy("inductor").expect("inductor")).text(),
-            "aten-decompose,lower-aten-to-loop,unroll-small-reductions,split-reductions,inline-pointwise,inductor-fuse"
+            "fuse-attention,aten-decompose,lower-aten-to-loop,unroll-small-reductions,split-reductions,inline-pointwise,inductor-fuse"
         );
         assert_eq!(
             strategy_pipeline(strategy("tvm").expect("tvm")).text(),

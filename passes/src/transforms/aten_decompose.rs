@@ -60,6 +60,7 @@ pub fn is_composite(kind: AtenOpKind) -> bool {
             | Silu
             | Linear
             | Addmm
+            | ScaledDotProductAttention
     )
 }
 
@@ -100,7 +101,18 @@ impl Emitter {
     /// A rank-0 constant of `dtype`.
     fn scalar(&self, value: f64, like: &TensorType) -> MlirValue {
         let ty = format!("tensor<{}>", like.dtype);
-        let text = if like.dtype.is_float() {
+        let text = if like.dtype.is_float() && value.is_infinite() {
+            // MLIR writes infinities as bit patterns.
+            let bits = match (like.dtype, value > 0.0) {
+                (DType::F16, true) => "0x7C00",
+                (DType::F16, false) => "0xFC00",
+                (DType::BF16, true) => "0x7F80",
+                (DType::BF16, false) => "0xFF80",
+                (_, true) => "0x7F800000",
+                (_, false) => "0xFF800000",
+            };
+            format!("dense<{bits}> : {ty}")
+        } else if like.dtype.is_float() {
             format!("dense<{value:.17e}> : {ty}")
         } else {
             format!("dense<{}> : {ty}", value as i64)
@@ -161,6 +173,68 @@ impl Emitter {
 
     fn unary(&self, kind: AtenOpKind, a: MlirValue, out: &TensorType) -> MlirValue {
         self.op(kind, &[a], &[], out)
+    }
+
+    /// Scaled dot-product attention in torch's math form (`_scaled_dot_product_attention_math`,
+    /// as `torch.export` writes it): query and transposed key each scaled by sqrt(scale),
+    /// a batched matmul, the additive mask, `_safe_softmax` (a row of -inf scores gives
+    /// zeros), a batched matmul with value.
+    fn attention(
+        &self,
+        args: &[MlirValue],
+        inputs: &[TensorType],
+        out: &TensorType,
+        scale: f64,
+    ) -> MlirValue {
+        let (qt, kt, vt) = (&inputs[0], &inputs[1], &inputs[2]);
+        let t = |shape: Vec<i64>, dtype: DType| TensorType { shape, dtype };
+        let (b, h, l, e, s, ev) = (
+            qt.shape[0],
+            qt.shape[1],
+            qt.shape[2],
+            qt.shape[3],
+            kt.shape[2],
+            vt.shape[3],
+        );
+        let dtype = qt.dtype;
+        let root = self.scalar(scale.sqrt(), qt);
+        let q = self.binary(AtenOpKind::Mul, args[0], root, qt);
+        let k_t = t(vec![b, h, e, s], dtype);
+        let k = self.op(
+            AtenOpKind::Permute,
+            &[args[1]],
+            &[(attr::DIMS, ir::i64_array_attr(self.ctx, &[0, 1, 3, 2]))],
+            &k_t,
+        );
+        let k = self.binary(AtenOpKind::Mul, k, root, &k_t);
+        let q3 = self.unary(AtenOpKind::View, q, &t(vec![b * h, l, e], dtype));
+        let k3 = self.unary(AtenOpKind::View, k, &t(vec![b * h, e, s], dtype));
+        let scores_t = t(vec![b, h, l, s], dtype);
+        let p3 = self.binary(AtenOpKind::Bmm, q3, k3, &t(vec![b * h, l, s], dtype));
+        let mut scores = self.unary(AtenOpKind::View, p3, &scores_t);
+        if let Some(&mask) = args.get(3) {
+            scores = self.binary(AtenOpKind::Add, scores, mask, &scores_t);
+        }
+        let softmax = self.op(
+            AtenOpKind::Softmax,
+            &[scores],
+            &[(attr::DIM, ir::i64_attr(self.ctx, -1))],
+            &scores_t,
+        );
+        // _safe_softmax: rows whose scores are all -inf give 0, not NaN.
+        let bools = t(vec![b, h, l, s], DType::I1);
+        let rows = t(vec![b, h, l, 1], DType::I1);
+        let ninf = self.scalar(f64::NEG_INFINITY, &scores_t);
+        let masked = self.binary(AtenOpKind::Eq, scores, ninf, &bools);
+        let open = self.unary(AtenOpKind::LogicalNot, masked, &bools);
+        let (any, _) = self.reduce(AtenOpKind::Any, open, &bools, &[3], true);
+        let none = self.unary(AtenOpKind::LogicalNot, any, &rows);
+        let zero = self.scalar(0.0, &scores_t);
+        let weights = self.op(AtenOpKind::Where, &[none, zero, softmax], &[], &scores_t);
+        let w3 = self.unary(AtenOpKind::View, weights, &t(vec![b * h, l, s], dtype));
+        let v3 = self.unary(AtenOpKind::View, args[2], &t(vec![b * h, s, ev], dtype));
+        let o3 = self.binary(AtenOpKind::Bmm, w3, v3, &t(vec![b * h, l, ev], dtype));
+        self.unary(AtenOpKind::View, o3, out)
     }
 
     /// `mean(x, dims)` as `sum / N`.
@@ -237,7 +311,11 @@ fn decompose(op: MlirOperation, eager_id: i64) -> Option<MlirValue> {
     // Half-precision normalizations and activations are computed in f32 and rounded
     // once (torch/_decomp's computation dtype, `utils.get_computation_dtype`: what eager
     // kernels do internally too); matmuls keep their dtype.
-    let upcast = out.dtype.is_half() && !matches!(kind, AtenOpKind::Linear | AtenOpKind::Addmm);
+    let upcast = out.dtype.is_half()
+        && !matches!(
+            kind,
+            AtenOpKind::Linear | AtenOpKind::Addmm | AtenOpKind::ScaledDotProductAttention
+        );
     let (args, inputs): (Vec<MlirValue>, Vec<TensorType>) = ir::operands(op)
         .into_iter()
         .zip(inputs)
@@ -429,6 +507,7 @@ fn decompose(op: MlirOperation, eager_id: i64) -> Option<MlirValue> {
             let mm = e.binary(AtenOpKind::Mm, ir::operand(op, 1), ir::operand(op, 2), &out);
             e.binary(AtenOpKind::Add, mm, ir::operand(op, 0), &out)
         }
+        AtenOpKind::ScaledDotProductAttention => e.attention(&args, &inputs, &out, aten.float("scale")?),
         _ => return None,
     };
     Some(if upcast {
@@ -438,11 +517,24 @@ fn decompose(op: MlirOperation, eager_id: i64) -> Option<MlirValue> {
     })
 }
 
-fn run(func: OperationRef, _cx: &PassContext) -> Result<(), PassFailed> {
+/// Whether `op` is an attention the target runs as one fused kernel (kept for the
+/// lowering's `sdpa` extern; decomposed into its math form elsewhere).
+fn fused_attention(op: MlirOperation, target: &dyn crate::target::Target) -> bool {
+    let types: Vec<TensorType> = ir::operands(op).into_iter().filter_map(ir::tensor_type).collect();
+    ir::op_name(op) == AtenOpKind::ScaledDotProductAttention.op_name()
+        && types.len() >= 3
+        && target.fused_attention(types[0].dtype, &[types[0].shape[3], types[2].shape[3]])
+}
+
+fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     let func = func.to_raw();
+    let target = cx.target();
     let composites = ir::collect_ops(func, |name| {
         AtenOpKind::from_op_name(name).is_some_and(is_composite)
-    });
+    })
+    .into_iter()
+    .filter(|&op| !fused_attention(op, target))
+    .collect::<Vec<_>>();
     for (eager_id, op) in composites.into_iter().enumerate() {
         if let Some(value) = decompose(op, eager_id as i64) {
             ir::replace_uses(ir::result(op, 0), value);

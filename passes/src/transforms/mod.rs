@@ -1,6 +1,7 @@
 //! Transforms: passes that rewrite the IR within a dialect.
 
 pub mod aten_decompose;
+pub mod fuse_attention;
 pub mod inline_pointwise;
 pub mod split_reductions;
 pub mod unroll_small_reductions;

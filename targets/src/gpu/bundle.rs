@@ -39,14 +39,16 @@ pub enum Step {
         threads: i64,
         args: Vec<usize>,
     },
-    /// A library kernel writing `args.last()`: `kind` is mm, bmm or convolution; `views`
-    /// each input's strided view (`[offset, sizes..., strides...]`, empty: contiguous);
-    /// `ints` its other integer-list attributes (stride, padding, dilation, groups).
+    /// A library kernel writing `args.last()`: `kind` is mm, bmm, convolution or sdpa;
+    /// `views` each input's strided view (`[offset, sizes..., strides...]`, empty:
+    /// contiguous); `ints` its other integer-list attributes (stride, padding, dilation,
+    /// groups); `scale` an attention's score scale.
     Extern {
         kind: String,
         args: Vec<usize>,
         views: Vec<Vec<i64>>,
         ints: Vec<(String, Vec<i64>)>,
+        scale: Option<f64>,
     },
     /// `dst = src` (a result that is not written in place).
     Copy { src: usize, dst: usize },
@@ -197,11 +199,15 @@ fn plan(func: MlirOperation) -> Result<Plan, String> {
                     if !out_view.is_empty() {
                         ints.push(("out_view".to_string(), out_view));
                     }
+                    let scale = ir::attr(op, "scale").and_then(|a| {
+                        fuselab_dialects::attrs::float(unsafe { melior::ir::Attribute::from_raw(a) })
+                    });
                     steps.push(Step::Extern {
                         kind,
                         args,
                         views,
                         ints,
+                        scale,
                     });
                 }
             }

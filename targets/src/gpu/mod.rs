@@ -12,6 +12,7 @@ pub mod lower_loop_to_tile;
 pub mod lower_tile_to_gpu;
 pub mod ptx;
 
+use fuselab_dialects::types::DType;
 use fuselab_passes::target::{Costs, Stage, Target};
 
 /// The GPU target.
@@ -79,6 +80,16 @@ impl Target for Gpu {
     /// Inductor convolves without the bias on GPUs and adds it in a pointwise kernel.
     fn peels_convolution_bias(&self) -> bool {
         true
+    }
+
+    /// PyTorch's memory-efficient attention on an sm_90 GPU (aten/src/ATen/native/
+    /// transformers/cuda/sdp_utils.cpp, `use_mem_efficient_attention`): f32, f16 or bf16
+    /// inputs whose head dims are multiples of `minimum_gemm_alignment` — 4 elements
+    /// (sm80+) widened to 128 bits when tensor cores are used: 4 for f32, 8 for half.
+    /// Flash attention would take half inputs first; it is a library call too.
+    fn fused_attention(&self, dtype: DType, head_dims: &[i64]) -> bool {
+        let alignment = if dtype.is_half() { 8 } else { 4 };
+        dtype.is_float() && head_dims.iter().all(|&d| d > 0 && d % alignment == 0)
     }
 
     /// Inductor reorders loops after fusion on GPUs (`loop_ordering_after_fusion`).

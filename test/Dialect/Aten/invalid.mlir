@@ -425,3 +425,19 @@ func.func @arange_rank() -> tensor<2x2xf32> {
   %0 = "aten.arange"() {start = 0.0 : f64, step = 1.0 : f64} : () -> tensor<2x2xf32>
   return %0 : tensor<2x2xf32>
 }
+
+// -----
+
+func.func @attention_keys(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x8xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  // expected-error@+1 {{'aten.scaled_dot_product_attention' op query [1, 2, 8, 16], key [1, 2, 8, 8] and value [1, 2, 8, 16] do not fit [B,H,L,E], [B,H,S,E], [B,H,S,Ev]}}
+  %0 = "aten.scaled_dot_product_attention"(%q, %k, %v) {scale = 0.25 : f64} : (tensor<1x2x8x16xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %0 : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+func.func @attention_mask(%q: tensor<1x2x8x16xf32>, %m: tensor<1x1x4x8xf32>) -> tensor<1x2x8x16xf32> {
+  // expected-error@+1 {{'aten.scaled_dot_product_attention' op operands have incompatible shapes for broadcasting: [1, 1, 4, 8] and [1, 2, 8, 8]}}
+  %0 = "aten.scaled_dot_product_attention"(%q, %q, %q, %m) {scale = 0.25 : f64} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x1x4x8xf32>) -> tensor<1x2x8x16xf32>
+  return %0 : tensor<1x2x8x16xf32>
+}

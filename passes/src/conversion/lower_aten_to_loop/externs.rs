@@ -346,14 +346,13 @@ impl Lowering {
         })
     }
 
-    pub(super) fn lower_extern(
+    /// An extern's operands as buffers and `operand_views` (a strided view of a buffer
+    /// is passed as it is; any other access is copied first).
+    fn extern_operands(
         &mut self,
         op: MlirOperation,
-        aten: &AtenOp,
         operands: &[Access],
-        out: &TensorType,
-        origin: &str,
-    ) -> Result<MlirValue, String> {
+    ) -> Result<(Vec<MlirValue>, Vec<mlir_sys::MlirAttribute>), String> {
         let ctx = ir::context(op);
         let mut values = Vec::new();
         let mut views = Vec::new();
@@ -383,15 +382,49 @@ impl Lowering {
             values.push(base);
             views.push(ir::i64_array_attr(ctx, &view));
         }
-        let name = self.new_name();
+        Ok((values, views))
+    }
+
+    pub(super) fn lower_extern(
+        &mut self,
+        op: MlirOperation,
+        aten: &AtenOp,
+        operands: &[Access],
+        out: &TensorType,
+        origin: &str,
+    ) -> Result<MlirValue, String> {
+        let (values, views) = self.extern_operands(op, operands)?;
         let extern_kind = match aten.kind() {
             AtenOpKind::Mm => "mm",
             AtenOpKind::Bmm => "bmm",
             _ => "convolution",
         };
+        let extra: Vec<(&str, mlir_sys::MlirAttribute)> =
+            [attr::STRIDE, attr::PADDING, attr::DILATION, attr::GROUPS]
+                .into_iter()
+                .filter_map(|a| Some((a, ir::attr(op, a)?)))
+                .collect();
+        self.create_extern(op, extern_kind, &values, views, out, &extra, origin)
+    }
+
+    /// A `loop.extern` of `kind` over `values` (with their `operand_views`) writing a
+    /// buffer of type `out`, before `op`, with `extra` attributes; its buffer.
+    #[allow(clippy::too_many_arguments)]
+    fn create_extern(
+        &mut self,
+        op: MlirOperation,
+        kind: &str,
+        values: &[MlirValue],
+        views: Vec<mlir_sys::MlirAttribute>,
+        out: &TensorType,
+        extra: &[(&str, mlir_sys::MlirAttribute)],
+        origin: &str,
+    ) -> Result<MlirValue, String> {
+        let ctx = ir::context(op);
+        let name = self.new_name();
         let mut attrs = vec![
             ("name", ir::string_attr(ctx, &name)),
-            ("kind", ir::string_attr(ctx, extern_kind)),
+            ("kind", ir::string_attr(ctx, kind)),
             ("origins", ir::string_array_attr(ctx, &[origin.to_string()])),
             (EAGER_ID_ATTR, ir::i64_attr(ctx, self.eager_id)),
             (
@@ -399,21 +432,98 @@ impl Lowering {
                 ir::array_attr(ctx, &views),
             ),
         ];
-        for a in [attr::STRIDE, attr::PADDING, attr::DILATION, attr::GROUPS] {
-            if let Some(v) = ir::attr(op, a) {
-                attrs.push((a, v));
-            }
-        }
+        attrs.extend_from_slice(extra);
         let ty = ir::parse_type(ctx, &out.to_string()).ok_or("unprintable result type")?;
-        let node = ir::create(
-            names::EXTERN,
-            ir::location(op),
-            &values,
-            &[ty],
-            &attrs,
-            Vec::new(),
-        );
+        let node = ir::create(names::EXTERN, ir::location(op), values, &[ty], &attrs, Vec::new());
         ir::insert_before(op, node);
         Ok(self.record_buffer(ir::result(node, 0), out))
+    }
+}
+
+impl Lowering {
+    /// `scaled_dot_product_attention` as one `sdpa` extern (PyTorch's fused
+    /// efficient-attention kernel, a library call under Inductor): value, mask (when
+    /// there is one), query and key passed as views where they are strided, else
+    /// realized; the kernel writes [B, L, H, Ev] and the op's [B, H, L, Ev] result is
+    /// that buffer with dims 1 and 2 swapped, so `transpose(1, 2).reshape(B, L, H*Ev)`
+    /// after it is a free view, as after Inductor's call.
+    pub(super) fn lower_attention(
+        &mut self,
+        op: MlirOperation,
+        aten: &AtenOp,
+        operands: &[Access],
+        out: &TensorType,
+        origin: &str,
+    ) -> Result<Access, String> {
+        let ctx = ir::context(op);
+        let scale = aten.float("scale").ok_or("missing scale")?;
+        // Operand order (value, mask?, query, key): IRDL binds one type to all of an
+        // op's variadic operands (the third on), and query and key are the pair whose
+        // buffers agree; when they do not, both are copied to [B, H, L|S, E].
+        // Inductor's `sdpa_constraint` (lowering.py) passes an input that is a strided
+        // view of a buffer from its start as it is and realizes the others: a query, key
+        // or value sliced out of a fused projection at an offset (GPT-2's split c_attn,
+        // GPT-NeoX's interleaved heads) is copied by a kernel first.
+        let mut inputs = Vec::with_capacity(3);
+        for access in &operands[..3] {
+            let offset = matches!(access, Access::Buffer { index, .. } if index.constant_part() != 0);
+            inputs.push(if offset {
+                let copy = self.copy(op, access)?;
+                Access::Buffer {
+                    base: copy,
+                    shape: access.shape().to_vec(),
+                    dtype: access.dtype(),
+                    index: contiguous_index(access.shape()),
+                }
+            } else {
+                access.clone()
+            });
+        }
+        let (query, key) = (&inputs[0], &inputs[1]);
+        let mut order = vec![inputs[2].clone()];
+        order.extend(operands.get(3).cloned());
+        order.extend([query.clone(), key.clone()]);
+        let (mut values, views) = self.extern_operands(op, &order)?;
+        let n = values.len();
+        let same = |a: MlirValue, b: MlirValue| {
+            ir::type_string(ir::value_type(a)) == ir::type_string(ir::value_type(b))
+        };
+        let views = if same(values[n - 2], values[n - 1]) {
+            views
+        } else {
+            // Copy each of the two that is not already its own contiguous buffer.
+            for (at, access) in [(n - 2, query), (n - 1, key)] {
+                let stored = matches!(access, Access::Buffer { base, index, shape, .. }
+                    if *index == contiguous_index(shape)
+                        && ir::tensor_type(*base).is_some_and(|t| t.shape == *shape));
+                if !stored {
+                    values[at] = self.copy(op, access)?;
+                }
+            }
+            if !same(values[n - 2], values[n - 1]) {
+                return Err(format!(
+                    "attention with {} queries and {} keys: the sdpa extern takes self-attention only",
+                    query.shape()[2],
+                    key.shape()[2]
+                ));
+            }
+            let mut v = views[..n - 2].to_vec();
+            v.extend([ir::i64_array_attr(ctx, &[]), ir::i64_array_attr(ctx, &[])]);
+            v
+        };
+        let physical = TensorType {
+            shape: vec![out.shape[0], out.shape[2], out.shape[1], out.shape[3]],
+            dtype: out.dtype,
+        };
+        let scale_attr = [("scale", ir::f64_attr(ctx, scale))];
+        let buffer = self.create_extern(op, "sdpa", &values, views, &physical, &scale_attr, origin)?;
+        let d = IndexExpr::dim;
+        let stored = Access::Buffer {
+            base: buffer,
+            shape: physical.shape.clone(),
+            dtype: out.dtype,
+            index: contiguous_index(&physical.shape),
+        };
+        Ok(stored.remap(&out.shape, &[d(0), d(2), d(1), d(3)]))
     }
 }

@@ -332,7 +332,9 @@ impl Lowering {
             return Ok(());
         };
         let kind = aten.kind();
-        if is_composite(kind) {
+        // An attention that --aten-decompose kept (the target runs the fused kernel)
+        // becomes the sdpa extern.
+        if is_composite(kind) && kind != AtenOpKind::ScaledDotProductAttention {
             return Err(format!(
                 "'{}' is a composite op; run --aten-decompose before --lower-aten-to-loop",
                 kind.op_name()
@@ -427,6 +429,10 @@ impl Lowering {
             Mm | Bmm => {
                 let value = self.lower_extern(op, &aten, &operands, &out, &origin)?;
                 ir::replace_uses(result, value);
+            }
+            ScaledDotProductAttention => {
+                let access = self.lower_attention(op, &aten, &operands, &out, &origin)?;
+                self.accesses.insert(key(result), access);
             }
             Cat if self.concat_kernels
                 && self.lower_concat(
@@ -572,35 +578,6 @@ fn mark_realize_hint(operands: &[Access]) {
     }
 }
 
-/// Splat value of a dense tensor constant.
-fn splat_value(op: MlirOperation) -> Option<(f64, DType)> {
-    let value = ir::attr(op, "value")?;
-    unsafe {
-        if !mlir_sys::mlirAttributeIsADenseElements(value) || !mlir_sys::mlirDenseElementsAttrIsSplat(value) {
-            return None;
-        }
-        let ty = TensorType::from_mlir(melior::ir::Type::from_raw(ir::value_type(ir::result(op, 0)))).ok()?;
-        let v = match ty.dtype {
-            DType::F32 | DType::F16 | DType::BF16 => {
-                mlir_sys::mlirDenseElementsAttrGetFloatSplatValue(value) as f64
-            }
-            DType::I64 => mlir_sys::mlirDenseElementsAttrGetInt64SplatValue(value) as f64,
-            DType::I32 => f64::from(mlir_sys::mlirDenseElementsAttrGetInt32SplatValue(value)),
-            DType::I1 => mlir_sys::mlirDenseElementsAttrGetBoolSplatValue(value) as i32 as f64,
-        };
-        let v = if ty.dtype == DType::F32 || !ty.dtype.is_float() {
-            v
-        } else {
-            // f16/bf16 splats: read through the generic attribute.
-            fuselab_dialects::attrs::float(melior::ir::Attribute::from_raw(
-                mlir_sys::mlirDenseElementsAttrGetSplatValue(value),
-            ))
-            .unwrap_or(v)
-        };
-        Some((v, ty.dtype))
-    }
-}
-
 fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     let func = func.to_raw();
     let Some(body) = ir::body(func) else { return Ok(()) };
@@ -688,7 +665,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     for &op in &ops {
         let name = ir::op_name(op);
         if name == "arith.constant" {
-            if let Some((value, dtype)) = splat_value(op) {
+            if let Some((value, dtype)) = fuselab_dialects::attrs::splat_value(op) {
                 let shape = ir::tensor_type(ir::result(op, 0))
                     .map(|t| t.shape)
                     .unwrap_or_default();

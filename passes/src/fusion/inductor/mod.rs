@@ -98,6 +98,10 @@ impl Strategy for Inductor {
         &INFO
     }
 
+    fn graph_passes(&self) -> &'static [&'static str] {
+        &["fuse-attention"]
+    }
+
     fn prepare(&self) -> &'static [&'static str] {
         &["unroll-small-reductions", "split-reductions", "inline-pointwise"]
     }
