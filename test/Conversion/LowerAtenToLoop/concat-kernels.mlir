@@ -112,3 +112,25 @@ func.func @copied(%a: tensor<4x16x8xf32>, %b: tensor<4x8x8xf32>, %x: tensor<16x8
   %biased = "aten.cat"(%lb, %o) {dim = 1 : i64} : (tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16x16xf32>
   return %bc, %twice, %m, %biased : tensor<4x16x16xf32>, tensor<16x16xf32>, tensor<16x8xf32>, tensor<16x16xf32>
 }
+
+// -----
+
+// Four mm results of four widths: IRDL binds one type to all of an op's variadic
+// operands (the third on), so the concat extern takes the first three (tail 4 wide only)
+// and the fourth is joined by a pointwise cat (was an IRDL error on valid input).
+// CHECK-LABEL: func.func @four_widths
+// CHECK: "loop.extern"({{.*}}) {{.*}}kind = "concat"{{.*}} : (tensor<32x16xf32>, tensor<32x8xf32>, tensor<32x4xf32>) -> tensor<32x28xf32>
+// CHECK: "loop.pointwise"
+// CHECK: origins = ["cat"]
+// EXEC: @four_widths
+// EXEC: inductor output #0 tensor<32x30xf32>: {{.*}} PASS
+func.func @four_widths(%a: tensor<32x8xf32>, %w1: tensor<8x16xf32>, %w2: tensor<8x8xf32>, %w3: tensor<8x4xf32>, %w4: tensor<8x2xf32>) -> tensor<32x30xf32> {
+  %m1 = "aten.mm"(%a, %w1) : (tensor<32x8xf32>, tensor<8x16xf32>) -> tensor<32x16xf32>
+  %m2 = "aten.mm"(%a, %w2) : (tensor<32x8xf32>, tensor<8x8xf32>) -> tensor<32x8xf32>
+  %m3 = "aten.mm"(%a, %w3) : (tensor<32x8xf32>, tensor<8x4xf32>) -> tensor<32x4xf32>
+  %m4 = "aten.mm"(%a, %w4) : (tensor<32x8xf32>, tensor<8x2xf32>) -> tensor<32x2xf32>
+  %c = "aten.cat"(%m1, %m2) {dim = 1 : i64} : (tensor<32x16xf32>, tensor<32x8xf32>) -> tensor<32x24xf32>
+  %d = "aten.cat"(%c, %m3) {dim = 1 : i64} : (tensor<32x24xf32>, tensor<32x4xf32>) -> tensor<32x28xf32>
+  %e = "aten.cat"(%d, %m4) {dim = 1 : i64} : (tensor<32x28xf32>, tensor<32x2xf32>) -> tensor<32x30xf32>
+  return %e : tensor<32x30xf32>
+}

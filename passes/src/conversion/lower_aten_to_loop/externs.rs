@@ -186,6 +186,17 @@ impl Lowering {
                 _ => return Ok(false),
             }
         }
+        // IRDL binds one type to all of an op's variadic operands (the third on): a
+        // concatenation whose later parts differ in shape cannot be one extern, and stays
+        // a pointwise cat of what is merged so far.
+        let tail: Vec<String> = parts
+            .iter()
+            .skip(2)
+            .map(|&v| ir::type_string(ir::value_type(v)))
+            .collect();
+        if tail.windows(2).any(|w| w[0] != w[1]) {
+            return Ok(false);
+        }
         let ctx = ir::context(op);
         let name = self.new_name();
         let attrs = [
