@@ -435,14 +435,13 @@ pub fn extern_result_as(
             let scale = ir::attr(op, "scale")
                 .and_then(|a| fuselab_dialects::attrs::float(unsafe { melior::ir::Attribute::from_raw(a) }))
                 .ok_or_else(|| ExecError::at(op, "an sdpa extern without its scale"))?;
-            // Operands (value, mask?, query, key).
-            let n = operands.len();
-            let mask = (n == 4).then(|| &operands[1]);
+            let at = fuselab_dialects::loops::sdpa_operands(op)
+                .ok_or_else(|| ExecError::at(op, "an sdpa extern without its operand positions"))?;
             let logical = crate::attention::sdpa(
-                &operands[n - 2],
-                &operands[n - 1],
-                &operands[0],
-                mask,
+                &operands[at[0]],
+                &operands[at[1]],
+                &operands[at[2]],
+                at.get(3).map(|&m| &operands[m]),
                 scale,
                 out.dtype,
             );

@@ -143,11 +143,12 @@ class Bundle:
         elif kind in ("mm", "bmm"):
             torch.matmul(ins[0], ins[1], out=out)
         elif kind == "sdpa":
-            # Operands (value, mask?, query, key); the fused kernel's output [B, L, H, Ev]
-            # (PyTorch's efficient attention writes heads after rows), as Inductor's
-            # _scaled_dot_product_efficient_attention call.
-            v, q, k = ins[0], ins[-2], ins[-1]
-            mask = ins[1] if len(ins) == 4 else None
+            # Query, key, value and mask at the positions sdpa_operands gives; the fused
+            # kernel's output [B, L, H, Ev] (PyTorch's efficient attention writes heads
+            # after rows), as Inductor's _scaled_dot_product_efficient_attention call.
+            at = s["sdpa_operands"]
+            q, k, v = ins[at[0]], ins[at[1]], ins[at[2]]
+            mask = ins[at[3]] if len(at) == 4 else None
             y = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=s["scale"])
             out.copy_(y.transpose(1, 2))
         elif kind == "convolution":

@@ -621,8 +621,14 @@ pub fn validate(m: &Json, ptx: &str) -> Result<(), Vec<String>> {
             Some("extern") => {
                 let valid = match s["kind"].as_str() {
                     Some("mm" | "bmm" | "convolution") => args.len() >= 3,
-                    // value, mask?, query, key, output; a scale.
-                    Some("sdpa") => (4..=5).contains(&args.len()) && s["scale"].is_f64(),
+                    // query, key, value, mask? (at sdpa_operands), output; a scale.
+                    Some("sdpa") => {
+                        (4..=5).contains(&args.len())
+                            && s["scale"].is_f64()
+                            && s["sdpa_operands"]
+                                .as_array()
+                                .is_some_and(|a| a.len() + 1 == args.len())
+                    }
                     _ => false,
                 };
                 if !valid {

@@ -163,10 +163,11 @@ pub enum ExternKind {
     /// Concatenation along `dim` of mm results that are written straight into their
     /// slices of its result (Inductor's `ConcatKernel`: no kernel of its own).
     Concat,
-    /// Scaled dot-product attention as one fused kernel: operands value, optional
-    /// additive mask, query, key (query and key last: IRDL binds one type to all of the
-    /// variadic operands); `scale`; its result [B, L, H, Ev] (PyTorch's
-    /// efficient-attention output layout, heads after rows).
+    /// Scaled dot-product attention as one fused kernel: query, key, value and an
+    /// optional additive mask, in the operand positions `sdpa_operands` gives (IRDL binds
+    /// one type to all of the variadic operands, the third on: two of one type go last);
+    /// `scale`; its result [B, L, H, Ev] (PyTorch's efficient-attention output layout,
+    /// heads after rows).
     Sdpa,
 }
 
@@ -202,6 +203,9 @@ pub mod attr {
     pub const REDUCTION_RANGES: &str = "reduction_ranges";
     /// `string`: reduction or extern kind.
     pub const KIND: &str = "kind";
+    /// `array<i64>` on an `sdpa` extern: the operand positions of query, key, value and
+    /// (when there is one) the mask.
+    pub const SDPA_OPERANDS: &str = "sdpa_operands";
     /// `[string]`: aten ops the node came from.
     pub const ORIGINS: &str = "origins";
     /// `affine_map`: flat storage offset of a load.
@@ -680,12 +684,16 @@ fn check_loop_op(node: &LoopOp) -> Result<(), String> {
             None => Err("requires an extern 'kind'".into()),
             Some(ExternKind::Concat) => concat::check_concat(op.to_raw()),
             Some(ExternKind::Sdpa) if !(3..=4).contains(&op.operand_count()) => Err(format!(
-                "an 'sdpa' extern takes value, an optional mask, query and key, got {} operands",
+                "an 'sdpa' extern takes query, key, value and an optional mask, got {} operands",
                 op.operand_count()
             )),
             Some(ExternKind::Sdpa) if node.attribute("scale").and_then(attrs::float).is_none() => {
                 Err("an 'sdpa' extern requires a float 'scale'".into())
             }
+            Some(ExternKind::Sdpa) if sdpa_operands(op.to_raw()).is_none() => Err(format!(
+                "an 'sdpa' extern requires '{}', a permutation of its operand positions",
+                attr::SDPA_OPERANDS
+            )),
             Some(ExternKind::Sdpa) => Ok(()),
             Some(kind) if op.operand_count() > 3 => Err(format!(
                 "a '{}' extern takes two operands and an optional bias, got {}",
@@ -770,4 +778,17 @@ fn check_loop_op(node: &LoopOp) -> Result<(), String> {
             Ok(())
         }
     }
+}
+
+/// The operand positions of an `sdpa` extern's query, key, value and (optional) mask,
+/// when its `sdpa_operands` is a permutation of its operands.
+pub fn sdpa_operands(op: mlir_sys::MlirOperation) -> Option<Vec<usize>> {
+    let n = crate::ir::operands(op).len();
+    let positions: Vec<usize> = crate::ir::i64s(op, attr::SDPA_OPERANDS)
+        .into_iter()
+        .map(|p| usize::try_from(p).ok())
+        .collect::<Option<_>>()?;
+    let mut sorted = positions.clone();
+    sorted.sort_unstable();
+    (sorted == (0..n).collect::<Vec<_>>()).then_some(positions)
 }

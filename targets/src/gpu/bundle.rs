@@ -182,7 +182,12 @@ fn plan(func: MlirOperation) -> Result<Plan, String> {
                         .unwrap_or_default();
                     let views = fuselab_dialects::loops::operand_views(op);
                     let mut ints = Vec::new();
-                    for name in ["stride", "padding", "dilation"] {
+                    for name in [
+                        "stride",
+                        "padding",
+                        "dilation",
+                        fuselab_dialects::loops::attr::SDPA_OPERANDS,
+                    ] {
                         let v = ir::i64s(op, name);
                         if !v.is_empty() {
                             ints.push((name.to_string(), v));

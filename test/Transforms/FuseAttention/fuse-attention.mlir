@@ -22,10 +22,11 @@
 // CHECK-NOT: aten.softmax
 // CHECK-NOT: aten.clone
 // CHECK: return %[[A]]
-// The kernel writes [B, L, H, Ev]: the [B, H, L, Ev] result is a view of it; the
-// operands are value, mask, query, key.
+// The kernel writes [B, L, H, Ev]: the [B, H, L, Ev] result is a view of it. Two
+// operands of one type go last (IRDL binds one type to the variadic tail), their roles
+// in sdpa_operands (query, key, value, mask).
 // LOOP-LABEL: func.func @causal
-// LOOP: "loop.extern"(%arg2, %{{.*}}, %arg0, %arg1) {{.*}}kind = "sdpa"{{.*}}scale = 0.353553{{[0-9]+}} : f64} : (tensor<1x2x8x8xf32>, tensor<1x1x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) -> tensor<1x8x2x8xf32>
+// LOOP: "loop.extern"(%arg2, %{{.*}}, %arg0, %arg1) {{.*}}kind = "sdpa"{{.*}}scale = 0.353553{{[0-9]+}} : f64, sdpa_operands = array<i64: 2, 3, 0, 1>} : (tensor<1x2x8x8xf32>, tensor<1x1x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) -> tensor<1x8x2x8xf32>
 
 func.func @causal(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x8x8xf32>, %v: tensor<1x2x8x8xf32>, %m: tensor<1x1x8x8xi1>) -> tensor<1x2x8x8xf32> {
   %c = arith.constant dense<5.94603557501360513e-01> : tensor<f32>

@@ -453,9 +453,9 @@ impl Lowering {
 
 impl Lowering {
     /// `scaled_dot_product_attention` as one `sdpa` extern (PyTorch's fused
-    /// efficient-attention kernel, a library call under Inductor): value, mask (when
-    /// there is one), query and key passed as views where they are strided, else
-    /// realized; the kernel writes [B, L, H, Ev] and the op's [B, H, L, Ev] result is
+    /// efficient-attention kernel, a library call under Inductor): query, key, value and
+    /// mask (when there is one) passed as views where they are strided, else realized;
+    /// the kernel writes [B, L, H, Ev] and the op's [B, H, L, Ev] result is
     /// that buffer with dims 1 and 2 swapped, so `transpose(1, 2).reshape(B, L, H*Ev)`
     /// after it is a free view, as after Inductor's call.
     pub(super) fn lower_attention(
@@ -468,16 +468,14 @@ impl Lowering {
     ) -> Result<Access, String> {
         let ctx = ir::context(op);
         let scale = aten.float("scale").ok_or("missing scale")?;
-        // Operand order (value, mask?, query, key): IRDL binds one type to all of an
-        // op's variadic operands (the third on), and query and key are the pair whose
-        // buffers agree; when they do not, both are copied to [B, H, L|S, E].
         // Inductor's `sdpa_constraint` (lowering.py) passes an input that is a strided
         // view of a buffer from its start as it is and realizes the others: a query, key
         // or value sliced out of a fused projection at an offset (GPT-2's split c_attn,
         // GPT-NeoX's interleaved heads) is copied by a kernel first.
-        let mut inputs = Vec::with_capacity(3);
-        for access in &operands[..3] {
-            let offset = matches!(access, Access::Buffer { index, .. } if index.constant_part() != 0);
+        let mut inputs = Vec::with_capacity(operands.len());
+        for (i, access) in operands.iter().enumerate() {
+            let offset =
+                i < 3 && matches!(access, Access::Buffer { index, .. } if index.constant_part() != 0);
             inputs.push(if offset {
                 let copy = self.copy(op, access)?;
                 Access::Buffer {
@@ -490,44 +488,52 @@ impl Lowering {
                 access.clone()
             });
         }
-        let (query, key) = (&inputs[0], &inputs[1]);
-        let mut order = vec![inputs[2].clone()];
-        order.extend(operands.get(3).cloned());
-        order.extend([query.clone(), key.clone()]);
-        let (mut values, views) = self.extern_operands(op, &order)?;
+        let (mut values, mut views) = self.extern_operands(op, &inputs)?;
+        // IRDL binds one type to all of an op's variadic operands (the third on): with a
+        // mask, two operands whose buffers share a type go last (`sdpa_operands` records
+        // where query, key, value and mask went). When no two do, query and key are
+        // copied to [B, H, L|S, E], which self-attention makes one type.
+        let type_of = |v: MlirValue| ir::type_string(ir::value_type(v));
         let n = values.len();
-        let same = |a: MlirValue, b: MlirValue| {
-            ir::type_string(ir::value_type(a)) == ir::type_string(ir::value_type(b))
-        };
-        let views = if same(values[n - 2], values[n - 1]) {
-            views
-        } else {
-            // Copy each of the two that is not already its own contiguous buffer.
-            for (at, access) in [(n - 2, query), (n - 1, key)] {
-                let stored = matches!(access, Access::Buffer { base, index, shape, .. }
-                    if *index == contiguous_index(shape)
-                        && ir::tensor_type(*base).is_some_and(|t| t.shape == *shape));
-                if !stored {
-                    values[at] = self.copy(op, access)?;
+        let pair = (0..n)
+            .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+            .find(|&(i, j)| type_of(values[i]) == type_of(values[j]));
+        let (a, b) = match pair {
+            _ if n < 4 => (n - 2, n - 1),
+            Some(p) => p,
+            None => {
+                for at in [0, 1] {
+                    values[at] = self.copy(op, &inputs[at])?;
+                    views[at] = ir::i64_array_attr(ctx, &[]);
                 }
+                if type_of(values[0]) != type_of(values[1]) {
+                    return Err(format!(
+                        "attention with {} queries and {} keys: the sdpa extern takes self-attention only",
+                        inputs[0].shape()[2],
+                        inputs[1].shape()[2]
+                    ));
+                }
+                (0, 1)
             }
-            if !same(values[n - 2], values[n - 1]) {
-                return Err(format!(
-                    "attention with {} queries and {} keys: the sdpa extern takes self-attention only",
-                    query.shape()[2],
-                    key.shape()[2]
-                ));
-            }
-            let mut v = views[..n - 2].to_vec();
-            v.extend([ir::i64_array_attr(ctx, &[]), ir::i64_array_attr(ctx, &[])]);
-            v
         };
+        let order: Vec<usize> = (0..n).filter(|&i| i != a && i != b).chain([a, b]).collect();
+        let positions: Vec<i64> = (0..n)
+            .map(|role| order.iter().position(|&i| i == role).unwrap_or(role) as i64)
+            .collect();
+        let values: Vec<MlirValue> = order.iter().map(|&i| values[i]).collect();
+        let views = order.iter().map(|&i| views[i]).collect();
         let physical = TensorType {
             shape: vec![out.shape[0], out.shape[2], out.shape[1], out.shape[3]],
             dtype: out.dtype,
         };
-        let scale_attr = [("scale", ir::f64_attr(ctx, scale))];
-        let buffer = self.create_extern(op, "sdpa", &values, views, &physical, &scale_attr, origin)?;
+        let attrs = [
+            ("scale", ir::f64_attr(ctx, scale)),
+            (
+                fuselab_dialects::loops::attr::SDPA_OPERANDS,
+                ir::i64_array_attr(ctx, &positions),
+            ),
+        ];
+        let buffer = self.create_extern(op, "sdpa", &values, views, &physical, &attrs, origin)?;
         let d = IndexExpr::dim;
         let stored = Access::Buffer {
             base: buffer,
