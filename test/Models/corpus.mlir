@@ -42,7 +42,7 @@
 // CHECK: convnext 11 11 yes
 // CHECK: resnet_hf 12 12 yes
 // CHECK: regnet 15 15 yes
-// CHECK: swin 17 18 NO
+// CHECK: swin 17 14 NO
 // CHECK: mobilenet_v2 54 54 yes
 // CHECK: mobilenet_v3 60 60 yes
 // CHECK: resnet18 36 36 yes

@@ -68,11 +68,17 @@ fn shape(v: MlirValue) -> Vec<i64> {
     ir::tensor_type(v).map(|t| t.shape).unwrap_or_default()
 }
 
-/// `v` read through a `view` of an `expand` (how the decomposition feeds `bmm`), the
-/// ops recorded.
+/// `v` read through a `view` of an `expand` (how the decomposition feeds `bmm`; a
+/// `clone` between them where the expanded value is not contiguous, as Swin's permuted
+/// windows), the ops recorded.
 fn through_bmm_operand(v: MlirValue, ops: &mut Vec<MlirOperation>) -> Option<MlirValue> {
     let view = def(v, AtenOpKind::View).or_else(|| def(v, AtenOpKind::Reshape))?;
-    let expand = def(ir::operand(view, 0), AtenOpKind::Expand)?;
+    let mut source = ir::operand(view, 0);
+    if let Some(clone) = def(source, AtenOpKind::Clone) {
+        ops.push(clone);
+        source = ir::operand(clone, 0);
+    }
+    let expand = def(source, AtenOpKind::Expand)?;
     ops.extend([expand, view]);
     Some(ir::operand(expand, 0))
 }

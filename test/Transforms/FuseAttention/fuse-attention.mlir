@@ -13,7 +13,7 @@
 
 // CPU-NOT: scaled_dot_product_attention
 // EXEC-NOT: {{FAIL|ERROR}}
-// EXEC-COUNT-24: PASS
+// EXEC-COUNT-30: PASS
 
 // CHECK-LABEL: func.func @causal
 // CHECK: %[[BIAS:.*]] = "aten.where"(%arg3,
@@ -175,4 +175,42 @@ func.func @half_unaligned_heads(%q: tensor<1x2x8x4xf16>, %k: tensor<1x2x8x4xf16>
   %cl = "aten.clone"(%t1) : (tensor<8x1x2x4xf16>) -> tensor<8x1x2x4xf16>
   %t2 = "aten.permute"(%cl) {dims = array<i64: 1, 2, 0, 3>} : (tensor<8x1x2x4xf16>) -> tensor<1x2x8x4xf16>
   return %t2 : tensor<1x2x8x4xf16>
+}
+
+// A clone between the expand and the view of a bmm operand (the export's reshape of a
+// non-contiguous value, as Swin's windows): the same form.
+// CHECK-LABEL: func.func @cloned_operands
+// CHECK: "aten.scaled_dot_product_attention"(%arg0, %arg1, %arg2) {scale = 2.5{{0*}}e-01 : f64}
+// CHECK-NOT: aten.bmm
+func.func @cloned_operands(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  %c = arith.constant dense<5.00000000000000000e-01> : tensor<f32>
+  %qs = "aten.mul"(%q, %c) : (tensor<1x2x8x16xf32>, tensor<f32>) -> tensor<1x2x8x16xf32>
+  %kt = "aten.permute"(%k) {dims = array<i64: 0, 1, 3, 2>} : (tensor<1x2x8x16xf32>) -> tensor<1x2x16x8xf32>
+  %ks = "aten.mul"(%kt, %c) : (tensor<1x2x16x8xf32>, tensor<f32>) -> tensor<1x2x16x8xf32>
+  %qe = "aten.expand"(%qs) : (tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  %qc = "aten.clone"(%qe) : (tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  %qv = "aten.view"(%qc) : (tensor<1x2x8x16xf32>) -> tensor<2x8x16xf32>
+  %ke = "aten.expand"(%ks) : (tensor<1x2x16x8xf32>) -> tensor<1x2x16x8xf32>
+  %kc = "aten.clone"(%ke) : (tensor<1x2x16x8xf32>) -> tensor<1x2x16x8xf32>
+  %kv = "aten.view"(%kc) : (tensor<1x2x16x8xf32>) -> tensor<2x16x8xf32>
+  %p = "aten.bmm"(%qv, %kv) : (tensor<2x8x16xf32>, tensor<2x16x8xf32>) -> tensor<2x8x8xf32>
+  %pv = "aten.view"(%p) : (tensor<2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %sm = "aten.softmax"(%pv) {dim = -1 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %ni = arith.constant dense<0xFF800000> : tensor<f32>
+  %eq = "aten.eq"(%pv, %ni) : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xi1>
+  %ne = "aten.logical_not"(%eq) : (tensor<1x2x8x8xi1>) -> tensor<1x2x8x8xi1>
+  %any = "aten.any"(%ne) {dims = array<i64: -1>, keepdim = true} : (tensor<1x2x8x8xi1>) -> tensor<1x2x8x1xi1>
+  %none = "aten.logical_not"(%any) : (tensor<1x2x8x1xi1>) -> tensor<1x2x8x1xi1>
+  %zeros = arith.constant dense<0.0> : tensor<1x2x8x8xf32>
+  %w = "aten.where"(%none, %zeros, %sm) : (tensor<1x2x8x1xi1>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %we = "aten.expand"(%w) : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %wv = "aten.view"(%we) : (tensor<1x2x8x8xf32>) -> tensor<2x8x8xf32>
+  %ve = "aten.expand"(%v) : (tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  %vv = "aten.view"(%ve) : (tensor<1x2x8x16xf32>) -> tensor<2x8x16xf32>
+  %o = "aten.bmm"(%wv, %vv) : (tensor<2x8x8xf32>, tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  %ov = "aten.view"(%o) : (tensor<2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  %t1 = "aten.permute"(%ov) {dims = array<i64: 2, 0, 1, 3>} : (tensor<1x2x8x16xf32>) -> tensor<8x1x2x16xf32>
+  %cl = "aten.clone"(%t1) : (tensor<8x1x2x16xf32>) -> tensor<8x1x2x16xf32>
+  %t2 = "aten.permute"(%cl) {dims = array<i64: 1, 2, 0, 3>} : (tensor<8x1x2x16xf32>) -> tensor<1x2x8x16xf32>
+  return %t2 : tensor<1x2x8x16xf32>
 }
