@@ -398,6 +398,11 @@ pub fn integer(op: MlirOperation, name: &str) -> Option<i64> {
     attr(op, name).and_then(|a| crate::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) }))
 }
 
+/// A float attribute of `op` (`None` if absent or of another kind).
+pub fn float(op: MlirOperation, name: &str) -> Option<f64> {
+    attr(op, name).and_then(|a| crate::attrs::float(unsafe { melior::ir::Attribute::from_raw(a) }))
+}
+
 /// An array-of-strings attribute of `op` (empty if absent).
 pub fn string_list(op: MlirOperation, name: &str) -> Vec<String> {
     attr(op, name)

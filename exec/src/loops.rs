@@ -432,8 +432,7 @@ pub fn extern_result_as(
         }
         // The fused attention kernel writes [B, L, H, Ev] (heads after rows).
         "sdpa" => {
-            let scale = ir::attr(op, "scale")
-                .and_then(|a| fuselab_dialects::attrs::float(unsafe { melior::ir::Attribute::from_raw(a) }))
+            let scale = ir::float(op, "scale")
                 .ok_or_else(|| ExecError::at(op, "an sdpa extern without its scale"))?;
             let at = fuselab_dialects::loops::sdpa_operands(op)
                 .ok_or_else(|| ExecError::at(op, "an sdpa extern without its operand positions"))?;

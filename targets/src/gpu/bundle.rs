@@ -204,9 +204,7 @@ fn plan(func: MlirOperation) -> Result<Plan, String> {
                     if !out_view.is_empty() {
                         ints.push(("out_view".to_string(), out_view));
                     }
-                    let scale = ir::attr(op, "scale").and_then(|a| {
-                        fuselab_dialects::attrs::float(unsafe { melior::ir::Attribute::from_raw(a) })
-                    });
+                    let scale = ir::float(op, "scale");
                     steps.push(Step::Extern {
                         kind,
                         args,

@@ -6,20 +6,12 @@ use super::*;
 /// The shape and dtype of a 4-D graph input read as it is stored whose channels-last
 /// order differs from its contiguous one.
 fn channels_last_source(access: &Access) -> Option<(Vec<i64>, DType)> {
-    let Access::Buffer {
-        base,
-        shape,
-        dtype,
-        index,
-    } = access
-    else {
-        return None;
-    };
-    let argument = ir::defining_op(*base).is_none();
-    let stored =
-        *index == contiguous_index(shape) && ir::tensor_type(*base).is_some_and(|t| t.shape == *shape);
+    let argument = access
+        .stored_buffer()
+        .is_some_and(|base| ir::defining_op(base).is_none());
+    let shape = access.shape();
     let differs = shape.len() == 4 && shape[1] > 1 && shape[2] * shape[3] > 1;
-    (argument && stored && differs).then(|| (shape.clone(), *dtype))
+    (argument && differs).then(|| (shape.to_vec(), access.dtype()))
 }
 
 impl Lowering {
@@ -157,24 +149,18 @@ impl Lowering {
         let mut parts = Vec::new();
         let mut merged = Vec::new();
         for access in operands {
-            let Access::Buffer {
-                base, shape, index, ..
-            } = access
-            else {
+            let Some(base) = access.stored_buffer() else {
                 return Ok(false);
             };
-            let whole = ir::tensor_type(*base).is_some_and(|t| t.shape == *shape)
-                && *index == contiguous_index(shape);
-            let users = ir::users(*base);
-            let Some(producer) =
-                ir::defining_op(*base).filter(|_| whole && users.len() == 1 && users[0].ptr == op.ptr)
+            let users = ir::users(base);
+            let Some(producer) = ir::defining_op(base).filter(|_| users.len() == 1 && users[0].ptr == op.ptr)
             else {
                 return Ok(false);
             };
             let kind = ir::attr(producer, "kind").and_then(fuselab_dialects::attrs::string_raw);
             match kind.as_deref() {
                 Some("mm") if ir::op_name(producer) == names::EXTERN && ir::operands(producer).len() == 2 => {
-                    parts.push(*base)
+                    parts.push(base)
                 }
                 Some("concat")
                     if ir::op_name(producer) == names::EXTERN
@@ -357,6 +343,15 @@ impl Lowering {
         })
     }
 
+    /// `access` copied into a buffer of its own, read whole.
+    fn realized(&mut self, op: MlirOperation, access: &Access) -> Result<Access, String> {
+        let copy = self.copy(op, access)?;
+        self.accesses
+            .get(&key(copy))
+            .cloned()
+            .ok_or_else(|| "a copy records its access".to_string())
+    }
+
     /// An extern's operands as buffers and `operand_views` (a strided view of a buffer
     /// is passed as it is; any other access is copied first).
     fn extern_operands(
@@ -375,11 +370,11 @@ impl Lowering {
                 Access::Buffer {
                     base, shape, index, ..
                 } => {
-                    let base_shape = ir::tensor_type(*base)
-                        .ok_or("extern operand is not a supported tensor")?
-                        .shape;
-                    if base_shape == *shape && *index == contiguous_index(shape) {
-                        (*base, Vec::new())
+                    if ir::tensor_type(*base).is_none() {
+                        return Err("extern operand is not a supported tensor".to_string());
+                    }
+                    if let Some(stored) = access.stored_buffer() {
+                        (stored, Vec::new())
                     } else if let Some(strides) = index.linear_coefficients(shape.len()) {
                         let mut view = vec![index.constant_part()];
                         view.extend(shape);
@@ -477,13 +472,7 @@ impl Lowering {
             let offset =
                 i < 3 && matches!(access, Access::Buffer { index, .. } if index.constant_part() != 0);
             inputs.push(if offset {
-                let copy = self.copy(op, access)?;
-                Access::Buffer {
-                    base: copy,
-                    shape: access.shape().to_vec(),
-                    dtype: access.dtype(),
-                    index: contiguous_index(access.shape()),
-                }
+                self.realized(op, access)?
             } else {
                 access.clone()
             });
@@ -503,8 +492,11 @@ impl Lowering {
             Some(p) => p,
             None => {
                 for at in [0, 1] {
-                    values[at] = self.copy(op, &inputs[at])?;
-                    views[at] = ir::i64_array_attr(ctx, &[]);
+                    if inputs[at].stored_buffer().is_none() {
+                        inputs[at] = self.realized(op, &inputs[at])?;
+                        values[at] = inputs[at].stored_buffer().ok_or("a copy is a stored buffer")?;
+                        views[at] = ir::i64_array_attr(ctx, &[]);
+                    }
                 }
                 if type_of(values[0]) != type_of(values[1]) {
                     return Err(format!(

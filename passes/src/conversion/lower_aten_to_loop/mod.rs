@@ -131,6 +131,20 @@ impl Access {
         }
     }
 
+    /// The buffer this access reads whole, as it is stored (same shape, contiguous
+    /// index), if it does.
+    fn stored_buffer(&self) -> Option<MlirValue> {
+        let Access::Buffer {
+            base, shape, index, ..
+        } = self
+        else {
+            return None;
+        };
+        let whole =
+            *index == contiguous_index(shape) && ir::tensor_type(*base).is_some_and(|t| t.shape == *shape);
+        whole.then_some(*base)
+    }
+
     /// The access of a view whose logical index `i` (over `new_shape`) reads this
     /// tensor at `map(i)` (one expression per dim of this tensor).
     fn remap(&self, new_shape: &[i64], map: &[IndexExpr]) -> Access {

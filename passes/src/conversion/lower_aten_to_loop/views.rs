@@ -102,8 +102,8 @@ pub(super) fn reinterpret(anchor: MlirOperation, access: &Access) -> Option<Mlir
         return None;
     };
     let base_type = ir::tensor_type(*base)?;
-    if base_type.shape == *shape && *index == contiguous_index(shape) {
-        return Some(*base);
+    if let Some(stored) = access.stored_buffer() {
+        return Some(stored);
     }
     let strides = index.linear_coefficients(shape.len())?;
     let mut layout = vec![index.constant_part()];
