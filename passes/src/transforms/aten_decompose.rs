@@ -523,7 +523,7 @@ fn fused_attention(op: MlirOperation, target: &dyn crate::target::Target) -> boo
     let types: Vec<TensorType> = ir::operands(op).into_iter().filter_map(ir::tensor_type).collect();
     ir::op_name(op) == AtenOpKind::ScaledDotProductAttention.op_name()
         && types.len() >= 3
-        && target.fused_attention(types[0].dtype, &[types[0].shape[3], types[2].shape[3]])
+        && super::fuse_attention::runs_fused(target, &types[0], &types[1], &types[2])
 }
 
 fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {

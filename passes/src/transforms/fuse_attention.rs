@@ -18,7 +18,8 @@
 //! intermediate of the form must have no other user; anything else stays as it is.
 
 use crate::registry::{PassContext, PassFailed, PassId, PassInfo};
-use fuselab_dialects::{aten::AtenOpKind, attrs::splat_value, ir};
+use crate::target::Target;
+use fuselab_dialects::{aten::AtenOpKind, attrs::splat_value, ir, types::TensorType};
 use melior::ir::OperationRef;
 use mlir_sys::{MlirOperation, MlirValue};
 
@@ -190,6 +191,18 @@ fn match_at(bmm: MlirOperation) -> Option<Attention> {
     })
 }
 
+/// Whether attention over `query`, `key` and `value` runs as one fused kernel on
+/// `target` in the form the lowering's `sdpa` extern takes: self-attention (as many
+/// keys as queries, so query and key can share a buffer type) and the target's dtype
+/// and head-dim rule. `--aten-decompose` keeps exactly these.
+pub fn runs_fused(target: &dyn Target, query: &TensorType, key: &TensorType, value: &TensorType) -> bool {
+    query.rank() == 4
+        && key.rank() == 4
+        && value.rank() == 4
+        && query.shape[2] == key.shape[2]
+        && target.fused_attention(query.dtype, &[query.shape[3], value.shape[3]])
+}
+
 /// Whether every op of the form but the last is used only inside it.
 fn self_contained(a: &Attention) -> bool {
     let inside: std::collections::HashSet<usize> = a.ops.iter().map(|o| o.ptr as usize).collect();
@@ -210,13 +223,13 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
             .into_iter()
             .filter_map(|bmm| Some((bmm, match_at(bmm)?)))
             .filter(|(_, a)| {
-                let (q, v, k) = (shape(a.query), shape(a.value), shape(a.key));
-                let dtype = ir::tensor_type(a.query).map(|t| t.dtype);
-                // Self-attention only (L = S): the sdpa extern's query and key share a type.
+                let types = [a.query, a.key, a.value].map(ir::tensor_type);
+                let [Some(q), Some(k), Some(v)] = &types else {
+                    return false;
+                };
                 self_contained(a)
-                    && q[2] == k[2]
-                    && dtype.is_some_and(|d| target.fused_attention(d, &[q[3], v[3]]))
-                    && !a.mask.is_some_and(|m| last_dim_broadcast(m, k[2]))
+                    && runs_fused(target, q, k, v)
+                    && !a.mask.is_some_and(|m| last_dim_broadcast(m, k.shape[2]))
             })
             .collect();
     for (bmm, a) in forms {
