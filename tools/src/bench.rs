@@ -60,10 +60,11 @@ const COLS: i64 = 64;
 pub fn generate(kind: GraphKind, nodes: usize, seed: u64) -> String {
     let mut rng = Rng(seed | 1);
     let t = format!("tensor<{ROWS}x{COLS}xf32>");
-    let mut text = format!("func.func @bench(%in0: {t}, %in1: {t}) -> {t} {{\n");
+    let mut text = String::new();
     let full = "affine_map<(d0, d1) -> (d0 * 64 + d1)>";
     let row = "affine_map<(d0, d1) -> (d0)>";
     let mut is_row: Vec<bool> = Vec::with_capacity(nodes);
+    let mut read = vec![false; nodes];
     // Tree: nodes not yet read by a later node, oldest first.
     let mut unread: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
     for i in 0..nodes {
@@ -84,7 +85,9 @@ pub fn generate(kind: GraphKind, nodes: usize, seed: u64) -> String {
             1
         };
         let picks: Vec<Option<usize>> = if kind == GraphKind::Tree {
-            if i < nodes / 2 || unread.len() < 2 {
+            // A binary tree of L leaves has L - 1 inner nodes: with L = (nodes + 1) / 2 the
+            // last node of an odd count is the root (an even count leaves one more result).
+            if i < nodes.div_ceil(2) || unread.len() < 2 {
                 vec![None]
             } else {
                 vec![unread.pop_front(), unread.pop_front()]
@@ -96,6 +99,9 @@ pub fn generate(kind: GraphKind, nodes: usize, seed: u64) -> String {
             unread.push_back(i);
         }
         for picked in picks {
+            if let Some(p) = picked {
+                read[p] = true;
+            }
             match picked {
                 Some(p) if is_row[p] => reads.push(format!(
                     "\"loop.load\"(%n{p}) {{index = {row}}} : (tensor<{ROWS}x1xf32>) -> f32"
@@ -136,9 +142,23 @@ pub fn generate(kind: GraphKind, nodes: usize, seed: u64) -> String {
         }
         is_row.push(reduction);
     }
-    let last = (0..nodes).rev().find(|&i| !is_row[i]).unwrap_or(0);
-    let _ = writeln!(text, "  return %n{last} : {t}\n}}");
-    text
+    // Every node nothing reads is a result, so no node is dead (the passes drop dead nodes
+    // before deciding: a dead node would be timed by the decision and not by the pass).
+    let sinks: Vec<usize> = (0..nodes).filter(|&i| !read[i]).collect();
+    let types: Vec<String> = sinks
+        .iter()
+        .map(|&i| {
+            if is_row[i] {
+                format!("tensor<{ROWS}x1xf32>")
+            } else {
+                t.clone()
+            }
+        })
+        .collect();
+    let values: Vec<String> = sinks.iter().map(|i| format!("%n{i}")).collect();
+    let types = types.join(", ");
+    let _ = writeln!(text, "  return {} : {types}\n}}", values.join(", "));
+    format!("func.func @bench(%in0: {t}, %in1: {t}) -> ({types}) {{\n{text}")
 }
 
 /// One measurement.
@@ -275,6 +295,16 @@ pub fn run(args: &[String]) -> i32 {
                 }
             }
             "--json" => json = true,
+            "--emit" => {
+                i += 1;
+                return match args.get(i).and_then(|s| parse_emit(s)) {
+                    Some((kind, n)) => report_output(&generate(kind, n, 0x5eed + n as u64)),
+                    None => {
+                        eprintln!("fuse-bench: error: --emit expects GRAPH:NODES like tree:100000 (graph chain, tree or random)");
+                        1
+                    }
+                };
+            }
             "--strategy" => {
                 i += 1;
                 strategies = match args.get(i).map(String::as_str) {
@@ -291,16 +321,9 @@ pub fn run(args: &[String]) -> i32 {
             }
             "--graphs" => {
                 i += 1;
-                let parsed: Option<Vec<GraphKind>> = args.get(i).and_then(|s| {
-                    s.split(',')
-                        .map(|g| match g {
-                            "chain" => Some(GraphKind::Chain),
-                            "tree" => Some(GraphKind::Tree),
-                            "random" => Some(GraphKind::Random),
-                            _ => None,
-                        })
-                        .collect()
-                });
+                let parsed: Option<Vec<GraphKind>> = args
+                    .get(i)
+                    .and_then(|s| s.split(',').map(parse_graph_kind).collect());
                 match parsed {
                     Some(g) if !g.is_empty() => graphs = g,
                     _ => {
@@ -311,7 +334,7 @@ pub fn run(args: &[String]) -> i32 {
             }
             "-h" | "--help" => {
                 let help = format!(
-                    "USAGE: fuse-bench [--sizes 1000,10000,100000] [--runs N] [--strategy {}|all]\n                  [--graphs chain,tree,random] [--json]\n\nTimes each fusion strategy ({}) on generated loop-IR graphs of each\nsize: parse, MemoryDep analysis, decision, whole pass; medians of N runs, side by side in one process.\n",
+                    "USAGE: fuse-bench [--sizes 1000,10000,100000] [--runs N] [--strategy {}|all]\n                  [--graphs chain,tree,random] [--json]\n       fuse-bench --emit GRAPH:NODES\n\nTimes each fusion strategy ({}) on generated loop-IR graphs of each\nsize: parse, MemoryDep analysis, decision, whole pass; medians of N runs, side by side in one process.\n--emit prints one generated graph (the same seed as the timed runs) for profiling with fuse-opt.\n",
                     strategy_names("|"),
                     STRATEGIES.iter().map(|s| format!("--{}", s.pass().argument)).collect::<Vec<_>>().join(", ")
                 );
@@ -378,6 +401,22 @@ pub fn run(args: &[String]) -> i32 {
             );
         }
         report_output(&table)
+    }
+}
+
+/// `chain:1000` → the graph kind and node count `--emit` asks for.
+fn parse_emit(arg: &str) -> Option<(GraphKind, usize)> {
+    let (kind, n) = arg.split_once(':')?;
+    let kind = parse_graph_kind(kind)?;
+    n.parse().ok().filter(|&n| n > 0).map(|n| (kind, n))
+}
+
+fn parse_graph_kind(name: &str) -> Option<GraphKind> {
+    match name {
+        "chain" => Some(GraphKind::Chain),
+        "tree" => Some(GraphKind::Tree),
+        "random" => Some(GraphKind::Random),
+        _ => None,
     }
 }
 

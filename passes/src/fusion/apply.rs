@@ -161,16 +161,15 @@ pub fn explain(cx: &PassContext, graph: &SchedGraph, plan: &FusionPlan, function
         let loc: Option<SourceLoc> = r
             .node2
             .first()
-            .and_then(|n| graph.nodes.iter().position(|node| node.name == *n))
-            .and_then(|at| nearest_location(graph, at))
+            .and_then(|&at| nearest_location(graph, at))
             .or_else(|| function.clone());
         cx.sink.push(Diagnostic::new(
             Severity::Remark,
             loc,
             format!(
                 "not fusing {} with {}: {}",
-                r.node1.join(","),
-                r.node2.join(","),
+                super::Rejection::names(graph, &r.node1),
+                super::Rejection::names(graph, &r.node2),
                 r.reason
             ),
         ));

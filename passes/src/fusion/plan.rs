@@ -3,15 +3,29 @@
 //! and the naming a strategy gives its kernels ([`Decision`]). `fusion::apply` turns a
 //! decision into `loop.kernel` ops; `fusion::report` measures it.
 
-/// A candidate pair that was not fused, with the reason in the strategy's words.
+use crate::analysis::memory_deps::SchedGraph;
+use std::rc::Rc;
+
+/// A candidate pair that was not fused, with the reason in the strategy's words. The
+/// groups are node indices (shared with the strategy's own group lists: a scheduler
+/// refuses millions of pairs on a 100k-node graph, and names are only needed when a
+/// report or `--fusion-explain` prints them).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Rejection {
-    /// Buffer names of the first group.
-    pub node1: Vec<String>,
-    /// Buffer names of the second group.
-    pub node2: Vec<String>,
+    /// Node indices (analysis order) of the first group.
+    pub node1: Rc<[usize]>,
+    /// Node indices of the second group.
+    pub node2: Rc<[usize]>,
     /// Why.
-    pub reason: String,
+    pub reason: Rc<str>,
+}
+
+impl Rejection {
+    /// The buffer names of `nodes` joined by commas, as reports print a group.
+    pub fn names(graph: &SchedGraph, nodes: &[usize]) -> String {
+        let names: Vec<&str> = nodes.iter().map(|&m| graph.nodes[m].name.as_str()).collect();
+        names.join(",")
+    }
 }
 
 /// The decision: groups (node indices, sorted) in topological order.

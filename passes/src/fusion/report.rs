@@ -45,8 +45,10 @@ pub struct FunctionReport {
     pub strategy: String,
     /// Kernels in execution order (generated and extern).
     pub kernels: Vec<KernelReport>,
-    /// Rejected candidate pairs.
+    /// Rejected candidate pairs (node indices into `node_names`).
     pub rejections: Vec<Rejection>,
+    /// The buffer name of every analysis node, by index (names the rejections' groups).
+    pub node_names: Vec<String>,
     /// Eager baseline `(kernels, bytes_read, bytes_written)`, if known.
     pub unfused: Option<[i64; 3]>,
 }
@@ -143,6 +145,7 @@ impl FunctionReport {
             strategy: strategy.to_string(),
             kernels,
             rejections: plan.rejections.clone(),
+            node_names: graph.nodes.iter().map(|n| n.name.clone()).collect(),
             unfused: graph.unfused,
         }
     }
@@ -176,7 +179,13 @@ impl FunctionReport {
         let rejected: Vec<Value> = self
             .rejections
             .iter()
-            .map(|r| json!({"node1": r.node1.join(","), "node2": r.node2.join(","), "reason": r.reason}))
+            .map(|r| {
+                let names = |nodes: &[usize]| -> String {
+                    let names: Vec<&str> = nodes.iter().map(|&m| self.node_names[m].as_str()).collect();
+                    names.join(",")
+                };
+                json!({"node1": names(&r.node1), "node2": names(&r.node2), "reason": &*r.reason})
+            })
             .collect();
         let mut out = json!({
             "function": self.function,

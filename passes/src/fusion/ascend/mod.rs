@@ -187,15 +187,14 @@ fn plan(
     rejections: &std::collections::BTreeMap<(Vec<usize>, Vec<usize>), String>,
     rounds: usize,
 ) -> super::plan::FusionPlan {
-    let name = |m: &usize| graph.nodes[*m].name.clone();
     super::plan::FusionPlan {
         groups: topological(graph, groups),
         rejections: rejections
             .iter()
             .map(|((a, b), reason)| super::plan::Rejection {
-                node1: a.iter().map(name).collect(),
-                node2: b.iter().map(name).collect(),
-                reason: reason.clone(),
+                node1: a.as_slice().into(),
+                node2: b.as_slice().into(),
+                reason: reason.as_str().into(),
             })
             .collect(),
         rounds,

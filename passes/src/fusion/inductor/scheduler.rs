@@ -35,7 +35,7 @@ use crate::{
     fusion::plan::{FusionPlan, Rejection},
     target::{within_limits, GroupShape, Refusal, Target},
 };
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::{
     borrow::Cow,
     cell::RefCell,
@@ -142,9 +142,9 @@ struct Scheduler<'g> {
     target: &'g dyn Target,
     /// Interned dependencies and their buffer ids.
     deps: Vec<MemoryDep>,
-    dep_ids: HashMap<MemoryDep, DepId>,
-    buf_ids: HashMap<String, BufId>,
-    producer_of: HashMap<String, usize>,
+    dep_ids: FxHashMap<MemoryDep, DepId>,
+    buf_ids: FxHashMap<String, BufId>,
+    producer_of: FxHashMap<String, usize>,
     dep_buffer: Vec<BufId>,
     /// For each buffer id, the node producing it (None for graph inputs).
     producer: Vec<Option<usize>>,
@@ -193,8 +193,8 @@ impl<'g> Scheduler<'g> {
             config,
             target,
             deps: Vec::new(),
-            dep_ids: HashMap::new(),
-            buf_ids: HashMap::new(),
+            dep_ids: FxHashMap::default(),
+            buf_ids: FxHashMap::default(),
             producer_of: graph
                 .nodes
                 .iter()
@@ -636,7 +636,7 @@ impl<'g> Scheduler<'g> {
     fn fuse_nodes_once(&mut self, order: &[usize]) {
         // get_possible_fusions: group by buffer name (and by iteration with aggressive),
         // pair each node with the next `pairwise_attempts` nodes of the group.
-        let mut by_key: HashMap<u64, Vec<usize>> = HashMap::new();
+        let mut by_key: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
         let mut keys: Vec<u64> = Vec::new();
         for &g in order {
             let group = self.group(g);
@@ -745,22 +745,25 @@ impl<'g> Scheduler<'g> {
             .into_iter()
             .filter(|(m, _)| self.group(self.group_of[*m]).members.len() > 1)
             .collect();
-        let name = |m: &usize| self.graph.nodes[*m].name.clone();
+        let mut texts: HashMap<Reason, Rc<str>> = HashMap::new();
+        let rejections = std::mem::take(&mut self.rejections)
+            .into_iter()
+            .map(|(node1, node2, reason)| Rejection {
+                node1,
+                node2,
+                reason: texts
+                    .entry(reason)
+                    .or_insert_with_key(|r| r.text().into())
+                    .clone(),
+            })
+            .collect();
         FusionPlan {
             groups: self
                 .ordered_groups()
                 .iter()
                 .map(|&g| self.group(g).members.to_vec())
                 .collect(),
-            rejections: self
-                .rejections
-                .iter()
-                .map(|(a, b, reason)| Rejection {
-                    node1: a.iter().map(name).collect(),
-                    node2: b.iter().map(name).collect(),
-                    reason: reason.text(),
-                })
-                .collect(),
+            rejections,
             rounds,
             loop_orders,
         }

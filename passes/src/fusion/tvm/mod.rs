@@ -34,7 +34,10 @@ use melior::ir::OperationRef;
 use mlir_sys::MlirOperation;
 use op_pattern::{PatternMode, TvmGraph};
 use partition::{partition_graph, PartitionConfig};
-use std::collections::{BTreeSet, HashMap};
+use std::{
+    collections::{BTreeSet, HashMap},
+    rc::Rc,
+};
 
 static ID: PassId = PassId::new();
 
@@ -65,6 +68,15 @@ pub const INFO: PassInfo = PassInfo {
 const MAX_NAME: usize = 80;
 
 /// TVM's decision for one function, as groups of `graph`'s nodes.
+/// The scheduler node computing `node`'s result (the one a report names the op by), or
+/// all its members if none is named so (none for an argument).
+fn result_node(graph: &SchedGraph, node: &op_pattern::TvmNode) -> Rc<[usize]> {
+    match node.members.iter().find(|&&m| graph.nodes[m].name == node.name) {
+        Some(&m) => Rc::from([m]),
+        None => node.members.as_slice().into(),
+    }
+}
+
 pub fn decide(
     func: MlirOperation,
     graph: &SchedGraph,
@@ -147,9 +159,9 @@ pub fn decide(
         .not_fused
         .iter()
         .map(|r| Rejection {
-            node1: vec![tvm.nodes[r.node].name.clone()],
-            node2: vec![tvm.nodes[r.ipdom].name.clone()],
-            reason: r.reason.clone(),
+            node1: result_node(graph, &tvm.nodes[r.node]),
+            node2: result_node(graph, &tvm.nodes[r.ipdom]),
+            reason: Rc::from(r.reason.as_str()),
         })
         .collect();
     Ok(Decision {
