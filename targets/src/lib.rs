@@ -31,6 +31,9 @@ pub trait Executable {
 pub struct CompileOptions {
     /// Use the machine's cores (CPU: `scf.parallel` row chunks).
     pub parallel: bool,
+    /// With `parallel`, steps doing fewer element operations than this run on one
+    /// thread (CPU: [`cpu::lower_loop_to_cpu::PARALLEL_WORK`] by default).
+    pub parallel_min_work: i64,
     /// Let a multiply and the add using it become one fused multiply-add (CPU:
     /// [`cpu::codegen_choices::CodegenChoices::fp_fusion`]). Default true.
     pub fp_fusion: bool,
@@ -44,6 +47,7 @@ impl Default for CompileOptions {
     fn default() -> Self {
         Self {
             parallel: false,
+            parallel_min_work: cpu::lower_loop_to_cpu::PARALLEL_WORK,
             fp_fusion: true,
             vector_bits: cpu::codegen_choices::host_vector_bits(),
         }

@@ -10,10 +10,14 @@
 // RUN: not fuse-run %s --target gpu --jit 2>&1 | FileCheck %s --check-prefix=NORUNNER
 // RUN: not fuse-run %s --fp-fusion false 2>&1 | FileCheck %s --check-prefix=COMPILEDONLY
 // RUN: not fuse-run %s --jit --vector-width 384 2>&1 | FileCheck %s --check-prefix=WIDTH
+// RUN: not fuse-run %s --jit --parallel-min-work 1 2>&1 | FileCheck %s --check-prefix=MINWORK
+// RUN: not fuse-run %s --jit --parallel --parallel-min-work 0 2>&1 | FileCheck %s --check-prefix=MINWORK0
 // NORUNNER: fuse-run: error: target 'gpu' cannot run code on this machine (--jit / --bench need its runner; without them the loop interpreter checks its decisions)
 // NORUNNER-NOT: ERROR
 // COMPILEDONLY: fuse-run: error: --fp-fusion applies to compiled code: add --jit or --bench
 // WIDTH: fuse-run: error: --vector-width: vector-width must be host, llvm, 128, 256 or 512, not '384'
+// MINWORK: fuse-run: error: --parallel-min-work applies to --parallel
+// MINWORK0: fuse-run: error: --parallel-min-work expects a positive integer
 
 // Seeded inputs, the aten interpreter as the oracle, every strategy through the loop
 // interpreter: a normalization with a broadcast parameter and two outputs.

@@ -5,6 +5,8 @@
 // every f32 math function that is expanded into polynomials.
 // RUN: fuse-run %s --jit --seed 11 | FileCheck %s
 // RUN: fuse-run %s --jit --seed 11 --parallel | FileCheck %s
+// Every step of two or more rows as OpenMP chunks of an outlined rows function:
+// RUN: fuse-run %s --jit --seed 11 --parallel --parallel-min-work 1 | FileCheck %s
 
 // CHECK-LABEL: @convs (seed 11
 // CHECK-COUNT-8: PASS

@@ -5,8 +5,8 @@
                                     [--workloads a,b] [--bin target/release] [--json FILE]
 
 Per thread count T, for --rounds alternating rounds over the workloads: fuselab's
-`fuse-run examples/W.mlir --bench --no-check --strategy inductor` (with `--parallel` when
-T > 1: the MLIR async runtime's pool uses every core) and, in this process, the same
+`fuse-run examples/W.mlir --bench --no-check --strategy inductor` (with `--parallel` and
+OMP_NUM_THREADS=T when T > 1: OpenMP row chunks and GEMMs split into T bands) and, in this process, the same
 workload from tools/gpu/workloads.py compiled by `torch.compile` with
 `torch.set_num_threads(T)`, each the median of --runs calls after a warm-up. Prints the
 median over rounds of each side and the ratio fuselab / torch.compile, plus the machine,
@@ -33,13 +33,16 @@ from workloads import WORKLOADS  # noqa: E402
 
 
 def fuselab_ms(binary, workload, runs, parallel):
+    """fuse-run's median in ms; `parallel`: 0 (one thread) or the thread count."""
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         cmd = [os.path.join(binary, "fuse-run"), os.path.join(ROOT, "examples", workload + ".mlir"),
                "--bench", "--no-check", "--runs", str(runs), "--strategy", "inductor",
                "--bench-json", out.name]
+        env = dict(os.environ)
         if parallel:
             cmd.append("--parallel")
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+            env["OMP_NUM_THREADS"] = str(parallel)
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env)
         data = json.load(open(out.name))
     return data["functions"][0]["strategies"][0]["median_s"] * 1e3
 
@@ -100,7 +103,7 @@ def main():
         samples = {w: ([], []) for w in names}
         for _ in range(a.rounds):
             for w in names:
-                samples[w][0].append(fuselab_ms(a.bin, w, a.runs, threads > 1))
+                samples[w][0].append(fuselab_ms(a.bin, w, a.runs, threads if threads > 1 else 0))
                 with torch.no_grad():
                     samples[w][1].append(torch_ms(*compiled[w], a.runs))
         for w in names:

@@ -545,6 +545,9 @@ fn finish(args: &[(String, String)], body: &str, outs: &[Val]) -> String {
 pub struct Mode {
     /// Run the target's code instead of the loop interpreter.
     pub jit: bool,
+    /// Compiled CPU code runs every step of two or more rows in parallel (`--parallel`
+    /// with a minimum work of 1, so the small graphs exercise the parallel lowering).
+    pub parallel: bool,
     /// The target the strategies ask and whose runner runs.
     pub target: &'static fuselab_targets::TargetEntry,
 }
@@ -554,6 +557,7 @@ impl Mode {
     pub fn cpu(jit: bool) -> Self {
         Self {
             jit,
+            parallel: false,
             target: &fuselab_targets::TARGETS[0],
         }
     }
@@ -569,6 +573,8 @@ pub fn failures_with(text: &str, seed: u64, mode: Mode) -> Vec<String> {
     let options = RunOptions {
         seed,
         jit: mode.jit,
+        parallel: mode.parallel,
+        parallel_min_work: 1,
         target: mode.target,
         ..RunOptions::default()
     };
@@ -639,14 +645,15 @@ pub fn minimize(text: &str, seed: u64, mode: Mode) -> String {
 
 const HELP: &str = "OVERVIEW: differential fuzzing of the fusion pipelines
 
-USAGE: fuse-fuzz [--count N] [--seed S] [--out DIR] [--target T] [--jit]
+USAGE: fuse-fuzz [--count N] [--seed S] [--out DIR] [--target T] [--jit [--parallel]]
        fuse-fuzz --emit DIR [--count N] [--seed S]
 
 Generates N seeded random aten graphs (graph i uses seed S + i), runs each through every
 strategy ({strategies}) and compares with the aten reference
 interpreter; with --jit each strategy's result runs as the target's code on its runner
 (--target {targets}; default cpu: compiled CPU code; ascend: the ascend dialect's
-interpreter; spyre: the functional simulator) instead of on the loop interpreter. Failing graphs are minimized and written to DIR (default:
+interpreter; spyre: the functional simulator) instead of on the loop interpreter; with
+--jit --parallel (cpu) every step of two or more rows runs as parallel chunks (OpenMP). Failing graphs are minimized and written to DIR (default:
 fuzz-failures).
 With --emit, the graphs are only written to DIR (fuzz-<seed>.mlir), unchecked: for
 checking them on another target, e.g. the GPU (scripts/gpu-fuzz.sh, docs/gpu.md).
@@ -665,7 +672,11 @@ fn reproducer_text(seed: u64, problems: &[String], mode: Mode, path: &str, graph
         } else {
             format!(" --target {target}")
         },
-        if mode.jit { " --jit" } else { "" }
+        match (mode.jit, mode.parallel) {
+            (true, true) => " --jit --parallel --parallel-min-work 1",
+            (true, false) => " --jit",
+            _ => "",
+        },
     )
 }
 
@@ -678,8 +689,12 @@ pub fn run(args: &[String]) -> i32 {
     while i < args.len() {
         let (flag, value) = (args[i].as_str(), args.get(i + 1));
         i += 2;
-        if flag == "--jit" {
-            mode.jit = true;
+        if flag == "--jit" || flag == "--parallel" {
+            if flag == "--jit" {
+                mode.jit = true;
+            } else {
+                mode.parallel = true;
+            }
             i -= 1;
             continue;
         }
@@ -716,6 +731,10 @@ pub fn run(args: &[String]) -> i32 {
                 return 1;
             }
         }
+    }
+    if mode.parallel && !(mode.jit && mode.target.target.name() == "cpu") {
+        eprintln!("fuse-fuzz: error: --parallel applies to compiled CPU code: add --jit (target cpu)");
+        return 1;
     }
     if let Some(dir) = emit {
         for k in 0..count {

@@ -95,9 +95,12 @@ pub struct RunOptions {
     /// Run each strategy's result compiled (CPU code generation + JIT) instead of on
     /// the loop interpreter.
     pub jit: bool,
-    /// Compiled code runs the rows of each kernel in parallel (`scf.parallel` on the
-    /// MLIR async runtime's thread pool).
+    /// Compiled code runs the rows of each kernel in parallel (`scf.parallel` as an
+    /// OpenMP worksharing loop).
     pub parallel: bool,
+    /// With `parallel`: the element operations a step needs to run in parallel
+    /// (`--parallel-min-work`).
+    pub parallel_min_work: i64,
     /// The target the strategies ask and whose runner runs compiled code.
     pub target: &'static TargetEntry,
     /// Fused multiply-add in compiled code ([`CompileOptions::fp_fusion`]).
@@ -114,6 +117,7 @@ impl RunOptions {
     fn compile_options(&self) -> CompileOptions {
         CompileOptions {
             parallel: self.parallel,
+            parallel_min_work: self.parallel_min_work,
             fp_fusion: self.fp_fusion,
             vector_bits: self.vector_bits,
         }
@@ -145,6 +149,7 @@ impl Default for RunOptions {
             expect: None,
             jit: false,
             parallel: false,
+            parallel_min_work: fuselab_targets::cpu::lower_loop_to_cpu::PARALLEL_WORK,
             target: &fuselab_targets::TARGETS[0],
             fp_fusion: true,
             vector_bits: fuselab_targets::cpu::codegen_choices::host_vector_bits(),
@@ -497,7 +502,9 @@ OPTIONS:
                        (for shapes too large for it)
   --bench-json <file>  With --bench (implied): also write the timings as JSON
   --parallel           Compiled code runs chunks of each kernel's rows in parallel
-                       (scf.parallel on the MLIR async runtime's thread pool)
+                       (scf.parallel as OpenMP loops; OMP_NUM_THREADS threads)
+  --parallel-min-work <n>  With --parallel: steps doing fewer element operations stay
+                       on one thread (default: 65536; 1: every step of 2 or more rows)
   --fp-fusion <bool>   Compiled code may fuse a multiply and its add into one fma
                        (default: true; false: every op rounds)
   --vector-width <w>   Vector width compiled code prefers: host (default: 512 with
@@ -530,6 +537,7 @@ pub fn run(args: &[String]) -> i32 {
     let mut bench_json: Option<String> = None;
     // Options that only compiled code reads (an error without --jit or --bench).
     let mut compiled_flags: Vec<&str> = Vec::new();
+    let mut parallel_min_work = false;
     let mut i = 0;
     while i < args.len() {
         let arg = args[i].as_str();
@@ -585,6 +593,13 @@ pub fn run(args: &[String]) -> i32 {
                 options.parallel = true;
                 compiled_flags.push("--parallel");
             }
+            "--parallel-min-work" => match value(&mut i).and_then(|s| s.parse::<i64>().ok()) {
+                Some(n) if n >= 1 => {
+                    options.parallel_min_work = n;
+                    parallel_min_work = true;
+                }
+                _ => return fail("--parallel-min-work expects a positive integer".into()),
+            },
             "--fp-fusion" => match value(&mut i).as_deref() {
                 Some(b @ ("true" | "false")) => {
                     options.fp_fusion = b == "true";
@@ -636,6 +651,9 @@ pub fn run(args: &[String]) -> i32 {
     }
     if !strategies.is_empty() {
         options.strategies = strategies;
+    }
+    if parallel_min_work && !options.parallel {
+        return fail("--parallel-min-work applies to --parallel".into());
     }
     if !options.jit && bench_runs.is_none() {
         if let Some(flag) = compiled_flags.first() {

@@ -28,10 +28,18 @@ unsafe impl Sync for Library {}
 impl Library {
     /// Loads `path` (`RTLD_NOW`), or `None`.
     pub(crate) fn open(path: &str) -> Option<Library> {
+        Self::open_with(path, false)
+    }
+
+    /// Loads `path` (`RTLD_NOW`, with `RTLD_GLOBAL` when `global`: its symbols then
+    /// resolve the JIT's calls), or `None`.
+    pub(crate) fn open_with(path: &str, global: bool) -> Option<Library> {
         const RTLD_NOW: c_int = 2;
+        const RTLD_GLOBAL: c_int = 0x100;
         let path = CString::new(path).ok()?;
+        let flags = if global { RTLD_NOW | RTLD_GLOBAL } else { RTLD_NOW };
         // SAFETY: a NUL-terminated path; the handle is never closed.
-        let handle = unsafe { dlopen(path.as_ptr(), RTLD_NOW) };
+        let handle = unsafe { dlopen(path.as_ptr(), flags) };
         (!handle.is_null()).then_some(Library(handle))
     }
 
@@ -71,9 +79,63 @@ const ROW_MAJOR: c_int = 101;
 const NO_TRANS: c_int = 111;
 const TRANS: c_int = 112;
 
-/// The system's OpenBLAS `cblas_sgemm`, loaded once; `None` without the library or
-/// with `FUSELAB_BLAS=matrixmultiply` in the environment (for measuring one against the
-/// other).
+/// OpenBLAS's kernels for CPUs older than AVX2, which its runtime CPU detection falls
+/// back to when it does not know the CPU model (OpenBLAS 0.3.21 reports `Prescott` on
+/// this VM's "Intel Xeon Processor" with AVX-512): there its SGEMM took 1.50 s on
+/// gelu_mlp against matrixmultiply's 0.37 s and 0.29 s with `OPENBLAS_CORETYPE=SkylakeX`.
+const PRE_AVX2_CORES: &[&str] = &[
+    "Prescott",
+    "Katmai",
+    "Coppermine",
+    "Northwood",
+    "Banias",
+    "Core2",
+    "Penryn",
+    "Dunnington",
+    "Nehalem",
+    "Atom",
+    "Generic",
+    "Unknown",
+];
+
+/// The OpenBLAS core type this host's instructions call for (`SkylakeX` with AVX-512,
+/// `Haswell` with AVX2 and FMA), when `OPENBLAS_CORETYPE` is not set already.
+fn host_core_type() -> Option<&'static str> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::env::var_os("OPENBLAS_CORETYPE").is_some() {
+            return None;
+        }
+        if std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512cd")
+            && std::is_x86_feature_detected!("avx512bw")
+            && std::is_x86_feature_detected!("avx512dq")
+            && std::is_x86_feature_detected!("avx512vl")
+        {
+            return Some("SkylakeX");
+        }
+        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+            return Some("Haswell");
+        }
+    }
+    None
+}
+
+/// Tells OpenBLAS which kernels to use (`OPENBLAS_CORETYPE`, read when the library is
+/// loaded) from the host's instruction set, unless the user set it: OpenBLAS's own
+/// detection goes by CPU model and falls back to pre-AVX2 kernels on models it does not
+/// know. Call it at the start of `main`, before any thread is started (it sets an
+/// environment variable).
+pub fn choose_openblas_core() {
+    if let Some(core) = host_core_type() {
+        std::env::set_var("OPENBLAS_CORETYPE", core);
+    }
+}
+
+/// The system's OpenBLAS `cblas_sgemm`, loaded once; `None` without the library, with
+/// `FUSELAB_BLAS=matrixmultiply` in the environment (for measuring one against the
+/// other), or when OpenBLAS chose pre-AVX2 kernels on a host with AVX2
+/// ([`choose_openblas_core`] avoids that; matrixmultiply's AVX2 kernels are 4x faster).
 fn openblas() -> Option<CblasSgemm> {
     static SGEMM: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
     let address = *SGEMM.get_or_init(|| {
@@ -81,6 +143,24 @@ fn openblas() -> Option<CblasSgemm> {
             return None;
         }
         let library = Library::open("libopenblas.so.0")?;
+        if let Some(corename) = library.symbol("openblas_get_corename") {
+            // SAFETY: OpenBLAS's `char *openblas_get_corename(void)`, a static string.
+            let corename: unsafe extern "C" fn() -> *const c_char = unsafe { std::mem::transmute(corename) };
+            let name = unsafe { std::ffi::CStr::from_ptr(corename()) }.to_string_lossy();
+            let avx2 = {
+                #[cfg(target_arch = "x86_64")]
+                {
+                    std::is_x86_feature_detected!("avx2")
+                }
+                #[cfg(not(target_arch = "x86_64"))]
+                {
+                    false
+                }
+            };
+            if avx2 && PRE_AVX2_CORES.iter().any(|c| c.eq_ignore_ascii_case(&name)) {
+                return None;
+            }
+        }
         if let Some(set_threads) = library.symbol("openblas_set_num_threads") {
             // SAFETY: OpenBLAS's `void openblas_set_num_threads(int)`.
             let set_threads: unsafe extern "C" fn(c_int) = unsafe { std::mem::transmute(set_threads) };
@@ -107,10 +187,10 @@ fn cblas_operand(rs: i64, cs: i64, min_ld: i64) -> Option<(c_int, c_int)> {
     }
 }
 
-/// `C = A B + beta C` for `A` m×k, `B` k×n, `C` m×n at the given addresses and (row,
-/// column) strides: the entry point the generated code calls.
-#[allow(clippy::too_many_arguments)]
-pub extern "C" fn fuselab_sgemm(
+/// One GEMM call: `C = A B + beta C` for `A` m×k, `B` k×n, `C` m×n at addresses `a`,
+/// `b`, `c` with (row, column) strides in elements, as the generated code passes it.
+#[derive(Clone, Copy, Debug)]
+struct Gemm {
     m: i64,
     n: i64,
     k: i64,
@@ -124,60 +204,173 @@ pub extern "C" fn fuselab_sgemm(
     c: i64,
     rsc: i64,
     csc: i64,
-) {
-    let dims = (c_int::try_from(m), c_int::try_from(n), c_int::try_from(k));
-    let large = m.saturating_mul(n).saturating_mul(k) >= OPENBLAS_MIN_MACS;
-    if let (true, Some(sgemm), (Ok(mi), Ok(ni), Ok(ki))) = (large, openblas(), dims) {
-        let operands = (
-            cblas_operand(rsa, csa, if csa == 1 { k } else { m }),
-            cblas_operand(rsb, csb, if csb == 1 { n } else { k }),
-            (csc == 1).then_some(()).and_then(|_| cblas_operand(rsc, csc, n)),
-        );
-        if let (Some((ta, lda)), Some((tb, ldb)), Some((_, ldc))) = operands {
-            if m > 0 && n > 0 && k > 0 {
-                // SAFETY: the generated code passes addresses inside live buffers, and
-                // strides and extents that stay inside them (the extern's verified
-                // shapes and views); the leading dimensions are those strides.
-                unsafe {
-                    sgemm(
-                        ROW_MAJOR,
-                        ta,
-                        tb,
-                        mi,
-                        ni,
-                        ki,
-                        1.0,
-                        a as usize as *const f32,
-                        lda,
-                        b as usize as *const f32,
-                        ldb,
-                        beta,
-                        c as usize as *mut f32,
-                        ldc,
-                    )
-                };
-                return;
-            }
+}
+
+impl Gemm {
+    fn macs(&self) -> i64 {
+        self.m.saturating_mul(self.n).saturating_mul(self.k)
+    }
+
+    /// Rows `start..start + rows` of `C` (and `A`): the same GEMM on a band.
+    fn band(self, start: i64, rows: i64) -> Gemm {
+        let element = std::mem::size_of::<f32>() as i64;
+        Gemm {
+            m: rows,
+            a: self.a + start * self.rsa * element,
+            c: self.c + start * self.rsc * element,
+            ..self
         }
     }
-    // SAFETY: as above.
-    unsafe {
-        matrixmultiply::sgemm(
-            m as usize,
-            k as usize,
-            n as usize,
-            1.0,
-            a as usize as *const f32,
-            rsa as isize,
-            csa as isize,
-            b as usize as *const f32,
-            rsb as isize,
-            csb as isize,
+
+    /// As `threads` bands of rows on scoped threads (the calling thread runs the
+    /// first), each with the library choice of the whole.
+    fn run_in_bands(self, threads: usize) {
+        let large = self.macs() >= OPENBLAS_MIN_MACS;
+        let threads = (threads as i64).min(self.m);
+        if threads < 2 {
+            return self.run(large);
+        }
+        let band = (self.m + threads - 1) / threads;
+        std::thread::scope(|scope| {
+            let mut first = None;
+            for start in (0..self.m).step_by(band as usize) {
+                let part = self.band(start, band.min(self.m - start));
+                if first.is_none() {
+                    first = Some(part);
+                } else {
+                    scope.spawn(move || part.run(large));
+                }
+            }
+            if let Some(part) = first {
+                part.run(large);
+            }
+        });
+    }
+}
+
+/// Defines an `extern "C"` GEMM entry point with the signature the generated code
+/// declares (`fuselab_sgemm(m, n, k, a, rsa, csa, b, rsb, csb, beta, c, rsc, csc)`),
+/// which hands the call as a [`Gemm`] to `$run`.
+macro_rules! gemm_entry_point {
+    ($(#[$attr:meta])* $name:ident => $run:expr) => {
+        $(#[$attr])*
+        #[allow(clippy::too_many_arguments)]
+        pub extern "C" fn $name(
+            m: i64, n: i64, k: i64, a: i64, rsa: i64, csa: i64, b: i64, rsb: i64, csb: i64,
+            beta: f32, c: i64, rsc: i64, csc: i64,
+        ) {
+            let run: fn(Gemm) = $run;
+            run(Gemm { m, n, k, a, rsa, csa, b, rsb, csb, beta, c, rsc, csc })
+        }
+    };
+}
+
+gemm_entry_point!(
+    /// `C = A B + beta C` for `A` m×k, `B` k×n, `C` m×n at the given addresses and (row,
+    /// column) strides: the entry point the generated code calls.
+    fuselab_sgemm => |gemm| gemm.run(gemm.macs() >= OPENBLAS_MIN_MACS)
+);
+
+/// Multiply-adds from which [`fuselab_sgemm_parallel`] splits a GEMM over threads (a
+/// thread costs tens of microseconds to start; 2^22 multiply-adds take about a
+/// millisecond on one core here).
+pub const PARALLEL_MIN_MACS: i64 = 1 << 22;
+
+/// The threads parallel code uses: `OMP_NUM_THREADS` when set (as the OpenMP runtime
+/// that runs the parallel steps), else the machine's.
+pub fn parallel_threads() -> usize {
+    std::env::var("OMP_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.split(',').next().and_then(|t| t.trim().parse().ok()))
+        .or_else(|| std::thread::available_parallelism().ok().map(usize::from))
+        .unwrap_or(1)
+        .max(1)
+}
+
+gemm_entry_point!(
+    /// [`fuselab_sgemm`] for code compiled with parallel steps: a GEMM of at least
+    /// [`PARALLEL_MIN_MACS`] multiply-adds is split into bands of rows of `C` (and `A`),
+    /// one per thread ([`parallel_threads`]), each a single-threaded GEMM of the same
+    /// library choice as the whole; bands write disjoint rows, and each element is still
+    /// one dot product over all of `k`.
+    fuselab_sgemm_parallel => |gemm| {
+        let threads = if gemm.macs() >= PARALLEL_MIN_MACS { parallel_threads() } else { 1 };
+        gemm.run_in_bands(threads)
+    }
+);
+
+impl Gemm {
+    /// The GEMM on this thread: OpenBLAS when `large` (and the library and the
+    /// operands' strides allow), else matrixmultiply.
+    fn run(self, large: bool) {
+        let Gemm {
+            m,
+            n,
+            k,
+            a,
+            rsa,
+            csa,
+            b,
+            rsb,
+            csb,
             beta,
-            c as usize as *mut f32,
-            rsc as isize,
-            csc as isize,
-        );
+            c,
+            rsc,
+            csc,
+        } = self;
+        let dims = (c_int::try_from(m), c_int::try_from(n), c_int::try_from(k));
+        if let (true, Some(cblas), (Ok(mi), Ok(ni), Ok(ki))) = (large, openblas(), dims) {
+            let operands = (
+                cblas_operand(rsa, csa, if csa == 1 { k } else { m }),
+                cblas_operand(rsb, csb, if csb == 1 { n } else { k }),
+                (csc == 1).then_some(()).and_then(|_| cblas_operand(rsc, csc, n)),
+            );
+            if let (Some((ta, lda)), Some((tb, ldb)), Some((_, ldc))) = operands {
+                if m > 0 && n > 0 && k > 0 {
+                    // SAFETY: the generated code passes addresses inside live buffers, and
+                    // strides and extents that stay inside them (the extern's verified
+                    // shapes and views); the leading dimensions are those strides.
+                    unsafe {
+                        cblas(
+                            ROW_MAJOR,
+                            ta,
+                            tb,
+                            mi,
+                            ni,
+                            ki,
+                            1.0,
+                            a as usize as *const f32,
+                            lda,
+                            b as usize as *const f32,
+                            ldb,
+                            beta,
+                            c as usize as *mut f32,
+                            ldc,
+                        )
+                    };
+                    return;
+                }
+            }
+        }
+        // SAFETY: as above.
+        unsafe {
+            matrixmultiply::sgemm(
+                m as usize,
+                k as usize,
+                n as usize,
+                1.0,
+                a as usize as *const f32,
+                rsa as isize,
+                csa as isize,
+                b as usize as *const f32,
+                rsb as isize,
+                csb as isize,
+                beta,
+                c as usize as *mut f32,
+                rsc as isize,
+                csc as isize,
+            );
+        }
     }
 }
 
@@ -190,6 +383,17 @@ mod tests {
     /// plain loop on plain, transposed and strided operands.
     #[test]
     fn sgemm_matches_the_definition_on_every_layout() {
+        matches_the_definition(|gemm| gemm.run(gemm.macs() >= OPENBLAS_MIN_MACS));
+    }
+
+    /// Bands of rows (3 of 110 rows, whatever the machine's cores) compute the same
+    /// GEMM: an offset band or a lost remainder row would fail.
+    #[test]
+    fn gemm_in_bands_matches_the_definition_on_every_layout() {
+        matches_the_definition(|gemm| gemm.run_in_bands(3));
+    }
+
+    fn matches_the_definition(run: fn(Gemm)) {
         let (m, n, k) = (330usize, 320usize, 321usize);
         assert!((m * n * k) as i64 >= OPENBLAS_MIN_MACS);
         let a: Vec<f32> = (0..m * k * 2).map(|i| (i as f32 * 0.37).sin()).collect();
@@ -205,22 +409,22 @@ mod tests {
             let at = |i: usize, p: usize| a[i * rsa as usize + p * csa as usize];
             let bt = |p: usize, j: usize| b[p * rsb as usize + j * csb as usize];
             let mut c = vec![1.0f32; m * n];
-            fuselab_sgemm(
-                m as i64,
-                n as i64,
-                k as i64,
-                a.as_ptr() as i64,
+            run(Gemm {
+                m: m as i64,
+                n: n as i64,
+                k: k as i64,
+                a: a.as_ptr() as i64,
                 rsa,
                 csa,
-                b.as_ptr() as i64,
+                b: b.as_ptr() as i64,
                 rsb,
                 csb,
-                0.5,
-                c.as_mut_ptr() as i64,
-                n as i64,
-                1,
-            );
-            for i in (0..m).step_by(7) {
+                beta: 0.5,
+                c: c.as_mut_ptr() as i64,
+                rsc: n as i64,
+                csc: 1,
+            });
+            for i in (0..m).step_by(7).chain([109, 110, 219, 220, m - 1]) {
                 for j in (0..n).step_by(5) {
                     let want: f64 = 0.5 + (0..k).map(|p| at(i, p) as f64 * bt(p, j) as f64).sum::<f64>();
                     let got = c[i * n + j] as f64;

@@ -1,14 +1,14 @@
 //! A JIT for `loop` IR: `--lower-loop-to-cpu`'s code
 //! ([`super::lower_loop_to_cpu`]) lowered with upstream passes
-//! ([`upstream_lowering`]: async-parallel-for, affine/scf/math/memref/arith/func to the
-//! LLVM dialect), given the target's code generation choices
+//! ([`upstream_lowering`]: scf.parallel to OpenMP, affine/scf/math/memref/arith/func to
+//! the LLVM dialect), given the target's code generation choices
 //! ([`super::codegen_choices`]: fma contraction, the preferred vector width) and compiled
 //! by MLIR's `ExecutionEngine` at -O3 (LLVM's vectorizer on the host CPU). The engine is
-//! given the generated code's runtime: `fuselab_sgemm` ([`super::blas`]: OpenBLAS or matrixmultiply) and the
-//! MLIR async runtime behind `scf.parallel`.
+//! given the generated code's runtime: `fuselab_sgemm` ([`super::blas`]: OpenBLAS or
+//! matrixmultiply) and, for parallel steps, the LLVM OpenMP runtime.
 //! [`Jit::call`] runs the host function on host buffers through its C interface.
 
-use super::blas::{fuselab_sgemm, Library};
+use super::blas::{fuselab_sgemm, fuselab_sgemm_parallel, Library};
 use super::codegen_choices::CodegenChoices;
 use super::lower_loop_to_cpu::{cpu_module, upstream_lowering, CpuOptions, HostSignature};
 use fuselab_dialects::build::OwnedModule;
@@ -22,67 +22,23 @@ use melior::{
 };
 use mlir_sys::MlirOperation;
 
-/// The MLIR async runtime library (the thread pool behind `scf.parallel` steps),
-/// loaded once per process.
-struct AsyncRuntime {
-    /// `mlirAsyncRuntime*` entry points by name.
-    symbols: Vec<(String, usize)>,
-}
-
-/// The entry points `convert-async-to-llvm` calls.
-const ASYNC_RUNTIME_SYMBOLS: &[&str] = &[
-    "mlirAsyncRuntimeAddRef",
-    "mlirAsyncRuntimeDropRef",
-    "mlirAsyncRuntimeCreateToken",
-    "mlirAsyncRuntimeCreateValue",
-    "mlirAsyncRuntimeCreateGroup",
-    "mlirAsyncRuntimeEmplaceToken",
-    "mlirAsyncRuntimeEmplaceValue",
-    "mlirAsyncRuntimeSetTokenError",
-    "mlirAsyncRuntimeSetValueError",
-    "mlirAsyncRuntimeIsTokenError",
-    "mlirAsyncRuntimeIsValueError",
-    "mlirAsyncRuntimeIsGroupError",
-    "mlirAsyncRuntimeAwaitToken",
-    "mlirAsyncRuntimeAwaitValue",
-    "mlirAsyncRuntimeAwaitAllInGroup",
-    "mlirAsyncRuntimeExecute",
-    "mlirAsyncRuntimeGetValueStorage",
-    "mlirAsyncRuntimeAddTokenToGroup",
-    "mlirAsyncRuntimeAwaitTokenAndExecute",
-    "mlirAsyncRuntimeAwaitValueAndExecute",
-    "mlirAsyncRuntimeAwaitAllInGroupAndExecute",
-    "mlirAsyncRuntimGetNumWorkerThreads",
-];
-
-/// Loads `libmlir_async_runtime.so` from the LLVM 22 prefix the build used, once.
-///
-/// It is not handed to the `ExecutionEngine` as a shared library: the engine would call
-/// the library's `__mlir_execution_engine_destroy` when dropped, which frees the
-/// runtime's process-wide thread pool, and the next engine would crash on it. Instead
-/// the library stays loaded and its entry points are registered in every engine.
-fn async_runtime() -> Result<&'static AsyncRuntime, ExecError> {
-    static RUNTIME: std::sync::OnceLock<Result<AsyncRuntime, String>> = std::sync::OnceLock::new();
+/// Loads the LLVM OpenMP runtime (`libomp.so.5` of the LLVM 22 prefix the build used)
+/// once, with `RTLD_GLOBAL`: the `__kmpc_*` calls of a parallel step's lowered
+/// `omp.parallel` resolve through the process's symbols, which is where the engine
+/// looks. The library stays loaded for the life of the process; its thread pool is
+/// created on the first parallel region and reused by every later call and engine.
+fn openmp_runtime() -> Result<(), ExecError> {
+    static RUNTIME: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
     RUNTIME
         .get_or_init(|| {
             let prefix = option_env!("MLIR_SYS_220_PREFIX").unwrap_or("/usr/lib/llvm-22");
-            let path = format!("{prefix}/lib/libmlir_async_runtime.so");
-            let library = Library::open(&path).ok_or_else(|| {
-                format!("cannot load the MLIR async runtime {path} (install libmlir-22-dev)")
-            })?;
-            let mut symbols = Vec::new();
-            for &name in ASYNC_RUNTIME_SYMBOLS {
-                let address = library
-                    .symbol(name)
-                    .ok_or_else(|| format!("{path} has no symbol {name}"))?;
-                symbols.push((name.to_string(), address));
-            }
-            // The library stays loaded for the life of the process (Library never
-            // closes its handle).
-            Ok(AsyncRuntime { symbols })
+            let path = format!("{prefix}/lib/libomp.so.5");
+            Library::open_with(&path, true).map(|_| ()).ok_or_else(|| {
+                format!("cannot load the OpenMP runtime {path} that parallel steps run on (install libomp-22-dev)")
+            })
         })
-        .as_ref()
-        .map_err(|e| ExecError::msg(e.clone()))
+        .clone()
+        .map_err(ExecError::msg)
 }
 
 #[repr(C)]
@@ -199,7 +155,7 @@ impl Jit {
             .functions
             .pop()
             .ok_or_else(|| ExecError::msg("no host function was generated"))?;
-        Self::compile_module(built.module, signature, options.jit)
+        Self::compile_module_with(built.module, signature, options.jit, options.parallel)
     }
 
     /// JIT-compiles a module of upstream ops (in a context with every upstream dialect,
@@ -210,6 +166,17 @@ impl Jit {
         module: OwnedModule,
         signature: HostSignature,
         options: CodegenChoices,
+    ) -> Result<Self, ExecError> {
+        Self::compile_module_with(module, signature, options, false)
+    }
+
+    /// [`Jit::compile_module`]; with `parallel`, the GEMMs the code calls are split over
+    /// threads ([`super::blas::fuselab_sgemm_parallel`]), as its steps are.
+    fn compile_module_with(
+        module: OwnedModule,
+        signature: HostSignature,
+        options: CodegenChoices,
+        parallel: bool,
     ) -> Result<Self, ExecError> {
         let HostSignature {
             entry,
@@ -234,15 +201,19 @@ impl Jit {
         if !module.as_operation().verify() {
             return Err(ExecError::msg("the lowered CPU module does not verify"));
         }
-        let engine = ExecutionEngine::new(&module, 3, &[], false, false);
-        let runtime = async_runtime()?;
-        for (name, address) in &runtime.symbols {
-            // SAFETY: the address is the runtime's exported function of that name, and
-            // the library stays loaded for the life of the process.
-            unsafe { engine.register_symbol(name, *address as *mut ()) };
+        let omp = !fuselab_dialects::ir::collect_ops(module.as_operation().to_raw(), |n| n == "omp.parallel")
+            .is_empty();
+        if omp {
+            openmp_runtime()?;
         }
+        let engine = ExecutionEngine::new(&module, 3, &[], false, false);
+        let sgemm = if parallel {
+            fuselab_sgemm_parallel as *mut ()
+        } else {
+            fuselab_sgemm as *mut ()
+        };
         // SAFETY: a function with the C signature the generated declaration has.
-        unsafe { engine.register_symbol("fuselab_sgemm", fuselab_sgemm as *mut ()) };
+        unsafe { engine.register_symbol("fuselab_sgemm", sgemm) };
         Ok(Self {
             engine,
             entry,

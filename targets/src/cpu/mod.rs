@@ -91,6 +91,7 @@ pub fn compile_jit(
         func,
         CpuOptions {
             parallel: options.parallel,
+            parallel_min_work: options.parallel_min_work,
             jit: CodegenChoices {
                 fp_fusion: options.fp_fusion,
                 vector_bits: options.vector_bits,

@@ -1,5 +1,6 @@
 // RUN: fuse-opt %s --split-input-file --aten-decompose --lower-aten-to-loop --inline-pointwise --inductor-fuse --lower-loop-to-cpu | FileCheck %s
 // RUN: fuse-opt %s --split-input-file --aten-decompose --lower-aten-to-loop --inline-pointwise --inductor-fuse --lower-loop-to-cpu=parallel=true | FileCheck %s --check-prefix=PAR
+// RUN: fuse-opt %s --split-input-file --aten-decompose --lower-aten-to-loop --inline-pointwise --inductor-fuse --lower-loop-to-cpu=parallel=true | mlir-opt --split-input-file --pass-pipeline="builtin.module(convert-scf-to-openmp,lower-affine,expand-strided-metadata,finalize-memref-to-llvm,convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,convert-openmp-to-llvm,reconcile-unrealized-casts)" | FileCheck %s --check-prefix=OMP
 // RUN: fuse-opt %S/../../../examples/seed_10op.mlir --aten-decompose --lower-aten-to-loop --inline-pointwise --inductor-fuse --lower-loop-to-cpu | mlir-opt --pass-pipeline="builtin.module(lower-affine,convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,expand-strided-metadata,finalize-memref-to-llvm,convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts)" | FileCheck %s --check-prefix=LLVM
 // RUN: not fuse-opt %S/Inputs/aten.mlir --lower-loop-to-cpu 2>&1 | FileCheck %s --check-prefix=ATEN
 
@@ -23,11 +24,24 @@
 // CHECK-NEXT: call @layernorm_rows_fused_exp_mean_mul_sub_0
 // CHECK-NEXT: return
 
-// PAR-LABEL: func.func private @layernorm_rows_fused_exp_mean_mul_sub_0
-// PAR: scf.parallel (%[[T:.*]]) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) {
-// PAR: %[[LO:.*]] = affine.apply #{{.*}}(%[[T]])
-// PAR: %[[HI:.*]] = affine.min #{{.*}}(%[[T]])
+// With parallel=true the rows are a function of their own (never inlined: its buffers
+// stay arguments) over a row range, and the kernel runs chunks of rows as an
+// scf.parallel calling it; the llvm stage makes that an OpenMP worksharing loop.
+// PAR-LABEL: func.func private @layernorm_rows_fused_exp_mean_mul_sub_0_rows(
+// PAR-SAME: %[[LO:.*]]: index, %[[HI:.*]]: index, %{{.*}}: memref<131072xf32>, %{{.*}}: memref<512xf32>, %{{.*}}: memref<131072xf32>) attributes {passthrough = ["noinline"]}
 // PAR: scf.for %{{.*}} = %[[LO]] to %[[HI]]
+// PAR-LABEL: func.func private @layernorm_rows_fused_exp_mean_mul_sub_0(
+// PAR: scf.parallel (%[[T:.*]]) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) {
+// PAR-NEXT: %[[CLO:.*]] = affine.apply #{{.*}}(%[[T]])
+// PAR-NEXT: %[[CHI:.*]] = affine.min #{{.*}}(%[[T]])
+// PAR-NEXT: func.call @layernorm_rows_fused_exp_mean_mul_sub_0_rows(%[[CLO]], %[[CHI]], %arg0, %arg1, %arg2)
+// PAR-NEXT: scf.reduce
+
+// OMP-LABEL: llvm.func @layernorm_rows_fused_exp_mean_mul_sub_0(
+// OMP: omp.parallel {
+// OMP: omp.wsloop {
+// OMP: omp.loop_nest
+// OMP: llvm.call @layernorm_rows_fused_exp_mean_mul_sub_0_rows(
 func.func @layernorm_rows(%x: tensor<256x512xf32>, %w: tensor<512xf32>) -> tensor<256x512xf32> {
   %m = "aten.mean"(%x) {dims = array<i64: 1>, keepdim = true} : (tensor<256x512xf32>) -> tensor<256x1xf32>
   %d = "aten.sub"(%x, %m) : (tensor<256x512xf32>, tensor<256x1xf32>) -> tensor<256x512xf32>

@@ -45,3 +45,4 @@
 // CPU: --fuse
 // CPU: --lower-loop-to-cpu {{.*}}one function per kernel plus a host function
 // CPU-NEXT: parallel=<bool> {{.*}}(default: false)
+// CPU-NEXT: parallel-min-work=<uint> {{.*}}(default: 65536)

@@ -18,7 +18,7 @@ impl Gen {
     /// size follows what it does, not how many buffers came before it).
     pub(super) fn val(&mut self, buf: &Buf) -> Value {
         match buf.id {
-            BufId::Param(i) => ir::block_arguments(self.func.entry)[i],
+            BufId::Param(i) => ir::block_arguments(self.func.entry)[self.func.param_offset + i],
             BufId::Global(i) => {
                 if let Some(&(_, v)) = self.func.globals.get(&i) {
                     return v;

@@ -98,6 +98,7 @@ impl Gen {
         self.func = Function {
             entry,
             globals: BTreeMap::new(),
+            param_offset: 0,
         };
         self.b.push(entry);
     }

@@ -15,7 +15,8 @@
 //! - the other members share one nest over their common leading ranges when every read
 //!   of another member's buffer stays in the reader's row: each row is produced and
 //!   consumed while it is in cache (Inductor's persistent-reduction kernel shape), and
-//!   with `parallel=true` chunks of rows are an `scf.parallel` (`async-parallel-for`);
+//!   with `parallel=true` chunks of rows are an `scf.parallel` (lowered to OpenMP) whose
+//!   body calls the rows as an outlined function;
 //! - `exp`, `log`, `tanh`, `erf`, `sin`, `cos` on f32 are written as vectorizable
 //!   polynomials ([`crate::math`]) instead of one libm call per element;
 //! - `mm`/`bmm` call `fuselab_sgemm` (a BLAS the JIT provides) with the operands' view
@@ -53,7 +54,13 @@ pub const INFO: PassInfo = PassInfo {
             name: "parallel",
             kind: OptionKind::Bool,
             default: "false",
-            help: "run chunks of rows of each kernel as scf.parallel (lowered by async-parallel-for)",
+            help: "run chunks of rows of each kernel as scf.parallel (an OpenMP worksharing loop in the llvm stage)",
+        },
+        PassOption {
+            name: "parallel-min-work",
+            kind: OptionKind::UInt,
+            default: "65536",
+            help: "with parallel=true, steps doing fewer element operations stay on one thread (1: every step of 2 or more rows)",
         },
         PassOption {
             name: "fp32-in-kernels",
@@ -79,6 +86,7 @@ pub struct CodegenError {
 fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed> {
     let options = CpuOptions {
         parallel: cx.options.flag("parallel"),
+        parallel_min_work: i64::try_from(cx.options.uint("parallel-min-work")).unwrap_or(i64::MAX),
         fp32_in_kernels: cx.options.flag("fp32-in-kernels"),
         ..CpuOptions::default()
     };
@@ -142,8 +150,9 @@ struct Accumulation {
     depth: usize,
 }
 
-/// Element operations below which a step runs on one thread.
-const PARALLEL_WORK: i64 = 1 << 16;
+/// Element operations below which a step runs on one thread (by default: the pass
+/// option `parallel-min-work`).
+pub const PARALLEL_WORK: i64 = 1 << 16;
 /// The most chunks a parallel step is split into.
 const MAX_CHUNKS: i64 = 64;
 
@@ -153,6 +162,9 @@ struct Nest {
     ivs: Vec<Value>,
     /// The terminator of each open body, innermost first.
     closers: Vec<&'static str>,
+    /// For a parallel step: the function the step was called from (the step's rows are
+    /// an outlined function of their own, see [`Gen::open_nest`]).
+    caller: Option<Function>,
 }
 
 /// Where a buffer lives: a parameter of every generated function (an input or output of
@@ -177,6 +189,8 @@ struct Buf {
 struct Function {
     entry: MlirBlock,
     globals: BTreeMap<usize, (MlirOperation, Value)>,
+    /// Arguments before the buffer parameters (a parallel step's row range: 2).
+    param_offset: usize,
 }
 
 struct Gen {
@@ -194,6 +208,8 @@ struct Gen {
     uses_sgemm: bool,
     /// Whether steps may run their rows in parallel.
     parallel: bool,
+    /// Element operations a step needs to run in parallel (at least 1).
+    parallel_min_work: i64,
     /// Keep f16 / bf16 values in f32 inside fused kernels ([`CpuOptions::fp32_in_kernels`]).
     fp32_in_kernels: bool,
     /// The `loop` function's name: prefix of every symbol generated for it.
@@ -228,9 +244,11 @@ fn err(op: MlirOperation, m: impl Into<String>) -> CodegenError {
 /// Options of the CPU code generator and its JIT.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CpuOptions {
-    /// Emit `scf.parallel` row chunks for steps of at least [`PARALLEL_WORK`] element
+    /// Emit `scf.parallel` row chunks for steps of at least `parallel_min_work` element
     /// operations.
     pub parallel: bool,
+    /// The work below which a step runs on one thread (at most 0: [`PARALLEL_WORK`]).
+    pub parallel_min_work: i64,
     /// LLVM code generation choices of the JIT (not read by the code generator).
     pub jit: crate::cpu::codegen_choices::CodegenChoices,
     /// Half-precision values stay f32 inside a fused kernel's node bodies and are rounded
@@ -370,6 +388,11 @@ fn cpu_function(
         inline: HashMap::new(),
         uses_sgemm: false,
         parallel: options.parallel,
+        parallel_min_work: if options.parallel_min_work > 0 {
+            options.parallel_min_work
+        } else {
+            PARALLEL_WORK
+        },
         fp32_in_kernels: options.fp32_in_kernels,
         prefix: entry.clone(),
         params,
@@ -379,6 +402,7 @@ fn cpu_function(
         func: Function {
             entry: host.1,
             globals: BTreeMap::new(),
+            param_offset: 0,
         },
     };
     g.ops(&ops)?;
@@ -387,6 +411,7 @@ fn cpu_function(
     g.func = Function {
         entry: g.host.1,
         globals: BTreeMap::new(),
+        param_offset: 0,
     };
     g.b.at(ir::location(ret));
     g.b.push(g.host.1);
@@ -433,12 +458,18 @@ fn cpu_function(
 /// LLVM does not vectorize as a reduction; as `llvm.maximum`/`llvm.minimum` they
 /// vectorize (log_softmax_nll 8.9 -> 2.6 ms, softmax 11.8 -> 4.5 ms on this VM, NaN
 /// propagation unchanged: test/Execution/edge-cases.mlir under --jit).
+///
+/// A parallel step's `scf.parallel` becomes an OpenMP worksharing loop
+/// (`convert-scf-to-openmp`: `omp.parallel` + `omp.wsloop`, run by the LLVM OpenMP
+/// runtime's persistent thread pool); `finalize-memref-to-llvm` runs before
+/// `convert-scf-to-cf` because the parallel body is a `memref.alloca_scope`, which must
+/// keep a single block until it is lowered. The MLIR async runtime
+/// (`async-parallel-for`) was slower than one thread on every row workload (layernorm
+/// 1.6 -> 3.8 ms on 2 cores); OpenMP: 1.6 -> 0.8-0.9 ms.
 pub const UPSTREAM_PIPELINE: &str =
-    "async-parallel-for{async-dispatch=false num-workers=-1 min-task-size=1},\
-    async-to-async-runtime,async-runtime-ref-counting,async-runtime-ref-counting-opt,\
-    convert-async-to-llvm,lower-affine,convert-scf-to-cf,convert-math-to-llvm,\
-    convert-math-to-libm,expand-strided-metadata,finalize-memref-to-llvm,convert-arith-to-llvm,\
-    convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts";
+    "convert-scf-to-openmp,lower-affine,expand-strided-metadata,finalize-memref-to-llvm,\
+    convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,\
+    convert-cf-to-llvm,convert-func-to-llvm,convert-openmp-to-llvm,reconcile-unrealized-casts";
 
 /// [`UPSTREAM_PIPELINE`] as a whole-module pipeline.
 pub fn upstream_lowering() -> String {

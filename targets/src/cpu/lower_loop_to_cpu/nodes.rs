@@ -197,17 +197,22 @@ impl Gen {
     }
 
     /// Opens the nest of one step over the leading extents `prefix`, whose iterations
-    /// are independent: when the step does at least [`PARALLEL_WORK`] element operations
+    /// are independent: when the step does at least `parallel_min_work` element operations
     /// (`work`), the leading dims (collapsed until there are at least 16 rows) are split
-    /// into chunks run by `scf.parallel` (lowered by `async-parallel-for` onto the MLIR
-    /// async runtime's thread pool); the rest are `scf.for`.
+    /// into chunks run by an `scf.parallel` whose body calls the step's rows as a
+    /// function of their own (`@<kernel>_rows<n>(lo, hi, buffers...)`, never inlined);
+    /// the rest are `scf.for`. Outlined, the rows' code is the serial code: the
+    /// buffers are arguments, not pointers loaded from the parallel body's captured
+    /// context, which LLVM must reload after every store (layernorm's rows ran 5x slower
+    /// inside `scf.parallel` on one core).
     pub(super) fn open_nest(&mut self, prefix: &[i64], work: i64) -> Nest {
         let mut nest = Nest {
             ivs: Vec::new(),
             closers: Vec::new(),
+            caller: None,
         };
         let chunks = if self.parallel {
-            (work / PARALLEL_WORK).min(MAX_CHUNKS)
+            (work / self.parallel_min_work).min(MAX_CHUNKS)
         } else {
             1
         };
@@ -244,9 +249,22 @@ impl Gen {
                 &[(d0 * size).add_const(size), Affine::constant(ctx, rows)],
             );
             let hi = self.b.value("affine.min", &[t], index, &[("map", bounds)]);
-            let f = self.b.open_for(lo, hi, c1, &[]).args[0];
+            let entry = self.outline_rows(lo, hi);
+            self.b.close("scf.reduce", &[]);
+            self.b.push(entry);
+            let range = ir::block_arguments(entry);
+            let (lo, hi) = (range[0], range[1]);
+            nest.caller = Some(std::mem::replace(
+                &mut self.func,
+                Function {
+                    entry,
+                    globals: BTreeMap::new(),
+                    param_offset: 2,
+                },
+            ));
+            let one = self.b.index(1);
+            let f = self.b.open_for(lo, hi, one, &[]).args[0];
             nest.closers.push("scf.yield");
-            nest.closers.push("scf.reduce");
             // The collapsed dims' indices.
             nest.ivs = self.unravel_index(f, &prefix[..j]);
         } else {
@@ -264,6 +282,39 @@ impl Gen {
         for terminator in nest.closers {
             self.b.close(terminator, &[]);
         }
+        if let Some(caller) = nest.caller {
+            self.b.close("func.return", &[]);
+            self.func = caller;
+        }
+    }
+
+    /// Calls `@<kernel>_rows<n>(lo, hi, buffer parameters...)` here and creates that
+    /// function (private, `noinline`, before the calling function); returns its entry
+    /// block, whose first two arguments are the row range.
+    fn outline_rows(&mut self, lo: Value, hi: Value) -> MlirBlock {
+        let caller = unsafe { mlir_sys::mlirBlockGetParentOperation(self.func.entry) };
+        let name = ir::attr(caller, "sym_name")
+            .and_then(fuselab_dialects::attrs::string_raw)
+            .unwrap_or_default();
+        let mut symbol = format!("{name}_rows");
+        let mut n = 0;
+        while self.symbols.contains(&symbol) {
+            n += 1;
+            symbol = format!("{name}_rows{n}");
+        }
+        self.symbols.insert(symbol.clone());
+        let mut inputs = vec![self.b.index_type(), self.b.index_type()];
+        inputs.extend(self.params.iter().copied());
+        // `passthrough` is what convert-func-to-llvm carries to LLVM (`no_inline` is dropped).
+        let no_inline = ir::array_attr(self.b.context(), &[self.b.string_attr("noinline")]);
+        let (function, entry) = self
+            .b
+            .function(&symbol, &inputs, false, &[("passthrough", no_inline)]);
+        ir::insert_before(caller, function);
+        let mut args = vec![lo, hi];
+        args.extend_from_slice(&ir::block_arguments(self.func.entry)[self.func.param_offset..]);
+        self.b.call(&symbol, &args);
+        entry
     }
 
     /// One step: `members` (pointwise / reduction nodes, in order) share the nest over
