@@ -181,6 +181,23 @@ pub struct BenchResult {
     pub decide_s: f64,
     /// Seconds of the whole pass (analysis, decision, IR rewrite).
     pub pass_s: f64,
+    /// The process's peak resident memory after this measurement, in MiB (`VmHWM`; it
+    /// only grows, so with sizes in increasing order a row's figure is its own peak
+    /// unless an earlier, smaller row needed more).
+    pub peak_rss_mib: f64,
+}
+
+/// The process's peak resident set (`VmHWM` of /proc/self/status) in MiB; 0 where
+/// there is no such file.
+fn peak_rss_mib() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        })
+        .map_or(0.0, |kib| kib / 1024.0)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -241,6 +258,7 @@ pub fn measure(
         analyze_s: median(analysis),
         decide_s: median(decide),
         pass_s: median(pass),
+        peak_rss_mib: peak_rss_mib(),
     })
 }
 
@@ -366,15 +384,15 @@ pub fn run(args: &[String]) -> i32 {
             .iter()
             .map(|r| {
                 format!(
-                    "{{\"strategy\": \"{}\", \"graph\": \"{:?}\", \"nodes\": {}, \"kernels\": {}, \"parse_s\": {:.4}, \"analyze_s\": {:.4}, \"decide_s\": {:.4}, \"pass_s\": {:.4}, \"pass_us_per_node\": {:.2}}}",
-                    r.strategy, r.kind, r.nodes, r.kernels, r.parse_s, r.analyze_s, r.decide_s, r.pass_s, r.pass_s * 1e6 / r.nodes as f64
+                    "{{\"strategy\": \"{}\", \"graph\": \"{:?}\", \"nodes\": {}, \"kernels\": {}, \"parse_s\": {:.4}, \"analyze_s\": {:.4}, \"decide_s\": {:.4}, \"pass_s\": {:.4}, \"pass_us_per_node\": {:.2}, \"peak_rss_mib\": {:.0}}}",
+                    r.strategy, r.kind, r.nodes, r.kernels, r.parse_s, r.analyze_s, r.decide_s, r.pass_s, r.pass_s * 1e6 / r.nodes as f64, r.peak_rss_mib
                 )
             })
             .collect();
         report_output(&format!("[\n  {}\n]\n", rows.join(",\n  ")))
     } else {
         let mut table = format!(
-            "{:<9} {:<7} {:>7} {:>8} {:>9} {:>10} {:>10} {:>9} {:>12}\n",
+            "{:<9} {:<7} {:>7} {:>8} {:>9} {:>10} {:>10} {:>9} {:>12} {:>9}\n",
             "strategy",
             "graph",
             "nodes",
@@ -383,12 +401,13 @@ pub fn run(args: &[String]) -> i32 {
             "analyze s",
             "decide s",
             "pass s",
-            "pass us/node"
+            "pass us/node",
+            "peak MiB"
         );
         for r in &results {
             let _ = writeln!(
                 table,
-                "{:<9} {:<7} {:>7} {:>8} {:>9.3} {:>10.3} {:>10.3} {:>9.3} {:>12.2}",
+                "{:<9} {:<7} {:>7} {:>8} {:>9.3} {:>10.3} {:>10.3} {:>9.3} {:>12.2} {:>9.0}",
                 r.strategy,
                 format!("{:?}", r.kind).to_lowercase(),
                 r.nodes,
@@ -397,7 +416,8 @@ pub fn run(args: &[String]) -> i32 {
                 r.analyze_s,
                 r.decide_s,
                 r.pass_s,
-                r.pass_s * 1e6 / r.nodes as f64
+                r.pass_s * 1e6 / r.nodes as f64,
+                r.peak_rss_mib
             );
         }
         report_output(&table)
@@ -428,5 +448,36 @@ fn report_output(text: &str) -> i32 {
             eprintln!("fuse-bench: error: {m}");
             1
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every generated node is read by a later node or returned, so the passes (which
+    /// drop dead nodes first) time the whole graph; an odd tree returns its root only.
+    #[test]
+    fn generated_graphs_have_no_dead_nodes() {
+        for kind in [GraphKind::Chain, GraphKind::Tree, GraphKind::Random] {
+            for n in [1usize, 7, 100, 1001] {
+                let text = generate(kind, n, 0x5eed + n as u64);
+                let returned: Vec<&str> = text
+                    .lines()
+                    .find_map(|l| l.trim_start().strip_prefix("return "))
+                    .and_then(|r| r.split(" : ").next())
+                    .map(|values| values.split(", ").collect())
+                    .unwrap_or_default();
+                for i in 0..n {
+                    let name = format!("%n{i}");
+                    assert!(
+                        text.contains(&format!("({name})")) || returned.contains(&name.as_str()),
+                        "{kind:?} {n}: {name} is dead"
+                    );
+                }
+            }
+        }
+        let tree = generate(GraphKind::Tree, 7, 1);
+        assert!(tree.contains("return %n6 : tensor<64x64xf32>\n"), "{tree}");
     }
 }
