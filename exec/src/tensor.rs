@@ -37,6 +37,23 @@ pub fn with_exact_floats<T>(f: impl FnOnce() -> T) -> T {
     f()
 }
 
+/// `v` rounded to f32 by round-to-odd: exact values stay, an inexact one becomes the f32
+/// neighbour whose last bit is odd. Rounding that to f16 or bf16 (10 and 7 fraction bits
+/// against f32's 23) to nearest even gives `v` correctly rounded: the odd bit keeps an
+/// inexact value off the ties. `half`'s own `from_f64` rounds to f32 to nearest first
+/// (F16C) or drops the low bits, so a value just above a tie came out rounded down
+/// (bf16 of 1.0039063692092896 = 1 + 2^-8 + 2^-23 gave 1.0, not 1.0078125: the aten
+/// interpreter disagreed with torch and with the compiled code, fuse-fuzz seed 50001922).
+pub fn f32_round_to_odd(v: f64) -> f32 {
+    let f = v as f32;
+    if !f.is_finite() || f64::from(f) == v || f.to_bits() & 1 == 1 {
+        return f;
+    }
+    // Inexact with an even last bit: the other neighbour, one ulp toward `v`, is odd.
+    let bits = f.to_bits();
+    f32::from_bits(if f64::from(f).abs() < v.abs() { bits + 1 } else { bits - 1 })
+}
+
 /// Rounds `v` to what `dtype` stores (floats: unchanged inside [`with_exact_floats`]).
 pub fn round_to(v: f64, dtype: DType) -> f64 {
     if dtype.is_float() && EXACT_FLOATS.with(std::cell::Cell::get) {
@@ -44,8 +61,8 @@ pub fn round_to(v: f64, dtype: DType) -> f64 {
     }
     match dtype {
         DType::F32 => v as f32 as f64,
-        DType::F16 => half::f16::from_f64(v).to_f64(),
-        DType::BF16 => half::bf16::from_f64(v).to_f64(),
+        DType::F16 => half::f16::from_f32(f32_round_to_odd(v)).to_f64(),
+        DType::BF16 => half::bf16::from_f32(f32_round_to_odd(v)).to_f64(),
         // Float to int conversions truncate toward zero (C / ATen casts).
         DType::I64 => {
             if v.is_nan() {
@@ -166,8 +183,8 @@ pub fn nan_min(a: f64, b: f64) -> f64 {
 pub fn encode(dtype: DType, v: f64, out: &mut [u8]) {
     match dtype {
         DType::F32 => out.copy_from_slice(&(v as f32).to_le_bytes()),
-        DType::F16 => out.copy_from_slice(&half::f16::from_f64(v).to_le_bytes()),
-        DType::BF16 => out.copy_from_slice(&half::bf16::from_f64(v).to_le_bytes()),
+        DType::F16 => out.copy_from_slice(&half::f16::from_f32(f32_round_to_odd(v)).to_le_bytes()),
+        DType::BF16 => out.copy_from_slice(&half::bf16::from_f32(f32_round_to_odd(v)).to_le_bytes()),
         DType::I64 => out.copy_from_slice(&(v as i64).to_le_bytes()),
         DType::I32 => out.copy_from_slice(&(v as i32).to_le_bytes()),
         DType::I1 => out[0] = u8::from(v != 0.0),
@@ -183,5 +200,35 @@ pub fn decode(dtype: DType, b: &[u8]) -> f64 {
         DType::I64 => i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]) as f64,
         DType::I32 => f64::from(i32::from_le_bytes([b[0], b[1], b[2], b[3]])),
         DType::I1 => f64::from(b[0]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Half roundings are correct to nearest even from any f64: ties go to the even
+    /// neighbour, and a value a hair above a tie (an f32 one ulp above, or an f64 half an
+    /// f32 ulp above, which rounds to the tie in f32) goes up.
+    #[test]
+    fn half_roundings_are_correct_from_f64() {
+        let bf = |v: f64| round_to(v, DType::BF16);
+        let h = |v: f64| round_to(v, DType::F16);
+        // bf16 ulp at 1 is 2^-7; ties at odd multiples of 2^-8.
+        assert_eq!(bf(1.0 + 2f64.powi(-8)), 1.0);
+        assert_eq!(bf(1.0 + 3.0 * 2f64.powi(-8)), 1.0 + 2.0 * 2f64.powi(-7));
+        assert_eq!(bf(1.0 + 2f64.powi(-8) + 2f64.powi(-23)), 1.0 + 2f64.powi(-7));
+        assert_eq!(bf(-(1.0 + 2f64.powi(-8) + 2f64.powi(-40))), -(1.0 + 2f64.powi(-7)));
+        // f16 ulp at 1 is 2^-10.
+        assert_eq!(h(1.0 + 2f64.powi(-11)), 1.0);
+        assert_eq!(h(1.0 + 2f64.powi(-11) + 2f64.powi(-24)), 1.0 + 2f64.powi(-10));
+        assert_eq!(h(1.0 + 2f64.powi(-11) - 2f64.powi(-30)), 1.0);
+        // Exact values, infinities and NaN are kept.
+        assert_eq!(bf(0.5), 0.5);
+        assert_eq!(h(f64::INFINITY), f64::INFINITY);
+        assert!(bf(f64::NAN).is_nan());
+        let mut bytes = [0u8; 2];
+        encode(DType::BF16, 1.0 + 2f64.powi(-8) + 2f64.powi(-23), &mut bytes);
+        assert_eq!(decode(DType::BF16, &bytes), 1.0 + 2f64.powi(-7));
     }
 }
