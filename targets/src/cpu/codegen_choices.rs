@@ -138,11 +138,21 @@ pub fn apply(module: MlirOperation, options: CodegenChoices) -> Result<(), Strin
         }
     }
     if let Some(bits) = options.vector_bits {
-        let passthrough = parse(&format!("[[\"prefer-vector-width\", \"{bits}\"]]"))?;
+        let width = parse(&format!("[\"prefer-vector-width\", \"{bits}\"]"))?;
         for func in ir::collect_ops(module, |n| n == "llvm.func") {
-            if ir::attr(func, "passthrough").is_none() {
-                ir::set_attr(func, "passthrough", passthrough);
+            // Added to what the function already passes through (a parallel step's
+            // rows function: `noinline`), unless it states a width of its own.
+            let mut entries: Vec<mlir_sys::MlirAttribute> = Vec::new();
+            if let Some(existing) = ir::attr(func, "passthrough") {
+                // SAFETY: `passthrough` of an llvm.func is an array attribute.
+                let n = unsafe { mlir_sys::mlirArrayAttrGetNumElements(existing) };
+                entries.extend((0..n).map(|i| unsafe { mlir_sys::mlirArrayAttrGetElement(existing, i) }));
             }
+            if entries.iter().any(|&e| ir::attr_string(e).contains("prefer-vector-width")) {
+                continue;
+            }
+            entries.push(width);
+            ir::set_attr(func, "passthrough", ir::array_attr(ctx, &entries));
         }
     }
     Ok(())

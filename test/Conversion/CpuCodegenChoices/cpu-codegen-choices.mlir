@@ -28,13 +28,23 @@ llvm.func @axpy(%a: f32, %x: f32, %y: f32) -> f32 {
 
 // -----
 
-// A function that already states a passthrough keeps its own; a fast op stays fast.
+// A function that already passes attributes through (a parallel step's rows function:
+// noinline) keeps them and gets the width too (it did not, and the parallel code ran
+// at 256 bits: pointwise_chain_100 2x slower per thread); one that states a width keeps
+// its own. A fast op stays fast.
 // CHECK-LABEL: llvm.func @own
-// CHECK-SAME: passthrough = ["noinline"]
+// CHECK-SAME: passthrough = ["noinline", ["prefer-vector-width", "512"]]
 // CHECK: llvm.fmul %{{.*}}, %{{.*}} {fastmathFlags = #llvm.fastmath<fast>} : f32
+// CHECK-LABEL: llvm.func @own_width
+// CHECK-SAME: passthrough = {{\[\[}}"prefer-vector-width", "128"]]
+// OFF-LABEL: llvm.func @own
+// OFF-SAME: passthrough = ["noinline"]
 llvm.func @own(%a: f32) -> f32 attributes {passthrough = ["noinline"]} {
   %p = llvm.fmul %a, %a {fastmathFlags = #llvm.fastmath<fast>} : f32
   llvm.return %p : f32
+}
+llvm.func @own_width(%a: f32) -> f32 attributes {passthrough = [["prefer-vector-width", "128"]]} {
+  llvm.return %a : f32
 }
 
 // The generated code of a workload through the CPU target's llvm stage: its kernel
