@@ -51,7 +51,11 @@ pub fn f32_round_to_odd(v: f64) -> f32 {
     }
     // Inexact with an even last bit: the other neighbour, one ulp toward `v`, is odd.
     let bits = f.to_bits();
-    f32::from_bits(if f64::from(f).abs() < v.abs() { bits + 1 } else { bits - 1 })
+    f32::from_bits(if f64::from(f).abs() < v.abs() {
+        bits + 1
+    } else {
+        bits - 1
+    })
 }
 
 /// Rounds `v` to what `dtype` stores (floats: unchanged inside [`with_exact_floats`]).
@@ -218,7 +222,10 @@ mod tests {
         assert_eq!(bf(1.0 + 2f64.powi(-8)), 1.0);
         assert_eq!(bf(1.0 + 3.0 * 2f64.powi(-8)), 1.0 + 2.0 * 2f64.powi(-7));
         assert_eq!(bf(1.0 + 2f64.powi(-8) + 2f64.powi(-23)), 1.0 + 2f64.powi(-7));
-        assert_eq!(bf(-(1.0 + 2f64.powi(-8) + 2f64.powi(-40))), -(1.0 + 2f64.powi(-7)));
+        assert_eq!(
+            bf(-(1.0 + 2f64.powi(-8) + 2f64.powi(-40))),
+            -(1.0 + 2f64.powi(-7))
+        );
         // f16 ulp at 1 is 2^-10.
         assert_eq!(h(1.0 + 2f64.powi(-11)), 1.0);
         assert_eq!(h(1.0 + 2f64.powi(-11) + 2f64.powi(-24)), 1.0 + 2f64.powi(-10));

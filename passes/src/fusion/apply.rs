@@ -7,7 +7,7 @@
 //! The decision itself is plain data computed by an analysis.
 
 use super::{
-    plan::FusionPlan,
+    plan::{FusionPlan, PlanDefect},
     report::{write_reports, FunctionReport},
     strategy::Strategy,
 };
@@ -155,6 +155,35 @@ fn nearest_location(graph: &SchedGraph, at: usize) -> Option<SourceLoc> {
     })
 }
 
+/// The node to locate a plan defect at, and the message: an internal error of the
+/// strategy, reported instead of writing IR whose operands do not dominate their uses.
+fn describe_defect(graph: &SchedGraph, defect: &PlanDefect, strategy: &str) -> (usize, String) {
+    let name = |n: usize| graph.nodes.get(n).map_or("?", |node| node.name.as_str());
+    match *defect {
+        PlanDefect::NotAPartition { node } => (
+            node,
+            format!(
+                "internal error: the {strategy} strategy's plan puts {} in no kernel or in two",
+                name(node)
+            ),
+        ),
+        PlanDefect::ReadsLaterGroup {
+            group,
+            node,
+            producer,
+        } => (
+            node,
+            format!(
+                "internal error: the {strategy} strategy's plan is not in dependence order: \
+                 kernel #{group} ({}) reads {}, which a later kernel computes (a fusion across \
+                 a third kernel makes a cycle)",
+                name(node),
+                name(producer)
+            ),
+        ),
+    }
+}
+
 /// Emits one remark per rejected pair (at the second node) for `--fusion-explain`.
 pub fn explain(cx: &PassContext, graph: &SchedGraph, plan: &FusionPlan, function: Option<SourceLoc>) {
     for r in &plan.rejections {
@@ -245,6 +274,12 @@ pub fn run_strategy(
         }
         if cx.settings.fusion_explain {
             explain(cx, &graph, plan, SourceLoc::from_location(loc));
+        }
+        if let Some(defect) = plan.defect(&graph) {
+            let (at, message) = describe_defect(&graph, &defect, strategy.name());
+            let node_loc = nearest_location(&graph, at).or_else(|| SourceLoc::from_location(loc));
+            cx.sink.push(Diagnostic::new(Severity::Error, node_loc, message));
+            return Err(PassFailed);
         }
         if let Err(message) = apply_plan(func, plan, &report, strategy.name(), decision.keep_single_nodes) {
             cx.sink

@@ -12,6 +12,7 @@
 pub mod apply;
 pub mod ascend;
 pub mod fuse;
+pub mod group_order;
 pub mod inductor;
 pub mod plan;
 pub mod report;

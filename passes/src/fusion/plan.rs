@@ -53,3 +53,143 @@ pub struct Decision {
     /// Leave a group of one node as a bare node instead of a `loop.kernel` (TVM).
     pub keep_single_nodes: bool,
 }
+
+/// Why a plan cannot be applied as it stands: `fusion::apply` emits the groups in
+/// their order, so every node must be in exactly one group and every producer in the
+/// same group or an earlier one. A strategy that fuses across a third kernel (a
+/// cycle: the fused kernel would both feed and read it) breaks the second rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlanDefect {
+    /// A node in no group or in two.
+    NotAPartition {
+        /// The node.
+        node: usize,
+    },
+    /// `node` of group `group` reads `producer`, which a later group computes.
+    ReadsLaterGroup {
+        /// The group's position in the plan.
+        group: usize,
+        /// The reading node.
+        node: usize,
+        /// The node it reads.
+        producer: usize,
+    },
+}
+
+impl FusionPlan {
+    /// The first defect that makes the plan impossible to apply to `graph`, if any
+    /// (linear in the graph's edges).
+    pub fn defect(&self, graph: &SchedGraph) -> Option<PlanDefect> {
+        let mut group_of = vec![usize::MAX; graph.nodes.len()];
+        for (g, members) in self.groups.iter().enumerate() {
+            for &m in members {
+                match group_of.get_mut(m) {
+                    Some(slot) if *slot == usize::MAX => *slot = g,
+                    _ => return Some(PlanDefect::NotAPartition { node: m }),
+                }
+            }
+        }
+        if let Some(node) = group_of.iter().position(|&g| g == usize::MAX) {
+            return Some(PlanDefect::NotAPartition { node });
+        }
+        for (node, n) in graph.nodes.iter().enumerate() {
+            let group = group_of[node];
+            if let Some(&producer) = n.producers.iter().find(|&&p| group_of[p] > group) {
+                return Some(PlanDefect::ReadsLaterGroup {
+                    group,
+                    node,
+                    producer,
+                });
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::memory_deps::{NodeKind, SchedNode};
+
+    /// The graph of test/Transforms/AscendAutofuse/cycle.mlir: 0 = neg(y), 1 = exp(x),
+    /// 2 = add(x, #0), 3 = mul(#0, #1).
+    fn graph() -> SchedGraph {
+        let node = |i: usize, producers: &[usize]| SchedNode {
+            name: format!("buf{i}"),
+            kind: NodeKind::Pointwise,
+            ranges: vec![4],
+            reduction_ranges: vec![],
+            reads: vec![],
+            writes: vec![],
+            origins: vec![],
+            loc: None,
+            out_bytes: 16,
+            producers: producers.to_vec(),
+            is_output: false,
+            nop: false,
+        };
+        SchedGraph {
+            nodes: vec![node(0, &[]), node(1, &[]), node(2, &[0]), node(3, &[0, 1])],
+            ..SchedGraph::default()
+        }
+    }
+
+    fn plan(groups: &[&[usize]]) -> FusionPlan {
+        FusionPlan {
+            groups: groups.iter().map(|g| g.to_vec()).collect(),
+            ..FusionPlan::default()
+        }
+    }
+
+    #[test]
+    fn dependence_ordered_partitions_have_no_defect() {
+        let g = graph();
+        assert_eq!(plan(&[&[0], &[1], &[2], &[3]]).defect(&g), None);
+        assert_eq!(plan(&[&[0], &[1, 2], &[3]]).defect(&g), None);
+        assert_eq!(plan(&[&[1], &[0, 2, 3]]).defect(&g), None);
+    }
+
+    #[test]
+    fn a_fusion_across_a_third_kernel_is_a_defect() {
+        // {0, 3} reads #1, {1, 2} reads #0: a cycle, so either order fails.
+        let g = graph();
+        assert_eq!(
+            plan(&[&[0, 3], &[1, 2]]).defect(&g),
+            Some(PlanDefect::ReadsLaterGroup {
+                group: 0,
+                node: 3,
+                producer: 1
+            })
+        );
+        assert_eq!(
+            plan(&[&[1, 2], &[0, 3]]).defect(&g),
+            Some(PlanDefect::ReadsLaterGroup {
+                group: 0,
+                node: 2,
+                producer: 0
+            })
+        );
+        // Acyclic but out of order.
+        assert_eq!(
+            plan(&[&[3], &[0], &[1], &[2]]).defect(&g),
+            Some(PlanDefect::ReadsLaterGroup {
+                group: 0,
+                node: 3,
+                producer: 0
+            })
+        );
+    }
+
+    #[test]
+    fn a_node_in_no_group_or_two_is_a_defect() {
+        let g = graph();
+        assert_eq!(
+            plan(&[&[0], &[1], &[2]]).defect(&g),
+            Some(PlanDefect::NotAPartition { node: 3 })
+        );
+        assert_eq!(
+            plan(&[&[0], &[1, 2], &[2, 3]]).defect(&g),
+            Some(PlanDefect::NotAPartition { node: 2 })
+        );
+    }
+}

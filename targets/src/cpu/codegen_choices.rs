@@ -148,7 +148,10 @@ pub fn apply(module: MlirOperation, options: CodegenChoices) -> Result<(), Strin
                 let n = unsafe { mlir_sys::mlirArrayAttrGetNumElements(existing) };
                 entries.extend((0..n).map(|i| unsafe { mlir_sys::mlirArrayAttrGetElement(existing, i) }));
             }
-            if entries.iter().any(|&e| ir::attr_string(e).contains("prefer-vector-width")) {
+            if entries
+                .iter()
+                .any(|&e| ir::attr_string(e).contains("prefer-vector-width"))
+            {
                 continue;
             }
             entries.push(width);
