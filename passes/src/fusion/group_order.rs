@@ -45,11 +45,20 @@ impl GroupOrder {
     /// Whether a path from `from` to `to` passes through a third group (then `from` and
     /// `to` cannot share a kernel: it would both feed that group and read it). Only the
     /// groups placed between the two are searched.
-    pub fn reaches_through_other<I>(&mut self, from: usize, to: usize, successors: impl Fn(usize) -> I) -> bool
+    pub fn reaches_through_other<I>(
+        &mut self,
+        from: usize,
+        to: usize,
+        successors: impl Fn(usize) -> I,
+    ) -> bool
     where
         I: IntoIterator<Item = usize>,
     {
-        let (from, to) = if self.pos[from] <= self.pos[to] { (from, to) } else { (to, from) };
+        let (from, to) = if self.pos[from] <= self.pos[to] {
+            (from, to)
+        } else {
+            (to, from)
+        };
         let limit = self.pos[to];
         let epoch = self.new_epoch();
         let mut stack: Vec<usize> = Vec::new();
@@ -173,7 +182,10 @@ mod tests {
             let producers: Vec<Vec<usize>> = (0..n)
                 .map(|i| (0..next(3)).filter(|_| i > 0).map(|_| next(i)).collect())
                 .collect();
-            let mut groups = Groups { producers, group_of: (0..n).collect() };
+            let mut groups = Groups {
+                producers,
+                group_of: (0..n).collect(),
+            };
             let mut order = GroupOrder::new(n);
             for _ in 0..3 * n {
                 let (a, b) = (groups.group_of[next(n)], groups.group_of[next(n)]);

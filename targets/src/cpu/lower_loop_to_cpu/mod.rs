@@ -41,6 +41,7 @@ mod emit;
 mod externs;
 mod kernels;
 mod nodes;
+mod row_scratch;
 
 static ID: PassId = PassId::new();
 
@@ -204,6 +205,8 @@ struct Gen {
     direct_out: HashMap<usize, Buf>,
     /// Kernel-local pointwise nodes: computed where they are read, never stored.
     inline: HashMap<usize, MlirOperation>,
+    /// Values of the current step computed once per row ([`row_scratch`]).
+    row_scratch: row_scratch::RowScratches,
     /// Whether `fuselab_sgemm` is called.
     uses_sgemm: bool,
     /// Whether steps may run their rows in parallel.
@@ -386,6 +389,7 @@ fn cpu_function(
         symbols: Default::default(),
         direct_out,
         inline: HashMap::new(),
+        row_scratch: Default::default(),
         uses_sgemm: false,
         parallel: options.parallel,
         parallel_min_work: if options.parallel_min_work > 0 {

@@ -41,6 +41,14 @@ impl Gen {
                 return get(&operands[0]);
             }
             let result = ir::result(op, 0).ptr as usize;
+            if let Some(&(memref, prefix)) = self.row_scratch.loads.get(&(op.ptr as usize)) {
+                // Reduced into the row scratch by an earlier member of this row nest.
+                let ranges = all_ranges(node);
+                let flat = self.flat_index(&ivs[prefix..], &ranges[prefix..]);
+                let v = self.b.load(memref, flat);
+                values.insert(result, v);
+                continue;
+            }
             if name == names::LOAD {
                 let syms: Vec<Value> = operands[1..].iter().map(get).collect::<Result<_, _>>()?;
                 if let Some(&producer) = self.inline.get(&(operands[0].ptr as usize)) {
@@ -170,6 +178,10 @@ impl Gen {
             let mut all = ivs.clone();
             all.extend(acc.ivs.iter().copied());
             let v = self.body(op, &all)?;
+            if let Some(&memref) = self.row_scratch.stores.get(&(op.ptr as usize)) {
+                let flat = self.flat_index(&acc.ivs, &rranges);
+                self.b.store(v, memref, flat);
+            }
             // Float accumulations may be reassociated (as every parallel or vectorized
             // reduction is), so LLVM vectorizes the row loop with partial sums.
             let mut attributes = Vec::new();
@@ -341,9 +353,11 @@ impl Gen {
             .collect::<Result<Vec<_>, _>>()?;
         self.b.at(ir::location(members[0]));
         let nest = self.open_nest(&prefix, work);
+        self.plan_row_scratches(members, &prefix);
         for (&m, out) in members.iter().zip(outs) {
             self.node_in(m, out, &nest.ivs)?;
         }
+        self.row_scratch = Default::default();
         self.close_nest(nest);
         Ok(())
     }
