@@ -82,6 +82,36 @@ impl GroupOrder {
         false
     }
 
+    /// Whether `to` is reachable from `from` (itself included). Only the groups placed
+    /// between the two are searched.
+    pub fn reaches<I>(&mut self, from: usize, to: usize, successors: impl Fn(usize) -> I) -> bool
+    where
+        I: IntoIterator<Item = usize>,
+    {
+        if from == to {
+            return true;
+        }
+        let limit = self.pos[to];
+        if self.pos[from] > limit {
+            return false;
+        }
+        let epoch = self.new_epoch();
+        self.marks[from] = epoch;
+        let mut stack = vec![from];
+        while let Some(g) = stack.pop() {
+            for s in successors(g) {
+                if s == to {
+                    return true;
+                }
+                if self.pos[s] < limit && self.marks[s] != epoch {
+                    self.marks[s] = epoch;
+                    stack.push(s);
+                }
+            }
+        }
+        false
+    }
+
     /// Records that `dropped` merged into `kept` (call before the strategy merges its own
     /// data, with `successors` over the groups as they were; the merge must not close a
     /// cycle). The merged group takes the later slot of the two: every group between
@@ -151,6 +181,21 @@ mod tests {
             out.into_iter().collect()
         }
 
+        /// Reference: a path from a to b, by plain search.
+        fn reaches(&self, a: usize, b: usize) -> bool {
+            let mut seen = BTreeSet::new();
+            let mut stack = vec![a];
+            while let Some(g) = stack.pop() {
+                if g == b {
+                    return true;
+                }
+                if seen.insert(g) {
+                    stack.extend(self.successors(g));
+                }
+            }
+            false
+        }
+
         /// Reference: a path from a to b through a third group, by plain search.
         fn through_other(&self, a: usize, b: usize) -> bool {
             let mut seen = BTreeSet::new();
@@ -192,6 +237,11 @@ mod tests {
                 if a == b {
                     continue;
                 }
+                assert_eq!(
+                    order.reaches(a, b, |g| groups.successors(g)),
+                    groups.reaches(a, b),
+                    "seed {seed}: does {a} reach {b}"
+                );
                 let expected = groups.through_other(a, b) || groups.through_other(b, a);
                 let got = order.reaches_through_other(a, b, |g| groups.successors(g));
                 assert_eq!(got, expected, "seed {seed}: {a} and {b}");

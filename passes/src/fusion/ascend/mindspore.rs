@@ -34,9 +34,9 @@
 
 use crate::{
     analysis::memory_deps::{NodeKind, SchedGraph, SchedNode},
-    fusion::plan::FusionPlan,
+    fusion::{group_order::GroupOrder, plan::FusionPlan},
 };
-use std::collections::{BTreeMap, BTreeSet};
+use std::{cell::RefCell, collections::BTreeMap};
 
 use super::autofuse::FusionPass;
 
@@ -146,6 +146,8 @@ struct Splitter<'g> {
     /// Area ids in scan order (program order of their first node).
     order: Vec<usize>,
     rejections: BTreeMap<(Vec<usize>, Vec<usize>), String>,
+    /// A topological order of the live areas, for reachability.
+    topo: RefCell<GroupOrder>,
 }
 
 impl<'g> Splitter<'g> {
@@ -192,6 +194,7 @@ impl<'g> Splitter<'g> {
             order: (0..graph.nodes.len()).collect(),
             areas,
             rejections: BTreeMap::new(),
+            topo: RefCell::new(GroupOrder::new(graph.nodes.len())),
         }
     }
 
@@ -212,21 +215,16 @@ impl<'g> Splitter<'g> {
         self.rejections.entry(key).or_insert(reason);
     }
 
-    /// Whether area `x` reaches area `y` through the area graph.
+    /// The areas `a` feeds.
+    fn outs(&self, a: usize) -> Vec<usize> {
+        self.area(a).outs.keys().copied().collect()
+    }
+
+    /// Whether area `x` reaches area `y` through the area graph, searched over the
+    /// areas in their topological order ([`GroupOrder`]: an area is entered through one
+    /// node and left through another, so node order cannot bound the search).
     fn reachable(&self, x: usize, y: usize) -> bool {
-        let last = self.area(y).max_order;
-        let mut seen = BTreeSet::new();
-        let mut stack = vec![x];
-        while let Some(a) = stack.pop() {
-            if a == y {
-                return true;
-            }
-            if !seen.insert(a) || self.area(a).min_order > last {
-                continue;
-            }
-            stack.extend(self.area(a).outs.keys().copied());
-        }
-        false
+        self.topo.borrow_mut().reaches(x, y, |a| self.outs(a))
     }
 
     /// `check_acyclic`: no other user of `from` reaches `to`.
@@ -494,6 +492,7 @@ impl<'g> Splitter<'g> {
 
     /// `area.fuse`: `into` absorbs its producer area `other`.
     fn absorb(&mut self, into: usize, other: usize) {
+        self.topo.borrow_mut().merge(into, other, |a| self.outs(a));
         let gone = self.areas.remove(&other).expect("a live area");
         let rel = self
             .area(into)
