@@ -7,11 +7,11 @@
 //! through any member and left through any other, so a path can run from a late member
 //! of one group back to an early member of another (a search pruned by node order misses
 //! it: GE AutoFuse's decider fused a 20k-node random DAG into a cycle that way).
-//! Inductor's scheduler keeps the same structure with its own caches
-//! (`fusion/inductor/scheduler.rs`).
+//! Used by Inductor's scheduler (`fusion/inductor/scheduler.rs`, with its own cached
+//! searches over the positions), GE AutoFuse's decider and MindSpore's splitter.
 
 /// Positions of the live groups in a topological order of the group graph.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct GroupOrder {
     /// Slots in order; `None` where a group was merged away.
     order: Vec<Option<usize>>,
@@ -151,6 +151,11 @@ impl GroupOrder {
             }
             self.order[p_early + offset] = slot;
         }
+    }
+
+    /// Group `g`'s position (slot) in the order: smaller before larger.
+    pub fn position(&self, g: usize) -> usize {
+        self.pos[g]
     }
 
     /// The live groups in the order.

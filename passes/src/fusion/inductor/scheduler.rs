@@ -32,7 +32,10 @@
 use super::score::{FusionConfig, FusionScore};
 use crate::{
     analysis::memory_deps::{MemoryDep, NodeKind, SchedGraph},
-    fusion::plan::{FusionPlan, Rejection},
+    fusion::{
+        group_order::GroupOrder,
+        plan::{FusionPlan, Rejection},
+    },
     target::{within_limits, GroupShape, Refusal, Target},
 };
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -156,10 +159,8 @@ struct Scheduler<'g> {
     seen_rejections: FxHashSet<(usize, usize, usize, usize, Reason)>,
     /// Cached group-level successors (invalidated when a neighbour fuses).
     succ_cache: RefCell<Vec<Option<Rc<[usize]>>>>,
-    /// A topological order of the live groups, as slots (`None` = freed by a fusion).
-    order: Vec<Option<usize>>,
-    /// Slot of each live group in `order`.
-    pos: Vec<usize>,
+    /// A topological order of the live groups.
+    topo: GroupOrder,
     /// Scratch marks for graph searches (epoch-stamped, so no clearing).
     mark: RefCell<(Vec<u32>, u32)>,
     /// While candidates are screened (no fusion happens), the groups reachable from one
@@ -210,8 +211,7 @@ impl<'g> Scheduler<'g> {
             rejections: Vec::new(),
             seen_rejections: FxHashSet::default(),
             succ_cache: RefCell::new(vec![None; n]),
-            order: (0..n).map(Some).collect(),
-            pos: (0..n).collect(),
+            topo: GroupOrder::new(n),
             mark: RefCell::new((vec![0; n], 0)),
             oracle: RefCell::new(Oracle {
                 from: None,
@@ -308,7 +308,7 @@ impl<'g> Scheduler<'g> {
     /// create a cycle: `will_fusion_create_cycle`). `order` is a topological order of the
     /// groups, so only groups placed between the two are explored.
     fn reaches(&self, from: usize, to: usize, avoid_pair: bool) -> bool {
-        let (start, limit) = (self.pos[from], self.pos[to]);
+        let (start, limit) = (self.topo.position(from), self.topo.position(to));
         if start >= limit {
             return false;
         }
@@ -325,7 +325,7 @@ impl<'g> Scheduler<'g> {
                 if !avoid_pair {
                     return true;
                 }
-            } else if self.pos[s] < limit && self.visit(s, epoch) {
+            } else if self.topo.position(s) < limit && self.visit(s, epoch) {
                 stack.push(s);
             }
         }
@@ -334,7 +334,7 @@ impl<'g> Scheduler<'g> {
                 if s == to {
                     return true;
                 }
-                if s != from && self.pos[s] < limit && self.visit(s, epoch) {
+                if s != from && self.topo.position(s) < limit && self.visit(s, epoch) {
                     stack.push(s);
                 }
             }
@@ -353,7 +353,7 @@ impl<'g> Scheduler<'g> {
         let mut stack = vec![from];
         while let Some(g) = stack.pop() {
             for &s in self.successors(g).iter() {
-                if self.pos[s] <= bound && oracle.marks[s] != epoch {
+                if self.topo.position(s) <= bound && oracle.marks[s] != epoch {
                     oracle.marks[s] = epoch;
                     stack.push(s);
                 }
@@ -552,47 +552,12 @@ impl<'g> Scheduler<'g> {
     }
 
     fn fuse(&mut self, g1: usize, g2: usize) {
-        // Keep `order` topological: between the two groups, every group that depends on
-        // the earlier one moves after the merged group (none of them can be an ancestor
-        // of the later one: that would have been a cycle).
-        let (early, late) = if self.pos[g1] < self.pos[g2] {
-            (g1, g2)
-        } else {
-            (g2, g1)
-        };
-        let (p_early, p_late) = (self.pos[early], self.pos[late]);
-        let epoch = self.new_epoch();
-        let mut stack = vec![early];
-        while let Some(g) = stack.pop() {
-            for &s in self.successors(g).iter() {
-                if s != late && self.pos[s] < p_late && self.visit(s, epoch) {
-                    stack.push(s);
-                }
-            }
-        }
-        let dependent = |g: usize| self.mark.borrow().0[g] == epoch;
-        let window: Vec<usize> = self.order[p_early..=p_late].iter().flatten().copied().collect();
-        let mut rewritten: Vec<Option<usize>> = window
-            .iter()
-            .copied()
-            .filter(|&g| g != early && g != late && !dependent(g))
-            .map(Some)
-            .collect();
-        rewritten.push(Some(g1));
-        rewritten.extend(
-            window
-                .iter()
-                .copied()
-                .filter(|&g| g != early && g != late && dependent(g))
-                .map(Some),
-        );
-        rewritten.resize(p_late - p_early + 1, None);
-        for (offset, slot) in rewritten.into_iter().enumerate() {
-            if let Some(g) = slot {
-                self.pos[g] = p_early + offset;
-            }
-            self.order[p_early + offset] = slot;
-        }
+        // Keep the order topological: between the two groups, every group that depends
+        // on the earlier one moves after the merged group (none of them can be an
+        // ancestor of the later one: that would have been a cycle).
+        let mut topo = std::mem::take(&mut self.topo);
+        topo.merge(g1, g2, |g| self.successors(g).to_vec());
+        self.topo = topo;
         let b = self.groups[g2].take().expect("live group");
         let a = self.groups[g1].as_mut().expect("live group");
         let mut merged: Vec<usize> = a.members.iter().chain(b.members.iter()).copied().collect();
@@ -630,7 +595,7 @@ impl<'g> Scheduler<'g> {
 
     /// Live groups in topological order.
     fn ordered_groups(&self) -> Vec<usize> {
-        self.order.iter().flatten().copied().collect()
+        self.topo.groups().collect()
     }
 
     fn fuse_nodes_once(&mut self, order: &[usize]) {
@@ -686,7 +651,7 @@ impl<'g> Scheduler<'g> {
                 .map_or(by_first.len(), |n| start + n);
             let bound = by_first[start..end]
                 .iter()
-                .map(|&k| self.pos[pairs[k].1])
+                .map(|&k| self.topo.position(pairs[k].1))
                 .max()
                 .unwrap_or(0);
             self.prime_oracle(g1, bound);
