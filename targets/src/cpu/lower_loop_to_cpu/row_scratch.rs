@@ -14,7 +14,6 @@
 //! [`MAX_ELEMENTS`] f32 values, so it stays in the first-level cache.
 
 use super::*;
-use std::collections::HashMap;
 
 /// The largest row (elements) kept in a scratch buffer: 64 KiB of f32.
 pub(super) const MAX_ELEMENTS: i64 = 16_384;
@@ -96,7 +95,10 @@ impl Gen {
 fn yielded(node: MlirOperation) -> Option<(MlirBlock, Value)> {
     let block = ir::first_block(ir::region(node, 0))?;
     let last = ir::block_ops(block).into_iter().last()?;
-    (ir::op_name(last) == "gpu.yield").then(|| ir::operands(last).first().map(|&v| (block, v)))?
+    if ir::op_name(last) != "gpu.yield" {
+        return None;
+    }
+    ir::operands(last).first().map(|&v| (block, v))
 }
 
 /// Whether the ops computing `v` inside its body call a `math` function.
