@@ -451,10 +451,17 @@ pub fn extern_result_as(
             convolution(&params, &operands[0], &operands[1], operands.get(2), &out)
         }
         "concat" => {
-            let (dim, starts) = fuselab_dialects::loops::concat_slices(op)
+            // The slices' starts from the operand tensors (a device dialect's host call
+            // has no operand values to read them from).
+            let dim = ir::integer(op, "dim")
+                .and_then(|d| usize::try_from(d).ok())
+                .filter(|&d| operands.iter().all(|t| d < t.rank()))
                 .ok_or_else(|| ExecError::at(op, "concat without a valid 'dim'"))?;
             let mut data = vec![0.0; out.numel() as usize];
-            for (part, start) in operands.iter().zip(starts) {
+            let mut next = 0;
+            for part in &operands {
+                let start = next;
+                next += part.shape[dim];
                 crate::tensor::for_each_index(&part.shape, |idx| {
                     let mut at = idx.to_vec();
                     at[dim] += start;

@@ -111,6 +111,7 @@ pub static PASSES: &[PassInfo] = &[
     spyre::transforms::divide_work::INFO,
     spyre::transforms::plan_scratchpad::INFO,
     spyre::transforms::spyre_report::INFO,
+    spyre::transforms::lower_to_ktir::INFO,
 ];
 
 /// `label` as a symbol part: ASCII letters, digits and `_`, everything else `_` (kernel

@@ -1,6 +1,8 @@
 //! The Spyre simulator is a real check: on a program the three passes planned it computes
 //! what the loop interpreter computes, and an injected LX overlap or a wrong core split
-//! changes the numbers (or fails) instead of passing.
+//! changes the numbers (or fails) instead of passing — both in the decisions (which the
+//! simulator lowers to KTIR) and in the KTIR form itself (a view's address, a kernel's
+//! cores, an LX piece).
 
 use fuselab_dialects::{ir, source::parse_module, DiagnosticSink, FuseContext};
 use fuselab_exec::{inputs::generate_inputs, loops::run_loop, Tensor};
@@ -101,13 +103,20 @@ fn close(a: &[Tensor], b: &[Tensor]) -> bool {
 
 /// Plans SOFTMAX over `cores` cores, then lets `inject` change the plan; returns (reference, simulated).
 fn planned(cores: i64, inject: impl FnOnce(MlirOperation)) -> (Vec<Tensor>, Result<Vec<Tensor>, String>) {
-    planned_text(SOFTMAX, cores, inject)
+    planned_text(SOFTMAX, cores, false, inject)
 }
 
-/// [`planned`] for the program `text`.
+/// Plans SOFTMAX over `cores` cores and lowers it to KTIR, then lets `inject` change the
+/// KTIR; returns (reference, simulated).
+fn lowered(cores: i64, inject: impl FnOnce(MlirOperation)) -> (Vec<Tensor>, Result<Vec<Tensor>, String>) {
+    planned_text(SOFTMAX, cores, true, inject)
+}
+
+/// [`planned`] for the program `text`, lowered to KTIR before `inject` if `ktir`.
 fn planned_text(
     text: &str,
     cores: i64,
+    ktir: bool,
     inject: impl FnOnce(MlirOperation),
 ) -> (Vec<Tensor>, Result<Vec<Tensor>, String>) {
     let fuse = FuseContext::new().expect("context");
@@ -121,6 +130,10 @@ fn planned_text(
     transforms::divide_work::apply(func, cores).expect("splits");
     transforms::plan_scratchpad::apply(func, scratchpad::Solver::Greedy, scratchpad::LX_CAPACITY, true)
         .expect("plan");
+    if ktir {
+        fuselab_targets::spyre::ktir::lower::lower(func).expect("lowers to KTIR");
+        assert!(ir::collect_ops(func, |n| n.starts_with("loop.")).is_empty());
+    }
     inject(func);
     let simulated = simulate(func, &inputs).map_err(|e| e.to_string());
     (reference, simulated)
@@ -188,11 +201,90 @@ fn a_wrong_split_changes_the_numbers() {
 #[test]
 fn a_relayout_inside_a_kernel_keeps_the_numbers() {
     let mut inside = false;
-    let (reference, simulated) = planned_text(IN_KERNEL, CORES, |f| {
+    let (reference, simulated) = planned_text(IN_KERNEL, CORES, false, |f| {
         let copies = ir::collect_ops(f, |n| n == names::RESTICKIFY);
         let kernel = ir::collect_ops(f, |n| n == "loop.kernel")[0];
         inside = copies.len() == 1 && ir::collect_ops(kernel, |n| n == names::RESTICKIFY).len() == 1;
     });
     assert!(inside, "the copy sits inside the kernel");
     assert!(close(&reference, &simulated.expect("simulates")));
+}
+
+/// The KTIR kernel named `<function>_<name>`.
+fn kernel(func: MlirOperation, name: &str) -> MlirOperation {
+    let full = format!("softmax_dim0_{name}");
+    ir::collect_ops(func, |n| n == "spyre.kernel")
+        .into_iter()
+        .find(|&k| {
+            ir::attr(k, "sym_name")
+                .and_then(fuselab_dialects::attrs::string_raw)
+                .as_deref()
+                == Some(full.as_str())
+        })
+        .unwrap_or_else(|| panic!("no kernel {full}"))
+}
+
+/// Kernel `k`'s memory views.
+fn views(k: MlirOperation) -> Vec<MlirOperation> {
+    ir::collect_ops(k, |n| n == "spyre.memory_view")
+}
+
+#[test]
+fn the_ktir_form_computes_the_reference() {
+    for cores in [1, 4, CORES] {
+        let mut kernels = 0;
+        let (reference, simulated) = lowered(cores, |f| {
+            kernels = ir::collect_ops(f, |n| n == "spyre.kernel").len()
+        });
+        assert!(kernels >= 5, "one kernel per op: {kernels}");
+        assert!(
+            close(&reference, &simulated.expect("runs the KTIR")),
+            "{cores} cores"
+        );
+    }
+}
+
+#[test]
+fn a_view_one_stick_off_changes_the_numbers() {
+    let (reference, simulated) = lowered(CORES, |f| {
+        // `div` reads `exp` one stick (128 bytes) further on.
+        let v = views(kernel(f, "div"))[0];
+        let at = ir::integer(v, "address").expect("address");
+        ir::set_attr(v, "address", ir::i64_attr(ir::context(f), at + 128));
+    });
+    assert!(
+        !simulated.is_ok_and(|s| close(&reference, &s)),
+        "a wrong address went unnoticed"
+    );
+}
+
+#[test]
+fn a_kernel_short_of_a_core_changes_the_numbers() {
+    let (reference, simulated) = lowered(CORES, |f| {
+        // The last compute tile of `div` never runs: its box keeps device memory's fill.
+        let k = kernel(f, "div");
+        let cores = ir::integer(k, "cores").expect("cores");
+        assert!(cores > 1);
+        ir::set_attr(k, "cores", ir::i64_attr(ir::context(f), cores - 1));
+    });
+    assert!(
+        !simulated.is_ok_and(|s| close(&reference, &s)),
+        "a missing compute tile went unnoticed"
+    );
+}
+
+#[test]
+fn an_lx_piece_that_misses_an_element_fails() {
+    let (_, simulated) = lowered(1, |f| {
+        // One core holding every intermediate in LX: shrink the piece `exp` reads `sub` from.
+        let v = views(kernel(f, "exp"))
+            .into_iter()
+            .find(|&v| !ir::i64s(v, "pieces").is_empty())
+            .expect("an LX view");
+        let mut pieces = ir::i64s(v, "pieces");
+        pieces[1] -= 1;
+        ir::set_attr(v, "pieces", ir::i64_array_attr(ir::context(f), &pieces));
+    });
+    let e = simulated.expect_err("reads outside its piece");
+    assert!(e.contains("from its LX, which holds only"), "{e}");
 }

@@ -341,19 +341,7 @@ impl IndexExpr {
 
     /// An `affine_map<(d0, ...)[s0, ...] -> (self)>` over `num_dims` dims and `num_syms` symbols.
     pub fn to_affine_map(&self, num_dims: usize, num_syms: usize) -> String {
-        let dims: Vec<String> = (0..num_dims).map(|d| format!("d{d}")).collect();
-        let syms: Vec<String> = (0..num_syms).map(|s| format!("s{s}")).collect();
-        let syms = if num_syms == 0 {
-            String::new()
-        } else {
-            format!("[{}]", syms.join(", "))
-        };
-        format!(
-            "affine_map<({}){} -> ({})>",
-            dims.join(", "),
-            syms,
-            self.to_affine()
-        )
+        affine_map_of(std::slice::from_ref(self), num_dims, num_syms)
     }
 
     fn render(&self, style: Style) -> String {
@@ -502,6 +490,44 @@ pub fn from_affine_map_attr(attr: mlir_sys::MlirAttribute) -> Option<(IndexExpr,
             mlir_sys::mlirAffineMapGetNumSymbols(map) as usize,
         ))
     }
+}
+
+/// Reads an `affine_map` attribute with any number of results as `(exprs, num_dims,
+/// num_symbols)`; `None` if it is not one or uses something outside index arithmetic.
+pub fn from_affine_map_results(attr: mlir_sys::MlirAttribute) -> Option<(Vec<IndexExpr>, usize, usize)> {
+    unsafe {
+        if !mlir_sys::mlirAttributeIsAAffineMap(attr) {
+            return None;
+        }
+        let map = mlir_sys::mlirAffineMapAttrGetValue(attr);
+        let exprs = (0..mlir_sys::mlirAffineMapGetNumResults(map))
+            .map(|i| from_affine_expr(mlir_sys::mlirAffineMapGetResult(map, i)))
+            .collect::<Option<Vec<_>>>()?;
+        Some((
+            exprs,
+            mlir_sys::mlirAffineMapGetNumDims(map) as usize,
+            mlir_sys::mlirAffineMapGetNumSymbols(map) as usize,
+        ))
+    }
+}
+
+/// An `affine_map<(d0, ...)[s0, ...] -> (e0, e1, ...)>` of `exprs` over `num_dims` dims
+/// and `num_syms` symbols.
+pub fn affine_map_of(exprs: &[IndexExpr], num_dims: usize, num_syms: usize) -> String {
+    let dims: Vec<String> = (0..num_dims).map(|d| format!("d{d}")).collect();
+    let syms: Vec<String> = (0..num_syms).map(|s| format!("s{s}")).collect();
+    let syms = if num_syms == 0 {
+        String::new()
+    } else {
+        format!("[{}]", syms.join(", "))
+    };
+    let results: Vec<String> = exprs.iter().map(IndexExpr::to_affine).collect();
+    format!(
+        "affine_map<({}){} -> ({})>",
+        dims.join(", "),
+        syms,
+        results.join(", ")
+    )
 }
 
 fn from_affine_expr(e: mlir_sys::MlirAffineExpr) -> Option<IndexExpr> {

@@ -1,10 +1,9 @@
-//! The Ascend target (a 910B-class "A2" NPU): what the fusion strategies ask of it so
-//! far — legality, per-kernel limits and costs — and a stand-in runner: the CPU code
-//! generator and JIT with Ascend's fused-kernel numerics (half-precision values stay
-//! fp32 inside a fused kernel and are rounded once where stored;
-//! [`crate::cpu::lower_loop_to_cpu::CpuOptions::fp32_in_kernels`]). Not an Ascend
-//! interpreter: the `ascend` dialect, `--lower-loop-to-ascend`, Ascend C emission and
-//! an interpreter of them are not in (issue 17).
+//! The Ascend target (a 910B-class "A2" NPU): what the fusion strategies ask of it —
+//! legality, per-kernel limits and costs — and its runner: the fused loop IR lowered to
+//! the `ascend` dialect ([`lower_loop_to_ascend`]: UB tiles, GM<->UB copies, per-core
+//! block loops, fp32 inside fused kernels) and run by its interpreter
+//! (`fuselab_exec::ascend`), each core with its own Unified Buffer; [`emit_ascendc`]
+//! writes the same kernels as Ascend C source.
 //!
 //! Rules and parameters (`../shared/research/spyre_ascend.md`; docs/strategies/ascend.md):
 //! - legality: the SIMD iteration-space rule ([`Target::can_fuse`]'s default) — a fused
@@ -49,7 +48,7 @@ pub mod emit_ascendc;
 pub mod lower_loop_to_ascend;
 pub mod ub;
 
-/// The Ascend target (and its stand-in runner).
+/// The Ascend target (and its runner, the `ascend` dialect's interpreter).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Ascend;
 
@@ -62,7 +61,7 @@ impl Target for Ascend {
     }
 
     fn summary(&self) -> &'static str {
-        "Ascend 910B-class NPU: fusion legality and limits (UB 192 KiB, 8 inputs per kernel); runs on a CPU stand-in with fp32 inside fused kernels"
+        "Ascend 910B-class NPU: fusion legality and limits (UB 192 KiB, 8 inputs per kernel); lowered to ascend vector kernels, run by their interpreter"
     }
 
     fn limits(&self) -> KernelLimits {

@@ -5,6 +5,7 @@
 pub mod assign;
 pub mod attrs;
 pub mod divide_work;
+pub mod ktir;
 pub mod layout;
 pub mod plan;
 pub mod program;
@@ -115,7 +116,8 @@ impl Executable for Program {
 
 impl Runner for Spyre {
     /// Applies the three passes with their defaults (greedy layouts, 32 cores, greedy LX
-    /// plan) to a clone of `func`, unless it already carries the layouts.
+    /// plan) to a clone of `func`, unless it already carries the layouts, and lowers it
+    /// to KTIR (unless it is in that form already).
     fn compile(
         &self,
         func: MlirOperation,
@@ -129,12 +131,16 @@ impl Runner for Spyre {
         };
         let located = |(op, m): (MlirOperation, String)| ExecError::at(op, m);
         let f = program.func;
+        if ktir::is_ktir(f) {
+            return Ok(Box::new(program));
+        }
         if fuselab_dialects::ir::attr(f, attrs::names::INPUT_LAYOUTS).is_none() {
             transforms::assign_layouts::apply(f, assign::Solver::Greedy).map_err(located)?;
             transforms::divide_work::apply(f, divide_work::CORES).map_err(located)?;
             transforms::plan_scratchpad::apply(f, scratchpad::Solver::Greedy, scratchpad::LX_CAPACITY, true)
                 .map_err(located)?;
         }
+        ktir::lower::lower(f).map_err(located)?;
         Ok(Box::new(program))
     }
 }

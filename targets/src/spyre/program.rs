@@ -193,6 +193,12 @@ impl ProgramIr {
                         }
                     }
                 }
+                other if other.starts_with("spyre.") => {
+                    return Err((
+                        op,
+                        format!("'{other}' is KTIR: this function is already lowered by --spyre-lower-to-ktir, which comes after every other Spyre pass"),
+                    ))
+                }
                 other => return Err((op, format!("the Spyre passes do not know '{other}'"))),
             }
         }

@@ -18,6 +18,7 @@ use super::layout::{element_bytes, row_major_strides};
 use super::plan::{core_box, Decisions};
 use super::program::{BufferDef, OpKind, Program};
 use super::scratchpad::{LxBuffer, Problem, LX_ALIGNMENT};
+use fuselab_dialects::types::DType;
 
 /// The LX candidates of a program and why the others stay in device memory.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -217,17 +218,22 @@ fn per_core_bytes(p: &Program, d: &Decisions, b: usize) -> i64 {
 /// element fills a stick). The planner's sizes and the simulator's addresses both come
 /// from here.
 pub(crate) fn lx_extents(p: &Program, d: &Decisions, b: usize, bx: &[(i64, i64)]) -> (Vec<i64>, i64) {
-    let dtype = p.buffers[b].dtype;
+    piece_extents(&d.layouts[b], p.buffers[b].dtype, bx)
+}
+
+/// [`lx_extents`] of a buffer in `layout` with elements of `dtype` (what an LX memory
+/// view's reader computes from the view alone).
+pub fn piece_extents(layout: &DeviceLayout, dtype: DType, bx: &[(i64, i64)]) -> (Vec<i64>, i64) {
     let e = super::layout::stick_elements(dtype);
     let extents = bx
         .iter()
         .enumerate()
-        .map(|(h, &(lo, hi))| match &d.layouts[b] {
+        .map(|(h, &(lo, hi))| match layout {
             DeviceLayout::Dense(l) if l.stick_dim == h => (hi - lo + e - 1) / e * e,
             _ => hi - lo,
         })
         .collect();
-    let lanes = if matches!(d.layouts[b], DeviceLayout::Sparse { .. }) {
+    let lanes = if matches!(layout, DeviceLayout::Sparse { .. }) {
         e
     } else {
         1

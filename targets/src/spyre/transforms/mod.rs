@@ -2,5 +2,6 @@
 
 pub mod assign_layouts;
 pub mod divide_work;
+pub mod lower_to_ktir;
 pub mod plan_scratchpad;
 pub mod spyre_report;
