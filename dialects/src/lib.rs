@@ -15,6 +15,7 @@ pub mod diagnostics;
 pub mod ir;
 pub mod loops;
 pub mod source;
+pub mod spyre;
 pub mod types;
 
 pub use context::FuseContext;

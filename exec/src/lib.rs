@@ -4,6 +4,8 @@
 //!   evaluating each op from ATen's definition;
 //! - [`loops::run_loop`]: an interpreter of the `loop` dialect (nodes, kernels, externs,
 //!   views), executing the bodies' `arith`/`math` ops in the dtypes they declare;
+//! - [`ascend::run_ascend`] / [`spyre::run`]: interpreters of the device dialects
+//!   (Ascend vector kernels; Spyre's KTIR form), as their devices would run them;
 //! - [`inputs`]: seeded inputs and dtype-aware comparison.
 
 pub mod ascend;
@@ -13,6 +15,7 @@ mod constant;
 pub mod inputs;
 pub mod loops;
 pub mod scalar;
+pub mod spyre;
 pub mod tensor;
 
 pub use constant::splat_or_dense;

@@ -3,10 +3,9 @@
 //! planning ([`scratchpad`]), each as plain data.
 
 pub mod assign;
-pub mod attrs;
 pub mod divide_work;
 pub mod ktir;
-pub mod layout;
+pub use fuselab_dialects::spyre::{attrs, layout};
 pub mod plan;
 pub mod program;
 pub mod report;

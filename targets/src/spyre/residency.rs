@@ -13,12 +13,11 @@
 //! last reader, reads it once at its own index, and both have the same shape, layout and
 //! per-core boxes.
 
-use super::attrs::DeviceLayout;
-use super::layout::{element_bytes, row_major_strides};
+use super::attrs::piece_extents;
+use super::layout::row_major_strides;
 use super::plan::{core_box, Decisions};
 use super::program::{BufferDef, OpKind, Program};
 use super::scratchpad::{LxBuffer, Problem, LX_ALIGNMENT};
-use fuselab_dialects::types::DType;
 
 /// The LX candidates of a program and why the others stay in device memory.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -219,26 +218,6 @@ fn per_core_bytes(p: &Program, d: &Decisions, b: usize) -> i64 {
 /// from here.
 pub(crate) fn lx_extents(p: &Program, d: &Decisions, b: usize, bx: &[(i64, i64)]) -> (Vec<i64>, i64) {
     piece_extents(&d.layouts[b], p.buffers[b].dtype, bx)
-}
-
-/// [`lx_extents`] of a buffer in `layout` with elements of `dtype` (what an LX memory
-/// view's reader computes from the view alone).
-pub fn piece_extents(layout: &DeviceLayout, dtype: DType, bx: &[(i64, i64)]) -> (Vec<i64>, i64) {
-    let e = super::layout::stick_elements(dtype);
-    let extents = bx
-        .iter()
-        .enumerate()
-        .map(|(h, &(lo, hi))| match layout {
-            DeviceLayout::Dense(l) if l.stick_dim == h => (hi - lo + e - 1) / e * e,
-            _ => hi - lo,
-        })
-        .collect();
-    let lanes = if matches!(layout, DeviceLayout::Sparse { .. }) {
-        e
-    } else {
-        1
-    };
-    (extents, lanes * element_bytes(dtype))
 }
 
 /// The op reading `b` last.

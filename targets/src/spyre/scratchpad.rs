@@ -17,10 +17,7 @@
 //! heuristic so it is never worse than any of them; it proves optimality unless its
 //! node budget runs out ([`Plan::optimal`]).
 
-/// Usable LX bytes per core (2 MiB less 64 KiB reserved, 20 % held back, rounded to 128).
-pub const LX_CAPACITY: i64 = 1_625_344;
-/// LX allocation alignment.
-pub const LX_ALIGNMENT: i64 = 128;
+pub use fuselab_dialects::spyre::{LX_ALIGNMENT, LX_CAPACITY};
 /// The exact solver's search budget (nodes).
 pub const EXACT_NODE_BUDGET: u64 = 2_000_000;
 

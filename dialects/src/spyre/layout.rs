@@ -12,7 +12,7 @@
 //! `[ceil(n/E), E]`. The rule is re-derived from torch-spyre's documented examples (all
 //! of them are tests below), not copied.
 
-use fuselab_dialects::types::DType;
+use crate::types::DType;
 
 /// Bytes per stick.
 pub const STICK_BYTES: i64 = 128;

@@ -18,24 +18,23 @@
 //! So a wrong address, piece, layout or table in the KTIR changes the numbers (or
 //! fails), and `fuse-run --target=spyre` checks them against the aten oracle.
 
-use super::names;
-use crate::spyre::{
-    attrs::{read_layout, DeviceLayout},
-    layout::{element_bytes, row_major_strides},
-    residency::piece_extents,
-    scratchpad::LX_CAPACITY,
-};
-use fuselab_dialects::{
-    ir,
-    loops::{index::from_affine_map_results, index::IndexExpr, names as loop_names},
-    types::{DType, TensorType},
-};
-use fuselab_exec::{
+use crate::{
     loops::{extern_result_as, view_result},
     scalar::{scalar_op, Scalar, ScalarOp},
     splat_or_dense,
     tensor::{decode, encode, nan_max, nan_min, round_to},
     ExecError, Tensor,
+};
+use fuselab_dialects::{
+    ir,
+    loops::{index::from_affine_map_results, index::IndexExpr, names as loop_names},
+    spyre::{
+        attrs::{piece_extents, read_layout, DeviceLayout},
+        ktir as names,
+        layout::{element_bytes, row_major_strides},
+        LX_CAPACITY,
+    },
+    types::{DType, TensorType},
 };
 use mlir_sys::{MlirBlock, MlirOperation};
 use std::collections::{HashMap, HashSet};
@@ -636,7 +635,7 @@ fn extern_call(op: MlirOperation, mem: &mut Memory) -> Result<(), ExecError> {
     write_view(out, &result, mem).map_err(|e| ExecError::at(op, format!("Spyre simulator: {e}")))
 }
 
-/// Runs `func` (in KTIR form, see [`super::lower`]) on `inputs`; returns its results.
+/// Runs `func` (in KTIR form: `--spyre-lower-to-ktir`) on `inputs`; returns its results.
 pub fn run(func: MlirOperation, inputs: &[Tensor]) -> Result<Vec<Tensor>, ExecError> {
     let block = ir::body(func).ok_or_else(|| ExecError::msg("function without a body"))?;
     let hbm = ir::integer(func, names::HBM_BYTES)

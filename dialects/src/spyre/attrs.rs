@@ -11,7 +11,7 @@
 //!   [array<i64: ...>, ...]` on the function for the arguments cloned into LX.
 
 use super::layout::{element_bytes, stick_elements, StickLayout};
-use fuselab_dialects::{attrs, ir, types::DType};
+use crate::{attrs, ir, types::DType};
 use melior::ir::Attribute;
 use mlir_sys::{MlirAttribute, MlirContext, MlirOperation};
 
@@ -195,4 +195,27 @@ pub fn array_element(array: MlirAttribute, i: usize) -> Option<MlirAttribute> {
             && (i as isize) < mlir_sys::mlirArrayAttrGetNumElements(array))
         .then(|| mlir_sys::mlirArrayAttrGetElement(array, i as isize))
     }
+}
+
+/// How a core lays out its piece `bx` (half-open ranges per host dim) of a buffer in
+/// `layout` with elements of `dtype` in LX: the extent of each dim (the stick dim in
+/// whole sticks) row-major, and the bytes each element takes (a sparse layout's element
+/// fills a stick). The scratchpad planner's sizes and the simulator's addresses both come
+/// from here.
+pub fn piece_extents(layout: &DeviceLayout, dtype: DType, bx: &[(i64, i64)]) -> (Vec<i64>, i64) {
+    let e = stick_elements(dtype);
+    let extents = bx
+        .iter()
+        .enumerate()
+        .map(|(h, &(lo, hi))| match layout {
+            DeviceLayout::Dense(l) if l.stick_dim == h => (hi - lo + e - 1) / e * e,
+            _ => hi - lo,
+        })
+        .collect();
+    let lanes = if matches!(layout, DeviceLayout::Sparse { .. }) {
+        e
+    } else {
+        1
+    };
+    (extents, lanes * element_bytes(dtype))
 }
