@@ -417,6 +417,7 @@ struct Tile<'a> {
     /// Each access tile's `(in LX, byte address, dtype)`.
     tiles: Vec<(bool, usize, DType)>,
     ints: Vec<i64>,
+    coords: Vec<i64>,
     written: &'a mut HashSet<(bool, usize, usize)>,
 }
 
@@ -454,10 +455,11 @@ impl Tile<'_> {
                     self.ints.clear();
                     self.ints.extend(args.iter().map(|&r| self.regs[r] as i64));
                     let (d, s) = self.ints.split_at(*dims);
-                    let coords: Vec<i64> = exprs.iter().map(|e| e.eval(d, s)).collect();
+                    self.coords.clear();
+                    self.coords.extend(exprs.iter().map(|e| e.eval(d, s)));
                     let v = &self.k.views[*view];
                     let len = mem.bytes(v.lx, self.core).len();
-                    let at = v.address(&coords, self.core, len)?;
+                    let at = v.address(&self.coords, self.core, len)?;
                     self.tiles[*out] = (v.lx, at, v.dtype);
                 }
                 Instr::Apply {
@@ -566,6 +568,7 @@ fn run_kernel(op: MlirOperation, mem: &mut Memory) -> Result<(), ExecError> {
             regs: vec![0.0; k.regs.len()],
             tiles: vec![(false, 0, DType::F32); k.tiles.len()],
             ints: Vec::new(),
+            coords: Vec::new(),
             written: &mut written,
         };
         t.exec(&code, mem)
