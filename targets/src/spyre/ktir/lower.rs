@@ -52,6 +52,8 @@ struct Lowering<'a> {
     /// Cores an LX view describes pieces for.
     cores: i64,
     by_value: HashMap<usize, usize>,
+    /// Each op's index, by its node.
+    op_of: HashMap<usize, usize>,
     /// The views of the kernel being built, by `(buffer, in LX)`.
     views: HashMap<(usize, bool), Value>,
     func_name: String,
@@ -101,22 +103,31 @@ pub fn lower(func: MlirOperation) -> Result<(), Located> {
         hbm,
         cores,
         by_value,
+        op_of: pir
+            .ops
+            .iter()
+            .enumerate()
+            .map(|(o, op)| (op.ptr as usize, o))
+            .collect(),
         views: HashMap::new(),
         func_name,
     };
     l.b.push(block);
-    l.host_copies_in(func)?;
-    for &top in &old[..old.len() - 1] {
-        let members = match ir::op_name(top).as_str() {
-            loop_names::KERNEL => ir::body(top).map(ir::block_ops).unwrap_or_default(),
-            _ => vec![top],
-        };
-        for op in members {
-            l.step(op)?;
+    let built = l.host_copies_in(func).and_then(|()| {
+        for &top in &old[..old.len() - 1] {
+            let members = match ir::op_name(top).as_str() {
+                loop_names::KERNEL => ir::body(top).map(ir::block_ops).unwrap_or_default(),
+                _ => vec![top],
+            };
+            for op in members {
+                l.step(op)?;
+            }
         }
-    }
-    l.returns(ret)?;
+        l.returns(ret)
+    });
+    // The function keeps its terminator even when the lowering failed half-way.
     ir::append(block, ret);
+    built?;
     for &op in old[..old.len() - 1].iter().rev() {
         if ir::op_name(op) != "arith.constant" {
             ir::erase(op);
@@ -136,7 +147,7 @@ impl Lowering<'_> {
     }
 
     fn op_index(&self, op: MlirOperation) -> Option<usize> {
-        self.pir.ops.iter().position(|&o| o.ptr == op.ptr)
+        self.op_of.get(&(op.ptr as usize)).copied()
     }
 
     /// Lowers one top-level op or kernel member.
@@ -160,9 +171,14 @@ impl Lowering<'_> {
         };
         let pir = self.pir;
         let p = &pir.program;
-        for b in 0..p.buffers.len() {
-            let starts_here = self.d.lx[b].is_some_and(|l| l.start == o as i64);
-            if starts_here && matches!(p.buffers[b].def, BufferDef::Input(_)) {
+        // Graph inputs come first among the buffers.
+        let inputs = p
+            .buffers
+            .iter()
+            .take_while(|x| matches!(x.def, BufferDef::Input(_)))
+            .count();
+        for b in 0..inputs {
+            if self.d.lx[b].is_some_and(|l| l.start == o as i64) {
                 let boxes: Vec<_> = (0..self.cores).map(|c| lx_box(p, self.d, b, c)).collect();
                 let label = format!("clone_{}", p.buffers[b].name);
                 self.copy_kernel(op, &label, (b, false), (b, true), &boxes)?;
