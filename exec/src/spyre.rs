@@ -151,6 +151,13 @@ impl View {
     }
 }
 
+/// An index map applied to registers: its results over `args` (dims, then symbols).
+struct Map {
+    exprs: Vec<IndexExpr>,
+    dims: usize,
+    args: Vec<usize>,
+}
+
 /// A compiled kernel body op.
 enum Instr {
     Scalar {
@@ -169,15 +176,11 @@ enum Instr {
     },
     Tile {
         view: usize,
-        exprs: Vec<IndexExpr>,
-        dims: usize,
-        args: Vec<usize>,
+        map: Map,
         out: usize,
     },
     Apply {
-        expr: IndexExpr,
-        dims: usize,
-        args: Vec<usize>,
+        map: Map,
         out: usize,
     },
     Load {
@@ -277,16 +280,14 @@ impl Kernel {
                     if exprs.len() != self.views[view].shape.len() {
                         return Err(ExecError::at(op, "base_map gives another rank than the view's"));
                     }
-                    let args = self.args(op, 1)?;
-                    let n = self.tiles.len();
-                    let out = *self.tiles.entry(out().ptr as usize).or_insert(n);
-                    code.push(Instr::Tile {
-                        view,
+                    let map = Map {
                         exprs,
                         dims,
-                        args,
-                        out,
-                    });
+                        args: self.args(op, 1)?,
+                    };
+                    let n = self.tiles.len();
+                    let out = *self.tiles.entry(out().ptr as usize).or_insert(n);
+                    code.push(Instr::Tile { view, map, out });
                 }
                 names::LOAD => {
                     let tile = self.tile(op, 0)?;
@@ -313,15 +314,17 @@ impl Kernel {
                 }
                 "scf.for" => code.push(Instr::For(Box::new(self.for_loop(op)?))),
                 "affine.apply" => {
-                    let (mut exprs, dims, _) = ir::attr(op, "map")
+                    let (exprs, dims, _) = ir::attr(op, "map")
                         .and_then(from_affine_map_results)
                         .filter(|(e, _, _)| e.len() == 1)
                         .ok_or_else(|| ExecError::at(op, "an affine.apply of no single-result index map"))?;
-                    let args = self.args(op, 0)?;
-                    code.push(Instr::Apply {
-                        expr: exprs.remove(0),
+                    let map = Map {
+                        exprs,
                         dims,
-                        args,
+                        args: self.args(op, 0)?,
+                    };
+                    code.push(Instr::Apply {
+                        map,
                         out: self.reg(out()),
                     });
                 }
@@ -422,6 +425,15 @@ struct Tile<'a> {
 }
 
 impl Tile<'_> {
+    /// `map`'s results into `coords`.
+    fn eval(&mut self, map: &Map) {
+        self.ints.clear();
+        self.ints.extend(map.args.iter().map(|&r| self.regs[r] as i64));
+        let (d, s) = self.ints.split_at(map.dims);
+        self.coords.clear();
+        self.coords.extend(map.exprs.iter().map(|e| e.eval(d, s)));
+    }
+
     fn exec(&mut self, code: &[Instr], mem: &mut Memory) -> Result<(), String> {
         for instr in code {
             match instr {
@@ -445,33 +457,16 @@ impl Tile<'_> {
                     }
                     self.regs[*out] = data[flat as usize] as f64;
                 }
-                Instr::Tile {
-                    view,
-                    exprs,
-                    dims,
-                    args,
-                    out,
-                } => {
-                    self.ints.clear();
-                    self.ints.extend(args.iter().map(|&r| self.regs[r] as i64));
-                    let (d, s) = self.ints.split_at(*dims);
-                    self.coords.clear();
-                    self.coords.extend(exprs.iter().map(|e| e.eval(d, s)));
+                Instr::Tile { view, map, out } => {
+                    self.eval(map);
                     let v = &self.k.views[*view];
                     let len = mem.bytes(v.lx, self.core).len();
                     let at = v.address(&self.coords, self.core, len)?;
                     self.tiles[*out] = (v.lx, at, v.dtype);
                 }
-                Instr::Apply {
-                    expr,
-                    dims,
-                    args,
-                    out,
-                } => {
-                    self.ints.clear();
-                    self.ints.extend(args.iter().map(|&r| self.regs[r] as i64));
-                    let (d, s) = self.ints.split_at(*dims);
-                    self.regs[*out] = expr.eval(d, s) as f64;
+                Instr::Apply { map, out } => {
+                    self.eval(map);
+                    self.regs[*out] = self.coords[0] as f64;
                 }
                 Instr::Load { tile, out } => {
                     let (lx, at, dtype) = self.tiles[*tile];

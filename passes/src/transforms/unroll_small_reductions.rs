@@ -62,19 +62,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
 fn combiner(kind: &str, ty: MlirType) -> Option<&'static str> {
     let float = unsafe { mlir_sys::mlirTypeIsAFloat(ty) };
     let bool_ = unsafe { mlir_sys::mlirTypeIsAInteger(ty) && mlir_sys::mlirIntegerTypeGetWidth(ty) == 1 };
-    Some(match (kind, float, bool_) {
-        ("sum", true, _) => "arith.addf",
-        ("prod", true, _) => "arith.mulf",
-        ("max", true, _) => "arith.maximumf",
-        ("min", true, _) => "arith.minimumf",
-        ("max", false, true) => "arith.ori",
-        ("min", false, true) => "arith.andi",
-        ("sum", false, false) => "arith.addi",
-        ("prod", false, false) => "arith.muli",
-        ("max", false, false) => "arith.maxsi",
-        ("min", false, false) => "arith.minsi",
-        _ => return None,
-    })
+    fuselab_dialects::loops::combine_op(kind, float, bool_)
 }
 
 /// Replaces reduction `node` by the pointwise node computing it (unchanged when the rule

@@ -653,18 +653,5 @@ enum Bounds {
 
 /// The `arith` op a reduction of `kind` combines with in `dtype`.
 fn combine_op(kind: &str, dtype: DType) -> Option<&'static str> {
-    let float = dtype.is_float();
-    Some(match (kind, float, dtype == DType::I1) {
-        ("sum", true, _) => "arith.addf",
-        ("prod", true, _) => "arith.mulf",
-        ("max", true, _) => "arith.maximumf",
-        ("min", true, _) => "arith.minimumf",
-        ("max", false, true) => "arith.ori",
-        ("min", false, true) => "arith.andi",
-        ("sum", false, false) => "arith.addi",
-        ("prod", false, false) => "arith.muli",
-        ("max", false, false) => "arith.maxsi",
-        ("min", false, false) => "arith.minsi",
-        _ => return None,
-    })
+    fuselab_dialects::loops::combine_op(kind, dtype.is_float(), dtype == DType::I1)
 }
