@@ -2,8 +2,10 @@
 //! and a structural verifier for what IRDL cannot check (index arity, ranges vs types).
 
 pub mod body;
+mod combine;
 mod concat;
 pub mod index;
+pub use combine::combine_op;
 pub use concat::{concat_part, concat_slices, is_concat, written_into_concat};
 
 use crate::{
@@ -20,25 +22,6 @@ use melior::{
     Context,
 };
 use std::fmt;
-
-/// The upstream `arith` op a `loop.reduction` of `kind` combines two values with, on
-/// float values (`float`), bools (`bool_`) or other integers; `None` for a kind with no
-/// such op (and for bool sums and products).
-pub fn combine_op(kind: &str, float: bool, bool_: bool) -> Option<&'static str> {
-    Some(match (kind, float, bool_) {
-        ("sum", true, _) => "arith.addf",
-        ("prod", true, _) => "arith.mulf",
-        ("max", true, _) => "arith.maximumf",
-        ("min", true, _) => "arith.minimumf",
-        ("max", false, true) => "arith.ori",
-        ("min", false, true) => "arith.andi",
-        ("sum", false, false) => "arith.addi",
-        ("prod", false, false) => "arith.muli",
-        ("max", false, false) => "arith.maxsi",
-        ("min", false, false) => "arith.minsi",
-        _ => return None,
-    })
-}
 
 /// Op names of the `loop` dialect (and the body terminator), usable in `match` patterns.
 pub mod names {
