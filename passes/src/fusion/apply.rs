@@ -255,7 +255,7 @@ pub fn run_strategy(
                 return Err(PassFailed);
             }
         };
-        let decision = match strategy.decide(func, &graph, target, &cx.options) {
+        let mut decision = match strategy.decide(func, &graph, target, &cx.options) {
             Ok(decision) => decision,
             Err(message) => {
                 cx.sink.error(loc, format!("cannot decide the fusion: {message}"));
@@ -275,6 +275,16 @@ pub fn run_strategy(
         if cx.settings.fusion_explain {
             explain(cx, &graph, plan, SourceLoc::from_location(loc));
         }
+        // The rejected pairs (millions on large graphs) move into the report, and only
+        // where a report is written.
+        let keep_reports = cx.settings.fusion_report.is_some() || cx.settings.report_collector.is_some();
+        let rejections = std::mem::take(&mut decision.plan.rejections);
+        if keep_reports {
+            report.rejections = rejections;
+        } else {
+            drop(rejections);
+        }
+        let plan = &decision.plan;
         if let Some(defect) = plan.defect(&graph) {
             let (at, message) = describe_defect(&graph, &defect, strategy.name());
             let node_loc = nearest_location(&graph, at).or_else(|| SourceLoc::from_location(loc));
@@ -289,7 +299,9 @@ pub fn run_strategy(
         if let Some(collector) = &cx.settings.report_collector {
             collector.push(report.to_json());
         }
-        reports.push(report);
+        if cx.settings.fusion_report.is_some() {
+            reports.push(report);
+        }
     }
     if let Some(path) = &cx.settings.fusion_report {
         if let Err(message) = write_reports(path, &reports) {

@@ -144,7 +144,7 @@ impl FunctionReport {
             function: function.to_string(),
             strategy: strategy.to_string(),
             kernels,
-            rejections: plan.rejections.clone(),
+            rejections: Vec::new(),
             node_names: graph.nodes.iter().map(|n| n.name.clone()).collect(),
             unfused: graph.unfused,
         }

@@ -39,13 +39,7 @@ use crate::{
     target::{within_limits, GroupShape, Refusal, Target},
 };
 use rustc_hash::{FxHashMap, FxHashSet};
-use std::{
-    borrow::Cow,
-    cell::RefCell,
-    cmp::Ordering,
-    collections::{BTreeMap, HashMap},
-    rc::Rc,
-};
+use std::{borrow::Cow, cell::RefCell, cmp::Ordering, collections::BTreeMap, rc::Rc};
 
 /// Why a pair was rejected (formatted only when first recorded).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -66,8 +60,9 @@ impl Reason {
     }
 }
 
-/// A rejected pair as recorded: both groups' members at the time, and why.
-type RejectedPair = (Rc<[usize]>, Rc<[usize]>, Reason);
+/// A rejected pair as recorded: both groups' members at the time, and why (an index
+/// into `Scheduler::reasons`: large graphs reject millions of pairs, few distinct ways).
+type RejectedPair = (Rc<[usize]>, Rc<[usize]>, u32);
 
 /// Interned dependency id (index into `Scheduler::deps`).
 type DepId = u32;
@@ -156,7 +151,11 @@ struct Scheduler<'g> {
     groups: Vec<Option<Group>>,
     consumers: Vec<Vec<usize>>,
     rejections: Vec<RejectedPair>,
-    seen_rejections: FxHashSet<(usize, usize, usize, usize, Reason)>,
+    /// First occurrences: both groups' first members and sizes, and the reason's index.
+    seen_rejections: FxHashSet<(u32, u32, u32, u32, u32)>,
+    /// The distinct reasons, interned.
+    reasons: Vec<Reason>,
+    reason_ids: FxHashMap<Reason, u32>,
     /// Cached group-level successors (invalidated when a neighbour fuses).
     succ_cache: RefCell<Vec<Option<Rc<[usize]>>>>,
     /// A topological order of the live groups.
@@ -210,6 +209,8 @@ impl<'g> Scheduler<'g> {
             consumers,
             rejections: Vec::new(),
             seen_rejections: FxHashSet::default(),
+            reasons: Vec::new(),
+            reason_ids: FxHashMap::default(),
             succ_cache: RefCell::new(vec![None; n]),
             topo: GroupOrder::new(n),
             mark: RefCell::new((vec![0; n], 0)),
@@ -249,18 +250,26 @@ impl<'g> Scheduler<'g> {
     }
 
     fn reject(&mut self, g1: usize, g2: usize, reason: Reason) -> bool {
+        let id = match self.reason_ids.get(&reason) {
+            Some(&id) => id,
+            None => {
+                let id = self.reasons.len() as u32;
+                self.reasons.push(reason.clone());
+                self.reason_ids.insert(reason, id);
+                id
+            }
+        };
         let (a, b) = (self.group(g1), self.group(g2));
         let key = (
-            a.members[0],
-            b.members[0],
-            a.members.len(),
-            b.members.len(),
-            reason.clone(),
+            a.members[0] as u32,
+            b.members[0] as u32,
+            a.members.len() as u32,
+            b.members.len() as u32,
+            id,
         );
-        if !self.seen_rejections.contains(&key) {
-            let members = (a.members.clone(), b.members.clone());
-            self.seen_rejections.insert(key);
-            self.rejections.push((members.0, members.1, reason));
+        let members = (a.members.clone(), b.members.clone());
+        if self.seen_rejections.insert(key) {
+            self.rejections.push((members.0, members.1, id));
         }
         false
     }
@@ -701,6 +710,8 @@ impl<'g> Scheduler<'g> {
     }
 
     fn finish(mut self, rounds: usize) -> FusionPlan {
+        // The first-occurrence filter is done with; free it before the plan is built.
+        drop(std::mem::take(&mut self.seen_rejections));
         // Report rejections in node order (pairs are screened grouped by first node).
         self.rejections
             .sort_by(|a, b| (&a.0[..], &a.1[..]).cmp(&(&b.0[..], &b.1[..])));
@@ -710,16 +721,13 @@ impl<'g> Scheduler<'g> {
             .into_iter()
             .filter(|(m, _)| self.group(self.group_of[*m]).members.len() > 1)
             .collect();
-        let mut texts: HashMap<Reason, Rc<str>> = HashMap::new();
+        let texts: Vec<Rc<str>> = self.reasons.iter().map(|r| r.text().into()).collect();
         let rejections = std::mem::take(&mut self.rejections)
             .into_iter()
             .map(|(node1, node2, reason)| Rejection {
                 node1,
                 node2,
-                reason: texts
-                    .entry(reason)
-                    .or_insert_with_key(|r| r.text().into())
-                    .clone(),
+                reason: texts[reason as usize].clone(),
             })
             .collect();
         FusionPlan {
