@@ -445,16 +445,15 @@ impl<'c, 'a> LoopOp<'c, 'a> {
         attrs::integer(self.attribute(attr::OUTPUT_INDEX)?)
     }
 
-    /// The `index` map of a load: (number of dims, printed map).
-    pub fn load_index(&self) -> Option<(usize, String)> {
-        let index = self.attribute(attr::INDEX)?;
-        let raw = index.to_raw();
+    /// The number of dims of a load's `index` map (`None`: no affine map). The verifier
+    /// asks this of every load, so it does not print the map.
+    pub fn load_index_dims(&self) -> Option<usize> {
+        let raw = self.attribute(attr::INDEX)?.to_raw();
         unsafe {
             if !mlir_sys::mlirAttributeIsAAffineMap(raw) {
                 return None;
             }
-            let map = mlir_sys::mlirAffineMapAttrGetValue(raw);
-            Some((mlir_sys::mlirAffineMapGetNumDims(map) as usize, index.to_string()))
+            Some(mlir_sys::mlirAffineMapGetNumDims(mlir_sys::mlirAffineMapAttrGetValue(raw)) as usize)
         }
     }
 }
@@ -657,7 +656,7 @@ fn check_loop_op(node: &LoopOp) -> Result<(), String> {
             Ok(())
         }
         LoopOpKind::Load => {
-            let (dims, map) = node.load_index().ok_or("requires an affine_map 'index'")?;
+            let dims = node.load_index_dims().ok_or("requires an affine_map 'index'")?;
             let parent = op.parent_operation().and_then(|p| {
                 let mut current = Some(p);
                 while let Some(candidate) = current {
@@ -676,6 +675,10 @@ fn check_loop_op(node: &LoopOp) -> Result<(), String> {
                 .ok_or("must be nested in a loop.pointwise or loop.reduction")?;
             let indices = node.ranges().map_or(0, |r| r.len()) + node.reduction_ranges().len();
             if dims != indices {
+                let map = op
+                    .attribute(attr::INDEX)
+                    .map(|a| a.to_string())
+                    .unwrap_or_default();
                 return Err(format!(
                     "index {map} takes {dims} dims but the enclosing node has {indices} indices"
                 ));
