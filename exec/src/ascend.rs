@@ -14,41 +14,21 @@
 //! convolution) and `memref.copy`.
 
 use crate::{
-    loops::extern_result_as,
+    loops::{extern_result_as, reduction_of},
     scalar::{scalar_op, Scalar},
-    tensor::{decode, encode, nan_max, nan_min, round_to},
+    shaped::{dtype_of, element_type, shape_of},
+    tensor::{decode, encode, round_to},
     ExecError, Tensor,
 };
 use fuselab_dialects::{
     ir,
     types::{DType, TensorType},
 };
-use mlir_sys::{MlirBlock, MlirOperation, MlirType, MlirValue};
+use mlir_sys::{MlirBlock, MlirOperation, MlirValue};
 use std::collections::HashMap;
 
 /// The byte the UB is filled with before a kernel runs.
 const UB_FILL: u8 = 0xA5;
-
-fn element_type(ty: MlirType) -> MlirType {
-    unsafe { mlir_sys::mlirShapedTypeGetElementType(ty) }
-}
-
-fn dtype_of(op: MlirOperation, ty: MlirType) -> Result<DType, ExecError> {
-    DType::from_mlir(unsafe { melior::ir::Type::from_raw(ty) }).ok_or_else(|| {
-        ExecError::at(
-            op,
-            format!("element type {} is not supported", ir::type_string(ty)),
-        )
-    })
-}
-
-fn shape_of(ty: MlirType) -> Vec<i64> {
-    unsafe {
-        (0..mlir_sys::mlirShapedTypeGetRank(ty))
-            .map(|d| mlir_sys::mlirShapedTypeGetDimSize(ty, d as isize))
-            .collect()
-    }
-}
 
 /// Bytes of one element of `dtype` in the UB.
 fn bytes_of(dtype: DType) -> usize {
@@ -302,18 +282,8 @@ impl Core<'_> {
                 let kind = ir::attr(op, "kind")
                     .and_then(fuselab_dialects::attrs::string_raw)
                     .unwrap_or_default();
-                let (init, combine): (f64, fn(f64, f64) -> f64) = match kind.as_str() {
-                    "sum" => (0.0, |a, b| a + b),
-                    "prod" => (1.0, |a, b| a * b),
-                    "max" => (f64::NEG_INFINITY, nan_max),
-                    "min" => (f64::INFINITY, nan_min),
-                    other => {
-                        return Err(ExecError::at(
-                            op,
-                            format!("reduction kind '{other}' is not supported"),
-                        ))
-                    }
-                };
+                let (init, combine) = reduction_of(&kind)
+                    .ok_or_else(|| ExecError::at(op, format!("reduction kind '{kind}' is not supported")))?;
                 if axis >= src.shape.len() || dst.shape.get(axis) != Some(&1) {
                     return Err(ExecError::at(op, "the reduced axis is not kept with size 1"));
                 }

@@ -15,6 +15,7 @@ mod constant;
 pub mod inputs;
 pub mod loops;
 pub mod scalar;
+mod shaped;
 pub mod spyre;
 pub mod tensor;
 

@@ -313,6 +313,19 @@ impl Interp {
 /// How a reduction combines two values.
 pub type Combine = fn(f64, f64) -> f64;
 
+/// A reduction of `kind` (`sum`, `prod`, `max`, `min`): its identity (before rounding
+/// to a type) and how it combines two values (max and min propagate NaN); `None` for
+/// another kind.
+pub fn reduction_of(kind: &str) -> Option<(f64, Combine)> {
+    Some(match kind {
+        "sum" => (0.0, |a, b| a + b),
+        "prod" => (1.0, |a, b| a * b),
+        "max" => (f64::NEG_INFINITY, nan_max),
+        "min" => (f64::INFINITY, nan_min),
+        _ => return None,
+    })
+}
+
 /// A reduction node's identity (in its result type `dtype`) and combining function; a
 /// pointwise node's: `(0, first)`.
 pub fn combiner(op: MlirOperation, dtype: DType) -> Result<(f64, Combine), ExecError> {
@@ -320,18 +333,15 @@ pub fn combiner(op: MlirOperation, dtype: DType) -> Result<(f64, Combine), ExecE
     let kind = ir::attr(op, "kind")
         .and_then(fuselab_dialects::attrs::string_raw)
         .unwrap_or_default();
-    let (init, combine): (f64, Combine) = match kind.as_str() {
-        "sum" => (0.0, |a, b| a + b),
-        "prod" => (1.0, |a, b| a * b),
-        "max" => (f64::NEG_INFINITY, nan_max),
-        "min" => (f64::INFINITY, nan_min),
-        _ if is_reduction => {
+    let (init, combine): (f64, Combine) = match reduction_of(&kind) {
+        Some(reduction) => reduction,
+        None if is_reduction => {
             return Err(ExecError::at(
                 op,
                 format!("reduction kind '{kind}' is not supported"),
             ))
         }
-        _ => (0.0, |a, _| a),
+        None => (0.0, |a, _| a),
     };
     // The identity in the result's type: for bools, max (`any`) starts false and min
     // starts true (-inf and +inf would both round to true).

@@ -19,10 +19,11 @@
 //! fails), and `fuse-run --target=spyre` checks them against the aten oracle.
 
 use crate::{
-    loops::{extern_result_as, view_result},
+    loops::{extern_result_as, reduction_of, view_result, Combine},
     scalar::{scalar_op, Scalar, ScalarOp},
+    shaped::{dtype_of, element_type, shape_of},
     splat_or_dense,
-    tensor::{decode, encode, nan_max, nan_min, round_to},
+    tensor::{decode, encode, round_to, unflatten},
     ExecError, Tensor,
 };
 use fuselab_dialects::{
@@ -61,16 +62,9 @@ struct View {
 impl View {
     fn read(op: MlirOperation) -> Result<Self, ExecError> {
         let bad = |m: &str| ExecError::at(op, format!("memory view: {m}"));
-        let ty = ir::result(op, 0);
-        let element = unsafe { mlir_sys::mlirShapedTypeGetElementType(ir::value_type(ty)) };
-        let dtype = DType::from_mlir(unsafe { melior::ir::Type::from_raw(element) })
-            .ok_or_else(|| bad("element type"))?;
-        let shape = unsafe {
-            let t = ir::value_type(ty);
-            (0..mlir_sys::mlirShapedTypeGetRank(t))
-                .map(|i| mlir_sys::mlirShapedTypeGetDimSize(t, i as isize))
-                .collect::<Vec<i64>>()
-        };
+        let ty = ir::value_type(ir::result(op, 0));
+        let dtype = dtype_of(op, element_type(ty))?;
+        let shape = shape_of(ty);
         let space = ir::attr(op, "memory_space")
             .and_then(fuselab_dialects::attrs::string_raw)
             .ok_or_else(|| bad("no memory_space"))?;
@@ -190,7 +184,7 @@ enum Instr {
     Store {
         value: usize,
         tile: usize,
-        combine: Option<fn(f64, f64) -> f64>,
+        combine: Option<Combine>,
     },
     For(Box<Loop>),
 }
@@ -301,13 +295,11 @@ impl Kernel {
                     let combine = match ir::attr(op, "combine").and_then(fuselab_dialects::attrs::string_raw)
                     {
                         None => None,
-                        Some(k) => Some(match k.as_str() {
-                            "sum" => |a: f64, b: f64| a + b,
-                            "prod" => |a: f64, b: f64| a * b,
-                            "max" => nan_max,
-                            "min" => nan_min,
-                            other => return Err(ExecError::at(op, format!("unknown combine '{other}'"))),
-                        }),
+                        Some(k) => Some(
+                            reduction_of(&k)
+                                .ok_or_else(|| ExecError::at(op, format!("unknown combine '{k}'")))?
+                                .1,
+                        ),
                     };
                     let value = self.used(op, ir::operand(op, 0))?;
                     code.push(Instr::Store { value, tile, combine });
@@ -522,24 +514,18 @@ fn index_table(op: MlirOperation) -> Result<(Vec<i64>, Vec<i64>), ExecError> {
     let ty = ir::value_type(ir::result(op, 0));
     let attr = ir::attr(op, "value").ok_or_else(bad)?;
     unsafe {
-        if !mlir_sys::mlirAttributeIsADenseElements(attr)
-            || ir::type_string(mlir_sys::mlirShapedTypeGetElementType(ty)) != "index"
-        {
+        if !mlir_sys::mlirAttributeIsADenseElements(attr) || ir::type_string(element_type(ty)) != "index" {
             return Err(bad());
         }
-        let shape = (0..mlir_sys::mlirShapedTypeGetRank(ty))
-            .map(|i| mlir_sys::mlirShapedTypeGetDimSize(ty, i as isize))
-            .collect();
+        let shape = shape_of(ty);
         let n = mlir_sys::mlirElementsAttrGetNumElements(attr);
-        let data = (0..n)
-            .map(|i| {
-                if mlir_sys::mlirDenseElementsAttrIsSplat(attr) {
-                    mlir_sys::mlirDenseElementsAttrGetInt64SplatValue(attr)
-                } else {
-                    mlir_sys::mlirDenseElementsAttrGetIndexValue(attr, i as isize) as i64
-                }
-            })
-            .collect();
+        let data = if mlir_sys::mlirDenseElementsAttrIsSplat(attr) {
+            vec![mlir_sys::mlirDenseElementsAttrGetInt64SplatValue(attr); n as usize]
+        } else {
+            (0..n)
+                .map(|i| mlir_sys::mlirDenseElementsAttrGetIndexValue(attr, i as isize) as i64)
+                .collect()
+        };
         Ok((shape, data))
     }
 }
@@ -575,10 +561,10 @@ fn run_kernel(op: MlirOperation, mem: &mut Memory) -> Result<(), ExecError> {
 /// Every element of `view` as a host tensor (read on core 0).
 fn read_view(view: &View, mem: &mut Memory) -> Result<Tensor, String> {
     let n: i64 = view.shape.iter().product();
-    let mut coords = Vec::new();
-    let data = (0..n)
+    let mut coords = vec![0; view.shape.len()];
+    let data = (0..n as usize)
         .map(|flat| {
-            coords_into(&view.shape, flat, &mut coords);
+            unflatten(&view.shape, flat, &mut coords);
             mem.read(view, &coords, 0)
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -593,9 +579,9 @@ fn write_view(view: &View, t: &Tensor, mem: &mut Memory) -> Result<(), String> {
             t.shape, view.shape
         ));
     }
-    let mut coords = Vec::new();
+    let mut coords = vec![0; t.shape.len()];
     for (flat, &v) in t.data.iter().enumerate() {
-        coords_into(&t.shape, flat as i64, &mut coords);
+        unflatten(&t.shape, flat, &mut coords);
         mem.write(view, &coords, 0, v)?;
     }
     Ok(())
@@ -709,16 +695,4 @@ fn view_at(views: &HashMap<usize, View>, op: MlirOperation, i: usize) -> Result<
     views
         .get(&(ir::operand(op, i).ptr as usize))
         .ok_or_else(|| ExecError::at(op, "not a memory view"))
-}
-
-/// Writes the coordinates of `flat` in a row-major tensor of `shape` into `out`.
-fn coords_into(shape: &[i64], flat: i64, out: &mut Vec<i64>) {
-    out.clear();
-    out.resize(shape.len(), 0);
-    let mut rest = flat;
-    for d in (0..shape.len()).rev() {
-        let n = shape[d].max(1);
-        out[d] = rest % n;
-        rest /= n;
-    }
 }
