@@ -54,6 +54,8 @@ struct Lowering<'a> {
     by_value: HashMap<usize, usize>,
     /// Each op's index, by its node.
     op_of: HashMap<usize, usize>,
+    /// Each LX buffer's `pieces` attribute (the same in every kernel that uses it).
+    pieces: HashMap<usize, mlir_sys::MlirAttribute>,
     /// The views of the kernel being built, by `(buffer, in LX)`.
     views: HashMap<(usize, bool), Value>,
     func_name: String,
@@ -109,22 +111,13 @@ pub fn lower(func: MlirOperation) -> Result<(), Located> {
             .enumerate()
             .map(|(o, op)| (op.ptr as usize, o))
             .collect(),
+        pieces: HashMap::new(),
         views: HashMap::new(),
         func_name,
     };
     l.b.push(block);
-    let built = l.host_copies_in(func).and_then(|()| {
-        for &top in &old[..old.len() - 1] {
-            let members = match ir::op_name(top).as_str() {
-                loop_names::KERNEL => ir::body(top).map(ir::block_ops).unwrap_or_default(),
-                _ => vec![top],
-            };
-            for op in members {
-                l.step(op)?;
-            }
-        }
-        l.returns(ret)
-    });
+    l.host_copies_in(func);
+    let built = l.steps(&old[..old.len() - 1]).and_then(|()| l.returns(ret));
     // The function keeps its terminator even when the lowering failed half-way.
     ir::append(block, ret);
     built?;
@@ -148,6 +141,20 @@ impl Lowering<'_> {
 
     fn op_index(&self, op: MlirOperation) -> Option<usize> {
         self.op_of.get(&(op.ptr as usize)).copied()
+    }
+
+    /// Lowers the function's top-level ops `ops` (a `loop.kernel` member by member).
+    fn steps(&mut self, ops: &[MlirOperation]) -> Result<(), Located> {
+        for &top in ops {
+            let members = match ir::op_name(top).as_str() {
+                loop_names::KERNEL => ir::body(top).map(ir::block_ops).unwrap_or_default(),
+                _ => vec![top],
+            };
+            for op in members {
+                self.step(op)?;
+            }
+        }
+        Ok(())
     }
 
     /// Lowers one top-level op or kernel member.
@@ -229,14 +236,18 @@ impl Lowering<'_> {
         ];
         if lx {
             // Per core its box's [lo, hi) per dim; a rank-0 buffer's [0, 1] where held.
-            let pieces: Vec<i64> = (0..self.cores)
-                .flat_map(|c| match lx_box(p, self.d, b, c) {
-                    Some(bx) if bx.is_empty() => vec![0, 1],
-                    Some(bx) => bx.into_iter().flat_map(|(lo, hi)| [lo, hi]).collect(),
-                    None => [0, 0].repeat(buffer.shape.len().max(1)),
-                })
-                .collect();
-            attrs.push(("pieces", ir::i64_array_attr(ctx, &pieces)));
+            let (d, cores) = (self.d, self.cores);
+            let pieces = *self.pieces.entry(b).or_insert_with(|| {
+                let flat: Vec<i64> = (0..cores)
+                    .flat_map(|c| match lx_box(p, d, b, c) {
+                        Some(bx) if bx.is_empty() => vec![0, 1],
+                        Some(bx) => bx.into_iter().flat_map(|(lo, hi)| [lo, hi]).collect(),
+                        None => [0, 0].repeat(buffer.shape.len().max(1)),
+                    })
+                    .collect();
+                ir::i64_array_attr(ctx, &flat)
+            });
+            attrs.push(("pieces", pieces));
         }
         self.b.value(names::VIEW, &[], ty, &attrs)
     }
@@ -274,7 +285,7 @@ impl Lowering<'_> {
         at: MlirOperation,
         label: &str,
         cores: i64,
-        bounds: &Bounds,
+        bounds: &Bounds<'_>,
         views: &[(usize, bool)],
     ) -> Result<Vec<(Value, Value)>, Located> {
         let ctx = self.b.context();
@@ -398,7 +409,7 @@ impl Lowering<'_> {
     ) -> Result<(), Located> {
         let rank = self.pir.program.buffers[dst.0].shape.len();
         let cores = boxes.len() as i64;
-        let bounds = self.open_kernel(at, label, cores, &Bounds::Table(boxes.to_vec()), &[src, dst])?;
+        let bounds = self.open_kernel(at, label, cores, &Bounds::Table(boxes), &[src, dst])?;
         let one = self.b.index(1);
         let ivs: Vec<Value> = bounds
             .iter()
@@ -592,7 +603,7 @@ impl Lowering<'_> {
     }
 
     /// Copies the graph inputs and the constants into their HBM views.
-    fn host_copies_in(&mut self, func: MlirOperation) -> Result<(), Located> {
+    fn host_copies_in(&mut self, func: MlirOperation) {
         self.b.at(ir::location(func));
         self.views.clear();
         let pir = self.pir;
@@ -605,7 +616,6 @@ impl Lowering<'_> {
                 self.b.op(names::COPY_IN, &[self.pir.values[b], view], &[], &[]);
             }
         }
-        Ok(())
     }
 
     /// Reads each returned buffer out of its view (then through the function's
@@ -638,7 +648,7 @@ impl Lowering<'_> {
 }
 
 /// How a kernel's compute tiles find their boxes.
-enum Bounds {
+enum Bounds<'a> {
     /// From the op's core split (arith on the compute tile id): parts, per-part size in
     /// units, elements per unit (a stick, or 1), and each dim's size.
     Split {
@@ -648,7 +658,7 @@ enum Bounds {
         size: Vec<i64>,
     },
     /// From a per-core table (`None`: the core is idle).
-    Table(Vec<Option<Vec<(i64, i64)>>>),
+    Table(&'a [Option<Vec<(i64, i64)>>]),
 }
 
 /// The `arith` op a reduction of `kind` combines with in `dtype`.
