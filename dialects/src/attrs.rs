@@ -84,6 +84,11 @@ pub const REALIZE_HINT_ATTR: &str = "fuselab.realize_hint";
 /// spells as several ops and Inductor lowers as one node (a max pool's padding and
 /// partial maximums): `--lower-aten-to-loop` gives its node [`crate::loops::INLINE`].
 pub const INLINE_ATTR: &str = "fuselab.inline";
+/// Discardable unit attribute of an `aten.view` whose size argument was written with a
+/// -1 (fuse-import): Relax's importer keeps such a reshape even when the shape does not
+/// change, so `--lower-aten-to-loop="materialize-views=true"` copies it instead of
+/// dropping it as no op.
+pub const INFERRED_SIZE_ATTR: &str = "fuselab.inferred_size";
 /// Discardable string attribute naming the torch op an aten op is a part of, when
 /// fuse-import spells one torch op with several (a max pool): the ops of one group
 /// share one `fuselab.eager_id` after `--lower-aten-to-loop`.

@@ -99,6 +99,22 @@ pub fn attr(op: MlirOperation, name: &str) -> Option<MlirAttribute> {
     (!a.ptr.is_null()).then_some(a)
 }
 
+/// Attribute `name` of argument `index` of a function-like `op` (its `arg_attrs`).
+pub fn arg_attr(op: MlirOperation, index: usize, name: &str) -> Option<MlirAttribute> {
+    let dicts = attr(op, "arg_attrs")?;
+    unsafe {
+        if !mlirAttributeIsAArray(dicts) || index >= mlirArrayAttrGetNumElements(dicts) as usize {
+            return None;
+        }
+        let dict = mlirArrayAttrGetElement(dicts, index as isize);
+        if !mlirAttributeIsADictionary(dict) {
+            return None;
+        }
+        let a = mlirDictionaryAttrGetElementByName(dict, sref(name));
+        (!a.ptr.is_null()).then_some(a)
+    }
+}
+
 /// Sets (or replaces) an attribute of `op`.
 pub fn set_attr(op: MlirOperation, name: &str, value: MlirAttribute) {
     unsafe { mlirOperationSetAttributeByName(op, sref(name), value) }

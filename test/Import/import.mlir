@@ -12,6 +12,8 @@
 // RUN: fuse-import %S/Inputs/more_ops.pt2 -o %t.more.mlir
 // RUN: fuse-run %t.more.mlir --expect %S/../Execution/Inputs/more_ops.json | FileCheck %s --check-prefix=MORE
 // RUN: fuse-run %t.more.mlir --expect %S/../Execution/Inputs/more_ops.json --jit | FileCheck %s --check-prefix=MORE
+// RUN: fuse-import %S/Inputs/repeat_ops.pt2 | FileCheck %s --check-prefix=REPEAT
+// RUN: fuse-import %S/Inputs/repeat_ops.pt2 | fuse-run - --expect %S/../Execution/Inputs/repeat_ops.json | FileCheck %s --check-prefix=TILE
 // RUN: fuse-import %S/Inputs/name_clash.pt2 | FileCheck %s --check-prefix=CLASH
 // RUN: fuse-import %S/Inputs/hardtanh_assert.pt2 | FileCheck %s --check-prefix=HARDTANH
 // RUN: fuse-import %S/Inputs/group_norm.pt2 | FileCheck %s --check-prefix=GROUPNORM
@@ -57,8 +59,8 @@
 // LSTM cell: parameters keep their module names; chunk (split_with_sizes) becomes slices.
 // LSTM: func.func @forward(%p_ih_weight: tensor<256x32xf32> {fuselab.input = "parameter", fuselab.name = "ih.weight"}
 // LSTM: "aten.addmm"(%p_ih_bias, %x, %permute)
-// LSTM: %getitem = "aten.slice"(%add) {dim = 1 : i64, start = 0 : i64, end = 64 : i64, step = 1 : i64}
-// LSTM: %getitem_3 = "aten.slice"(%add) {dim = 1 : i64, start = 192 : i64, end = 256 : i64, step = 1 : i64}
+// LSTM: %getitem = "aten.slice"(%add) {dim = 1 : i64, start = 0 : i64, end = 64 : i64, step = 1 : i64, fuselab.origin = "split", fuselab.op_group = "split_with_sizes"}
+// LSTM: %getitem_3 = "aten.slice"(%add) {dim = 1 : i64, start = 192 : i64, end = 256 : i64, step = 1 : i64, fuselab.origin = "split", fuselab.op_group = "split_with_sizes"}
 // LSTM: return %mul_2, %add_1 : tensor<4x64xf32>, tensor<4x64xf32>
 
 // BasicBlock in eval mode: running statistics are buffers; inference batch norm is one
@@ -115,3 +117,15 @@
 // prod (tools/import/export_op_fixtures.py), against torch's own outputs.
 // MORE-NOT: FAIL
 // MORE-COUNT-6: PASS
+
+// repeat as one op (Relax's tile): x [4, 4] viewed [1, 4, 1, 4], expanded [2, 4, 3, 4],
+// viewed [8, 12]; with a leading dim added for repeat(2, 1, 3). Against torch's outputs.
+// REPEAT: "aten.view"(%x) {fuselab.origin = "repeat", fuselab.op_group = "repeat"} : (tensor<4x4xf32>) -> tensor<1x4x1x4xf32>
+// REPEAT-NEXT: "aten.expand"({{.*}}) {fuselab.origin = "repeat", fuselab.op_group = "repeat"} : (tensor<1x4x1x4xf32>) -> tensor<2x4x3x4xf32>
+// REPEAT-NEXT: %repeat = "aten.view"({{.*}}) {fuselab.origin = "repeat", fuselab.op_group = "repeat"} : (tensor<2x4x3x4xf32>) -> tensor<8x12xf32>
+// REPEAT: "aten.view"(%x) {{.*}} : (tensor<4x4xf32>) -> tensor<1x1x1x4x1x4xf32>
+// REPEAT: "aten.expand"({{.*}}) {{.*}} : (tensor<1x1x1x4x1x4xf32>) -> tensor<2x1x1x4x3x4xf32>
+// TILE-NOT: FAIL
+// TILE-COUNT-2: reference output
+// TILE: inductor output #0 {{.*}} PASS
+// TILE: tvm output #1 {{.*}} PASS

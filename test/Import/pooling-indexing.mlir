@@ -33,33 +33,33 @@
 
 // index.Tensor with one index (Swin's relative position bias, table[index.view(-1)]):
 // negative indices wrapped, one gather of rows.
-// INDEX: %[[NEG:.*]] = "aten.lt"(%[[IDX:b_model_encoder_layers_0.*_index]], %{{.*}}) : (tensor<256xi64>, tensor<i64>) -> tensor<256xi1>
-// INDEX: %[[W:.*]] = "aten.where"(%[[NEG]], %{{.*}}, %[[IDX]]) : (tensor<256xi1>, tensor<256xi64>, tensor<256xi64>) -> tensor<256xi64>
-// INDEX: "aten.view"(%[[W]]) : (tensor<256xi64>) -> tensor<256x1xi64>
-// INDEX: %index = "aten.gather"(%p_model_encoder_layers_0_{{.*}}_table, %{{.*}}) {dim = 0 : i64} : (tensor<49x2xf32>, tensor<256x2xi64>) -> tensor<256x2xf32>
+// INDEX: %[[NEG:.*]] = "aten.lt"(%[[IDX:b_model_encoder_layers_0.*_index]], %{{.*}}) {fuselab.origin = "index", fuselab.op_group = "index"} : (tensor<256xi64>, tensor<i64>) -> tensor<256xi1>
+// INDEX: %[[W:.*]] = "aten.where"(%[[NEG]], %{{.*}}, %[[IDX]]) {{.*}}: (tensor<256xi1>, tensor<256xi64>, tensor<256xi64>) -> tensor<256xi64>
+// INDEX: "aten.view"(%[[W]]) {{.*}}: (tensor<256xi64>) -> tensor<256x1xi64>
+// INDEX: %index = "aten.gather"(%p_model_encoder_layers_0_{{.*}}_table, %{{.*}}) {dim = 0 : i64{{.*}}} : (tensor<49x2xf32>, tensor<256x2xi64>) -> tensor<256x2xf32>
 
 // index.Tensor with two broadcast indices (OPT's padding mask, mask[batch[:, None, None,
 // None], kv[None, None, None, :]]): the linear index batch * 16 + kv into the flattened mask.
-// INDEX2: %[[B:.*]] = "aten.expand"(%{{.*}}) : (tensor<1x1x1x1xi64>) -> tensor<1x1x1x16xi64>
-// INDEX2: %[[S:.*]] = "aten.mul"(%[[B]], %{{.*}}) : (tensor<1x1x1x16xi64>, tensor<i64>) -> tensor<1x1x1x16xi64>
-// INDEX2-NEXT: %[[L:.*]] = "aten.add"(%[[S]], %{{.*}}) : (tensor<1x1x1x16xi64>, tensor<1x1x1x16xi64>) -> tensor<1x1x1x16xi64>
-// INDEX2-NEXT: %[[F:.*]] = "aten.view"(%{{.*}}) : (tensor<1x16xi1>) -> tensor<16xi1>
-// INDEX2-NEXT: %[[LV:.*]] = "aten.view"(%[[L]]) : (tensor<1x1x1x16xi64>) -> tensor<16xi64>
-// INDEX2: %[[G:.*]] = "aten.gather"(%[[F]], %{{.*}}) {dim = 0 : i64} : (tensor<16xi1>, tensor<16xi64>) -> tensor<16xi1>
-// INDEX2-NEXT: %index = "aten.view"(%[[G]]) : (tensor<16xi1>) -> tensor<1x1x1x16xi1>
+// INDEX2: %[[B:.*]] = "aten.expand"(%{{.*}}) {{.*}}: (tensor<1x1x1x1xi64>) -> tensor<1x1x1x16xi64>
+// INDEX2: %[[S:.*]] = "aten.mul"(%[[B]], %{{.*}}) {{.*}}: (tensor<1x1x1x16xi64>, tensor<i64>) -> tensor<1x1x1x16xi64>
+// INDEX2-NEXT: %[[L:.*]] = "aten.add"(%[[S]], %{{.*}}) {{.*}}: (tensor<1x1x1x16xi64>, tensor<1x1x1x16xi64>) -> tensor<1x1x1x16xi64>
+// INDEX2-NEXT: %[[F:.*]] = "aten.view"(%{{.*}}) {{.*}}: (tensor<1x16xi1>) -> tensor<16xi1>
+// INDEX2-NEXT: %[[LV:.*]] = "aten.view"(%[[L]]) {{.*}}: (tensor<1x1x1x16xi64>) -> tensor<16xi64>
+// INDEX2: %[[G:.*]] = "aten.gather"(%[[F]], %{{.*}}) {dim = 0 : i64{{.*}}} : (tensor<16xi1>, tensor<16xi64>) -> tensor<16xi1>
+// INDEX2-NEXT: %index = "aten.view"(%[[G]]) {{.*}}: (tensor<16xi1>) -> tensor<1x1x1x16xi1>
 
 // cumsum(mask, dim=1) as a masked reduction: the row spread over a new axis j, kept
 // where j <= i, summed over j.
-// CUMSUM: %[[ROW:.*]] = "aten.view"(%full) : (tensor<1x16xf32>) -> tensor<1x1x16xf32>
-// CUMSUM-NEXT: %[[X:.*]] = "aten.expand"(%[[ROW]]) : (tensor<1x1x16xf32>) -> tensor<1x16x16xf32>
-// CUMSUM-NEXT: %[[N:.*]] = "aten.arange"() {start = 0.0 : f64, step = 1.0 : f64} : () -> tensor<16xi64>
-// CUMSUM-NEXT: %[[I:.*]] = "aten.view"(%[[N]]) : (tensor<16xi64>) -> tensor<16x1xi64>
-// CUMSUM-NEXT: %[[J:.*]] = "aten.view"(%[[N]]) : (tensor<16xi64>) -> tensor<1x16xi64>
-// CUMSUM-NEXT: %[[T:.*]] = "aten.le"(%[[J]], %[[I]]) : (tensor<1x16xi64>, tensor<16x1xi64>) -> tensor<16x16xi1>
-// CUMSUM-NEXT: %[[M:.*]] = "aten.view"(%[[T]]) : (tensor<16x16xi1>) -> tensor<1x16x16xi1>
+// CUMSUM: %[[ROW:.*]] = "aten.view"(%full) {fuselab.origin = "cumsum", fuselab.op_group = "cumsum"} : (tensor<1x16xf32>) -> tensor<1x1x16xf32>
+// CUMSUM-NEXT: %[[X:.*]] = "aten.expand"(%[[ROW]]) {{.*}}: (tensor<1x1x16xf32>) -> tensor<1x16x16xf32>
+// CUMSUM-NEXT: %[[N:.*]] = "aten.arange"() {start = 0.0 : f64, step = 1.0 : f64{{.*}}} : () -> tensor<16xi64>
+// CUMSUM-NEXT: %[[I:.*]] = "aten.view"(%[[N]]) {{.*}}: (tensor<16xi64>) -> tensor<16x1xi64>
+// CUMSUM-NEXT: %[[J:.*]] = "aten.view"(%[[N]]) {{.*}}: (tensor<16xi64>) -> tensor<1x16xi64>
+// CUMSUM-NEXT: %[[T:.*]] = "aten.le"(%[[J]], %[[I]]) {{.*}}: (tensor<1x16xi64>, tensor<16x1xi64>) -> tensor<16x16xi1>
+// CUMSUM-NEXT: %[[M:.*]] = "aten.view"(%[[T]]) {{.*}}: (tensor<16x16xi1>) -> tensor<1x16x16xi1>
 // CUMSUM-NEXT: %[[Z:.*]] = arith.constant dense<0.0e0> : tensor<f32>
 // CUMSUM-NEXT: %[[K:.*]] = "aten.where"(%[[M]], %[[X]], %[[Z]])
-// CUMSUM-NEXT: %cumsum = "aten.sum"(%[[K]]) {dims = array<i64: 2>, keepdim = false} : (tensor<1x16x16xf32>) -> tensor<1x16xf32>
+// CUMSUM-NEXT: %cumsum = "aten.sum"(%[[K]]) {dims = array<i64: 2>, keepdim = false{{.*}}} : (tensor<1x16x16xf32>) -> tensor<1x16xf32>
 
 // Fused for the GPU, as Inductor's kernels (same names and numbering): the image and
 // the stem weight copied to channels-last, the stem convolution, its batch norm and

@@ -3,8 +3,9 @@
 using the core ATen ops the importer spells with other aten ops (leaky_relu, elu,
 clamp.Tensor, log2, log10, tan, pow.Scalar, sign, isnan, isinf, logical_and/or/xor and
 bitwise_and/or/xor of masks, max.dim/min.dim values,
-constant_pad_nd, index_select) and floor, ceil, round, trunc, prod. Run where torch is installed:
-    /opt/tvmvenv/bin/python tools/import/export_op_fixtures.py
+constant_pad_nd, index_select) and floor, ceil, round, trunc, prod; and `repeat_ops.pt2`
+(`repeat_ops.json`): `repeat` with and without leading dims. Run where torch is installed:
+    /opt/tvmvenv/bin/python tools/import/export_op_fixtures.py [NAME ...]
 """
 import json
 import os
@@ -38,14 +39,31 @@ class MoreOps(torch.nn.Module):
         return a + b + c + d + e + f * 0.25 + s + m.float() + mx + p + sel + r + pr
 
 
-def main():
+class RepeatOps(torch.nn.Module):
+    def forward(self, x, v):
+        # Tiled along both dims ([4, 4] -> [8, 12]), a 1-D vector tiled into rows ([4] ->
+        # [8, 12]), and with a new leading dim ([2, 4, 12], summed over it).
+        return x.repeat(2, 3) + v.repeat(8, 3), x.repeat(2, 1, 3).sum(0)
+
+
+def fixtures():
     gen = torch.Generator().manual_seed(11)
-    inputs = (torch.randn(4, 8, generator=gen), torch.randn(4, 8, generator=gen), -0.5 * torch.rand(8, generator=gen), 0.5 * torch.rand(8, generator=gen), torch.randint(0, 8, (8,), generator=gen), torch.randint(0, 4, (4,), generator=gen))
-    with torch.no_grad():
-        export("more_ops", MoreOps(), inputs, os.path.join(REPO, "test", "Import", "Inputs"))
-        out = MoreOps()(*inputs)
-    with open(os.path.join(REPO, "test", "Execution", "Inputs", "more_ops.json"), "w") as f:
-        json.dump({"inputs": [tensor_json(t) for t in inputs], "outputs": [tensor_json(out)]}, f)
+    more = (torch.randn(4, 8, generator=gen), torch.randn(4, 8, generator=gen), -0.5 * torch.rand(8, generator=gen), 0.5 * torch.rand(8, generator=gen), torch.randint(0, 8, (8,), generator=gen), torch.randint(0, 4, (4,), generator=gen))
+    repeat = (torch.randn(4, 4, generator=gen), torch.randn(4, generator=gen))
+    return {"more_ops": (MoreOps(), more), "repeat_ops": (RepeatOps(), repeat)}
+
+
+def main():
+    chosen = sys.argv[1:]
+    for name, (module, inputs) in fixtures().items():
+        if chosen and name not in chosen:
+            continue
+        with torch.no_grad():
+            export(name, module, inputs, os.path.join(REPO, "test", "Import", "Inputs"))
+            out = module(*inputs)
+        outs = out if isinstance(out, tuple) else (out,)
+        with open(os.path.join(REPO, "test", "Execution", "Inputs", f"{name}.json"), "w") as f:
+            json.dump({"inputs": [tensor_json(t) for t in inputs], "outputs": [tensor_json(t) for t in outs]}, f)
 
 
 if __name__ == "__main__":

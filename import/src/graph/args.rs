@@ -110,6 +110,20 @@ impl<'m> Emitter<'m> {
         Ok(())
     }
 
+    /// Runs `import` with every op it emits marked as a part of `node`, one torch op
+    /// named `origin` (`fuselab.origin` / `fuselab.op_group`).
+    pub(super) fn grouped(
+        &mut self,
+        origin: &'static str,
+        node: &Node,
+        import: impl FnOnce(&mut Self, &Node) -> R<()>,
+    ) -> R<()> {
+        self.op_group = Some((origin, node.name.clone()));
+        let imported = import(self, node);
+        self.op_group = None;
+        imported
+    }
+
     pub(super) fn unary(&mut self, node: &Node, op: &str, attrs: &str) -> R<()> {
         let x = self.tensor(node, "self")?;
         let out = self.out_type(node, 0)?;

@@ -144,6 +144,9 @@ const REALIZE_HINT: &str = "fuselab.realize_hint";
 /// The discardable attribute of an aten op that is part of a larger computation
 /// (`fuselab_dialects::attrs::INLINE_ATTR`).
 const INLINE: &str = "fuselab.inline";
+/// The discardable attribute of a view whose size argument has a -1
+/// (`fuselab_dialects::attrs::INFERRED_SIZE_ATTR`).
+const INFERRED_SIZE_ATTR: &str = "fuselab.inferred_size";
 
 /// The emitter state for one graph.
 struct Emitter<'m> {

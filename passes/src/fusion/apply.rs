@@ -22,6 +22,11 @@ use melior::ir::{operation::OperationLike as _, OperationRef};
 use mlir_sys::{MlirOperation, MlirValue};
 use std::collections::HashSet;
 
+/// String attribute of a kernel (or bare node) the modelled compiler does not run as a
+/// generated kernel per call: its [`Evaluation::name`] (`folded`, `builtin`). fuselab
+/// still runs it.
+pub const EVALUATION_ATTR: &str = "fuselab.evaluation";
+
 /// Replaces the uses of `old` by `new` in ops outside `kernel`.
 fn replace_uses_outside(old: MlirValue, new: MlirValue, kernel: MlirOperation, block: mlir_sys::MlirBlock) {
     let mut uses = Vec::new();
@@ -69,6 +74,9 @@ pub fn apply_plan(
             let op = nodes[members[0]];
             ir::detach(op);
             ir::insert_before(terminator, op);
+            if let Some(evaluation) = kernel.evaluation.name() {
+                ir::set_attr(op, EVALUATION_ATTR, ir::string_attr(ctx, evaluation));
+            }
             continue;
         }
         let member_ops: Vec<MlirOperation> = members.iter().map(|&m| nodes[m]).collect();
@@ -114,6 +122,9 @@ pub fn apply_plan(
             &attrs,
             vec![ir::new_region(body)],
         );
+        if let Some(evaluation) = kernel.evaluation.name() {
+            ir::set_attr(kernel_op, EVALUATION_ATTR, ir::string_attr(ctx, evaluation));
+        }
         ir::insert_before(terminator, kernel_op);
         for (i, &value) in outputs.iter().enumerate() {
             let ty = ir::value_type(value);
@@ -271,6 +282,9 @@ pub fn run_strategy(
             for (kernel, name) in report.kernels.iter_mut().zip(names) {
                 kernel.name = name.clone();
             }
+        }
+        for (kernel, &evaluation) in report.kernels.iter_mut().zip(&decision.evaluation) {
+            kernel.evaluation = evaluation;
         }
         if cx.settings.fusion_explain {
             explain(cx, &graph, plan, SourceLoc::from_location(loc));

@@ -52,6 +52,35 @@ pub struct Decision {
     pub kernel_names: Option<Vec<String>>,
     /// Leave a group of one node as a bare node instead of a `loop.kernel` (TVM).
     pub keep_single_nodes: bool,
+    /// Per group (empty: every group is a kernel): how the modelled compiler runs it,
+    /// where that is not a generated kernel per call. Marked in the report and the IR;
+    /// fuselab runs every group.
+    pub evaluation: Vec<Evaluation>,
+}
+
+/// How the modelled compiler runs a group.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Evaluation {
+    /// A generated kernel, launched per call.
+    #[default]
+    Kernel,
+    /// Computed from constants only: evaluated when the module is built (Relax's
+    /// FoldConstant, `fusion/tvm/fold_constant.rs`).
+    Folded,
+    /// An op the compiler does not lower to a generated kernel and runs as a runtime
+    /// builtin (Relax 0.27's `cumsum`, which LegalizeOps leaves a relax op).
+    Builtin,
+}
+
+impl Evaluation {
+    /// The report's and the IR's name for it (`None` for a kernel).
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            Evaluation::Kernel => None,
+            Evaluation::Folded => Some("folded"),
+            Evaluation::Builtin => Some("builtin"),
+        }
+    }
 }
 
 /// Why a plan cannot be applied as it stands: `fusion::apply` emits the groups in

@@ -8,7 +8,7 @@
 //! used outside it (a graph output or another kernel's input). Buffers produced and last
 //! used inside one kernel are kernel-local (`remove_kernel_local_buffers`): no traffic.
 
-use super::plan::{FusionPlan, Rejection};
+use super::plan::{Evaluation, FusionPlan, Rejection};
 use crate::analysis::memory_deps::{NodeKind, SchedGraph};
 use serde_json::{json, Value};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -34,6 +34,9 @@ pub struct KernelReport {
     pub kernel_local: Vec<String>,
     /// `Some(kind)` for a library kernel (mm, bmm, convolution).
     pub extern_kind: Option<String>,
+    /// How the modelled compiler runs it (a kernel, folded when building, a builtin);
+    /// fuselab runs it.
+    pub evaluation: Evaluation,
 }
 
 /// The report of one function.
@@ -138,6 +141,7 @@ impl FunctionReport {
                 launches: u64::from(!nop),
                 kernel_local: if is_extern { Vec::new() } else { kernel_local },
                 extern_kind: is_extern.then(|| first.origins.first().cloned().unwrap_or_default()),
+                evaluation: Evaluation::Kernel,
             });
         }
         Self {
@@ -163,7 +167,7 @@ impl FunctionReport {
             .kernels
             .iter()
             .map(|k| {
-                json!({
+                let mut kernel = json!({
                     "name": k.name,
                     "extern": k.extern_kind,
                     "members": k.members,
@@ -173,7 +177,11 @@ impl FunctionReport {
                     "bytes_written": k.bytes_written,
                     "kernel_local": k.kernel_local,
                     "launches": k.launches,
-                })
+                });
+                if let Some(evaluation) = k.evaluation.name() {
+                    kernel["evaluation"] = json!(evaluation);
+                }
+                kernel
             })
             .collect();
         let rejected: Vec<Value> = self
@@ -201,6 +209,12 @@ impl FunctionReport {
             },
             "rejected": rejected,
         });
+        for evaluation in [Evaluation::Folded, Evaluation::Builtin] {
+            let count = self.kernels.iter().filter(|k| k.evaluation == evaluation).count();
+            if let (true, Some(name)) = (count > 0, evaluation.name()) {
+                out["totals"][format!("{name}_kernels")] = json!(count);
+            }
+        }
         if let Some([kernels, read, written]) = self.unfused {
             out["unfused"] = json!({
                 "kernels": kernels, "bytes_read": read, "bytes_written": written, "bytes_total": read + written,

@@ -47,93 +47,8 @@ pub(super) static RULES: &[Rule] = &[
         // the result's dtype is the export's (integers and bools sum to int64).
         targets: &["aten.cumsum.default"],
         import: |em, node, _| {
-            let loc = node.loc.clone();
-            let x = em.tensor(node, "self")?;
-            let out = em.out_type(node, 0)?;
-            let xt = em.ty(&x);
-            if xt.shape != out.shape || xt.rank() == 0 {
-                return Err(em.node_error(
-                    node,
-                    format!("cumsum of a {:?} tensor into {:?}", xt.shape, out.shape),
-                ));
-            }
-            let dim = wrap(em.int_arg(node, "dim", None)?, xt.rank()) as usize;
-            let n = xt.shape[dim];
-            let x = if xt.dtype == out.dtype {
-                x
-            } else {
-                em.op(None, "to_dtype", &[&x], "", &out, &loc)
-            };
-            let mut wide = out.shape.clone();
-            wide.insert(dim, n);
-            let mut lone = out.shape.clone();
-            lone.insert(dim, 1);
-            let col = em.view(None, &x, lone, &loc);
-            let spread = em.op(
-                None,
-                "expand",
-                &[&col],
-                "",
-                &TType {
-                    shape: wide.clone(),
-                    dtype: out.dtype,
-                },
-                &loc,
-            );
-            // mask[i, j] = j <= i, viewed [1.., n(i), n(j), 1..].
-            let steps = em.op(
-                None,
-                "arange",
-                &[],
-                "start = 0.0 : f64, step = 1.0 : f64",
-                &TType {
-                    shape: vec![n],
-                    dtype: "i64",
-                },
-                &loc,
-            );
-            let i = em.view(None, &steps, vec![n, 1], &loc);
-            let j = em.view(None, &steps, vec![1, n], &loc);
-            let tri = em.op(
-                None,
-                "le",
-                &[&j, &i],
-                "",
-                &TType {
-                    shape: vec![n, n],
-                    dtype: "i1",
-                },
-                &loc,
-            );
-            let mut mshape = vec![1; wide.len()];
-            mshape[dim] = n;
-            mshape[dim + 1] = n;
-            let mask = em.view(None, &tri, mshape, &loc);
-            let zero = em.constant(
-                Scalar::Int(0),
-                &TType {
-                    shape: vec![],
-                    dtype: out.dtype,
-                },
-                &loc,
-            );
-            let kept = em.op(
-                None,
-                "where",
-                &[&mask, &spread, &zero],
-                "",
-                &TType {
-                    shape: wide,
-                    dtype: out.dtype,
-                },
-                &loc,
-            );
-            em.finish(
-                node,
-                "sum",
-                &[&kept],
-                &format!("dims = {}, keepdim = false", ints(&[dim as i64 + 1])),
-            )
+            // One op (Inductor's `cumsum` origin, Relax's `cumsum`) for all the parts.
+            em.grouped("cumsum", node, cumsum)
         },
     },
     Rule {
@@ -247,4 +162,95 @@ fn param_or(em: &mut Emitter, node: &Node, arg: &str, default: f64, ty: &TType) 
         Some(_) => em.tensor(node, arg),
         None => Ok(em.splat(None, Scalar::Float(default), ty, &node.loc)),
     }
+}
+
+/// `aten.cumsum` as a masked reduction (see its rule).
+fn cumsum(em: &mut Emitter, node: &Node) -> R<()> {
+    let loc = node.loc.clone();
+    let x = em.tensor(node, "self")?;
+    let out = em.out_type(node, 0)?;
+    let xt = em.ty(&x);
+    if xt.shape != out.shape || xt.rank() == 0 {
+        return Err(em.node_error(
+            node,
+            format!("cumsum of a {:?} tensor into {:?}", xt.shape, out.shape),
+        ));
+    }
+    let dim = wrap(em.int_arg(node, "dim", None)?, xt.rank()) as usize;
+    let n = xt.shape[dim];
+    let x = if xt.dtype == out.dtype {
+        x
+    } else {
+        em.op(None, "to_dtype", &[&x], "", &out, &loc)
+    };
+    let mut wide = out.shape.clone();
+    wide.insert(dim, n);
+    let mut lone = out.shape.clone();
+    lone.insert(dim, 1);
+    let col = em.view(None, &x, lone, &loc);
+    let spread = em.op(
+        None,
+        "expand",
+        &[&col],
+        "",
+        &TType {
+            shape: wide.clone(),
+            dtype: out.dtype,
+        },
+        &loc,
+    );
+    // mask[i, j] = j <= i, viewed [1.., n(i), n(j), 1..].
+    let steps = em.op(
+        None,
+        "arange",
+        &[],
+        "start = 0.0 : f64, step = 1.0 : f64",
+        &TType {
+            shape: vec![n],
+            dtype: "i64",
+        },
+        &loc,
+    );
+    let i = em.view(None, &steps, vec![n, 1], &loc);
+    let j = em.view(None, &steps, vec![1, n], &loc);
+    let tri = em.op(
+        None,
+        "le",
+        &[&j, &i],
+        "",
+        &TType {
+            shape: vec![n, n],
+            dtype: "i1",
+        },
+        &loc,
+    );
+    let mut mshape = vec![1; wide.len()];
+    mshape[dim] = n;
+    mshape[dim + 1] = n;
+    let mask = em.view(None, &tri, mshape, &loc);
+    let zero = em.constant(
+        Scalar::Int(0),
+        &TType {
+            shape: vec![],
+            dtype: out.dtype,
+        },
+        &loc,
+    );
+    let kept = em.op(
+        None,
+        "where",
+        &[&mask, &spread, &zero],
+        "",
+        &TType {
+            shape: wide,
+            dtype: out.dtype,
+        },
+        &loc,
+    );
+    em.finish(
+        node,
+        "sum",
+        &[&kept],
+        &format!("dims = {}, keepdim = false", ints(&[dim as i64 + 1])),
+    )
 }

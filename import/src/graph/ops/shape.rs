@@ -24,11 +24,29 @@ pub(super) static RULES: &[Rule] = &[
             "aten._unsafe_view.default",
             "aten.reshape.default",
         ],
-        import: |em, node, _| em.unary(node, "view", ""),
+        import: |em, node, _| {
+            // Relax's importer drops a reshape only when its sizes as written equal the
+            // input's shape (`_reshape`, "Skip identity reshape"): one written with a -1
+            // stays a reshape (a copy of its own) even where the shape does not change.
+            let written = match em.ints_arg(node, "size")? {
+                Some(sizes) => Some(sizes),
+                None => em.ints_arg(node, "shape")?,
+            };
+            let inferred = written.is_some_and(|sizes| sizes.contains(&-1));
+            em.unary(node, "view", if inferred { INFERRED_SIZE_ATTR } else { "" })
+        },
     },
     Rule {
         targets: &["aten.expand.default"],
         import: |em, node, _| em.unary(node, "expand", ""),
+    },
+    Rule {
+        // repeat(x, r) tiles x r[i] times along each dim (leading dims added when r is
+        // longer than x's rank): x viewed [1, s0, 1, s1, ..], expanded to [r0, s0, r1, s1,
+        // ..], viewed [r0*s0, r1*s1, ..] — out[i..] = x[i % s..]. One op (Relax's `tile`,
+        // Inductor's `repeat` lowering: one pointwise node with modular indices).
+        targets: &["aten.repeat.default"],
+        import: |em, node, _| em.grouped("repeat", node, repeat),
     },
     Rule {
         targets: &["aten.permute.default"],
@@ -249,10 +267,11 @@ pub(super) static RULES: &[Rule] = &[
         targets: &["aten.embedding.default"],
         import: |em, node, _| {
             let loc = node.loc.clone();
-            // One op (Relax's `take`, Inductor's `embedding` origin) for all of them.
-            em.op_group = Some(("embedding", node.name.clone()));
             // out[i.., :] = weight[indices[i..], :]: flatten the indices, broadcast them
-            // over the embedding width, gather rows, view back.
+            // over the embedding width, gather rows, view back. The gather of rows is one
+            // op (Relax's `take`, Inductor's `embedding` origin); the flattening and the
+            // view back are ops of their own, as in Relax's import of an embedding
+            // (`astype` + `reshape`, `take`, `reshape`: base_fx_graph_translator.py).
             let w = em.tensor(node, "weight")?;
             let idx = em.tensor(node, "indices")?;
             let (wt, it) = (em.ty(&w), em.ty(&idx));
@@ -263,6 +282,7 @@ pub(super) static RULES: &[Rule] = &[
                 .get(1)
                 .ok_or_else(|| em.node_error(node, "embedding weight must be 2-D"))?;
             let flat = em.view(None, &idx, vec![n], &loc);
+            em.op_group = Some(("embedding", node.name.clone()));
             let col = em.op(
                 None,
                 "unsqueeze",
@@ -296,8 +316,8 @@ pub(super) static RULES: &[Rule] = &[
                 },
                 &loc,
             );
-            let res = em.view(em.out_ssa(node, 0).as_deref(), &rows, out.shape.clone(), &loc);
             em.op_group = None;
+            let res = em.view(em.out_ssa(node, 0).as_deref(), &rows, out.shape.clone(), &loc);
             em.bind(node, 0, res);
             Ok(())
         },
@@ -319,6 +339,9 @@ pub(super) static RULES: &[Rule] = &[
                     .map(|s| chunk.min(size - s))
                     .collect()
             };
+            // One op with several results (Relax's `split`, a call_tir returning a tuple
+            // whose items its consumers read through TupleGetItem).
+            em.op_group = Some(("split", node.name.clone()));
             let mut start = 0;
             for (i, len) in sizes.iter().enumerate() {
                 let mut shape = xt.shape.clone();
@@ -341,7 +364,48 @@ pub(super) static RULES: &[Rule] = &[
                 em.bind(node, i, res);
                 start += len;
             }
+            em.op_group = None;
             Ok(())
         },
     },
 ];
+
+/// `aten.repeat` as a view, an expand and a view (see its rule).
+fn repeat(em: &mut Emitter, node: &Node) -> R<()> {
+    let loc = node.loc.clone();
+    let x = em.tensor(node, "self")?;
+    let xt = em.ty(&x);
+    let repeats = em.ints_arg(node, "repeats")?.unwrap_or_default();
+    let out = em.out_type(node, 0)?;
+    if repeats.len() < xt.rank() || repeats.iter().any(|&r| r < 0) {
+        return Err(em.node_error(node, format!("repeat of a {:?} tensor by {repeats:?}", xt.shape)));
+    }
+    let sizes: Vec<i64> = std::iter::repeat_n(1, repeats.len() - xt.rank())
+        .chain(xt.shape.iter().copied())
+        .collect();
+    let tiled: Vec<i64> = repeats.iter().zip(&sizes).map(|(r, s)| r * s).collect();
+    if tiled != out.shape {
+        return Err(em.node_error(
+            node,
+            format!("repeat gives shape {tiled:?}, the export says {:?}", out.shape),
+        ));
+    }
+    let pairs = |first: &dyn Fn(usize) -> i64| -> Vec<i64> {
+        (0..sizes.len()).flat_map(|d| [first(d), sizes[d]]).collect()
+    };
+    let spaced = em.view(None, &x, pairs(&|_| 1), &loc);
+    let wide = em.op(
+        None,
+        "expand",
+        &[&spaced],
+        "",
+        &TType {
+            shape: pairs(&|d| repeats[d]),
+            dtype: xt.dtype,
+        },
+        &loc,
+    );
+    let res = em.view(em.out_ssa(node, 0).as_deref(), &wide, tiled, &loc);
+    em.bind(node, 0, res);
+    Ok(())
+}

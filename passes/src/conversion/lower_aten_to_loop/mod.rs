@@ -384,8 +384,11 @@ impl Lowering {
                 let map = view_map(&aten, input.shape(), &out.shape)?;
                 let access = input.remap(&out.shape, &map);
                 // A reshape to its own shape is no op at all (Relax's graph of a
-                // torch.export program has none: `bmm`'s 3-D views vanish), not a copy.
-                let identity = matches!(kind, View | Reshape) && input.shape() == out.shape.as_slice();
+                // torch.export program has none: `bmm`'s 3-D views vanish), not a copy —
+                // unless its sizes were written with a -1, which Relax's importer keeps.
+                let identity = matches!(kind, View | Reshape)
+                    && input.shape() == out.shape.as_slice()
+                    && ir::attr(op, fuselab_dialects::attrs::INFERRED_SIZE_ATTR).is_none();
                 if self.materialize_views && !identity {
                     let value = self.copy_as(op, &access, &origin)?;
                     ir::replace_uses(result, value);

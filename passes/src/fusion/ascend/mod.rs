@@ -152,6 +152,7 @@ impl Strategy for Ascend {
             plan,
             kernel_names: None,
             keep_single_nodes: false,
+            evaluation: Vec::new(),
         })
     }
 }

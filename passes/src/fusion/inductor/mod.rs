@@ -117,6 +117,7 @@ impl Strategy for Inductor {
             plan: plan_fusion(graph, config_from(options), target),
             kernel_names: None,
             keep_single_nodes: false,
+            evaluation: Vec::new(),
         })
     }
 }

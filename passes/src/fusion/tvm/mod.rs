@@ -15,6 +15,7 @@
 //! as `--inductor-fuse`.
 
 pub mod annotate;
+pub mod fold_constant;
 pub mod op_pattern;
 pub mod partition;
 pub mod post_dominators;
@@ -22,7 +23,7 @@ pub mod print_post_dominators;
 
 use super::{
     apply::run_strategy,
-    plan::{Decision, FusionPlan, Rejection},
+    plan::{Decision, Evaluation, FusionPlan, Rejection},
     strategy::{Strategy, Variant},
 };
 use crate::{
@@ -59,6 +60,12 @@ pub const INFO: PassInfo = PassInfo {
             default: "relax",
             help: "pattern kinds: 'relax' (derived from loop bodies, TVM 0.27) or 'relay' (per-op registry)",
         },
+        PassOption {
+            name: "fold-constants",
+            kind: OptionKind::Bool,
+            default: "true",
+            help: "Relax's FoldConstant first: ops computed only from buffers, tensor constants and literals are not fused (kernels marked folded)",
+        },
     ],
     run,
     id: &ID,
@@ -82,10 +89,27 @@ pub fn decide(
     graph: &SchedGraph,
     mode: PatternMode,
     config: PartitionConfig,
+    fold_constants: bool,
 ) -> Result<Decision, String> {
-    let tvm = TvmGraph::build(func, graph, mode)?;
+    let built = TvmGraph::build(func, graph, mode)?;
+    let folded = if fold_constants {
+        fold_constant::folded_ops(
+            &built,
+            &fold_constant::compile_time_args(func, graph.inputs.len()),
+        )
+    } else {
+        vec![false; built.nodes.len()]
+    };
+    let fold_constant::Hoisted {
+        graph: tvm,
+        folded_ops,
+    } = fold_constant::hoist(&built, &folded);
     let partition = partition_graph(&tvm, config);
-    let op_groups = partition.groups(&tvm);
+    // The folded ops (leaves after the arguments), one group each, first: they read
+    // nothing but arguments and each other.
+    let first_folded = tvm.param_count() - folded_ops.len();
+    let mut op_groups: Vec<Vec<usize>> = (first_folded..tvm.param_count()).map(|n| vec![n]).collect();
+    op_groups.extend(partition.groups(&tvm));
     // Group index of every op node; order groups topologically (groups are convex, so
     // the quotient graph is acyclic), preferring the earliest first op.
     let mut group_of = vec![usize::MAX; tvm.nodes.len()];
@@ -135,7 +159,9 @@ pub fn decide(
             .collect();
         members.sort_unstable();
         groups.push(members);
-        let mut name = if ops.len() == 1 {
+        let mut name = if ops.len() == 1 && ops[0] < tvm.param_count() {
+            folded_ops[ops[0] - first_folded].clone()
+        } else if ops.len() == 1 {
             tvm.nodes[ops[0]].op.clone()
         } else {
             let ops: Vec<&str> = ops.iter().map(|&n| tvm.nodes[n].op.as_str()).collect();
@@ -173,6 +199,21 @@ pub fn decide(
         },
         kernel_names: Some(names),
         keep_single_nodes: true,
+        evaluation: order
+            .iter()
+            .map(|&g| {
+                if g < folded_ops.len() {
+                    Evaluation::Folded
+                } else if op_groups[g]
+                    .iter()
+                    .any(|&n| tvm.nodes[n].op == fold_constant::BUILTIN_OP)
+                {
+                    Evaluation::Builtin
+                } else {
+                    Evaluation::Kernel
+                }
+            })
+            .collect(),
     })
 }
 
@@ -222,7 +263,7 @@ impl Strategy for Tvm {
         let config = PartitionConfig {
             max_depth: options.uint("max-depth") as usize,
         };
-        decide(func, graph, mode, config)
+        decide(func, graph, mode, config, options.flag("fold-constants"))
     }
 }
 
