@@ -28,6 +28,7 @@ pub use registry::{
 pub static PASSES: &[PassInfo] = &[
     analysis::verify_shapes::INFO,
     transforms::fuse_attention::INFO,
+    transforms::pointless_cumsum::INFO,
     transforms::aten_decompose::INFO,
     conversion::lower_aten_to_loop::INFO,
     transforms::unroll_small_reductions::INFO,

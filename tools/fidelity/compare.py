@@ -38,7 +38,7 @@ def fuselab_kernels(binary_dir, archive, target, strategy):
             f"--target={target}",
             # The Inductor strategy's graph passes (Strategy::graph_passes): attention
             # calls PyTorch dispatches to a fused kernel stay one op.
-            *(["--fuse-attention"] if strategy == "inductor" else []),
+            *(["--fuse-attention", "--pointless-cumsum"] if strategy == "inductor" else []),
             "--aten-decompose",
             # The TVM strategy's own lowering (Strategy::lowering_options): views are
             # nodes of their own, as Relax's reshape/permute ops are.

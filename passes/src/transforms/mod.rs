@@ -3,5 +3,6 @@
 pub mod aten_decompose;
 pub mod fuse_attention;
 pub mod inline_pointwise;
+pub mod pointless_cumsum;
 pub mod split_reductions;
 pub mod unroll_small_reductions;

@@ -503,8 +503,18 @@ impl Lowering {
                         ("arith.muli", "arith.addi")
                     };
                     let ty = scalar_type(bx.ctx, wide);
-                    let scaled = bx.op(mul, &[i, bx.constant(step, wide)], ty);
-                    let v = bx.op(add, &[scaled, bx.constant(start, wide)], ty);
+                    // A unit step and a zero start emit nothing (exact either way): one
+                    // index value, as Inductor's `iota` is one `ops.index_expr`.
+                    let scaled = if step == 1.0 {
+                        i
+                    } else {
+                        bx.op(mul, &[i, bx.constant(step, wide)], ty)
+                    };
+                    let v = if start == 0.0 {
+                        scaled
+                    } else {
+                        bx.op(add, &[scaled, bx.constant(start, wide)], ty)
+                    };
                     Ok(convert(bx, v, wide, dtype))
                 })?;
                 ir::replace_uses(result, value);

@@ -420,17 +420,6 @@ impl<'g> Scheduler<'g> {
         }
     }
 
-    /// `fusable_read_and_write`.
-    fn fusable_read_and_write(read: &MemoryDep, write: &MemoryDep) -> bool {
-        read.buffer == write.buffer
-            && !read.star
-            && !write.star
-            && !read.is_indirect()
-            && read.index == write.index
-            && read.ranges.len() >= write.ranges.len()
-            && read.ranges[..write.ranges.len()] == write.ranges[..]
-    }
-
     fn can_fuse_vertical(&mut self, g1: usize, g2: usize) -> bool {
         let (a, b) = (self.group(g1), self.group(g2));
         // node2's unmet deps: reads of buffers produced by some node outside node2.
@@ -448,7 +437,11 @@ impl<'g> Scheduler<'g> {
                 a.names.binary_search(&buf).is_err()
                     || !a.writes.iter().any(|&w| {
                         self.dep_buffer[w as usize] == buf
-                            && Self::fusable_read_and_write(&self.deps[r as usize], &self.deps[w as usize])
+                            && deps::fusable_read_and_write(
+                                &self.deps[r as usize],
+                                &self.deps[w as usize],
+                                self.config.loop_ordering,
+                            )
                     })
             })
             .collect();

@@ -122,3 +122,41 @@ impl Scheduler<'_> {
         group.writes = writes;
     }
 }
+
+/// `fusable_read_and_write`. With `loop_ordering_after_fusion` the scheduler nodes'
+/// loops are not merged yet, so a read and a write over different numbers of
+/// (non-unit) loops compare normalized (`MemoryDep.normalize`: their loops merged in
+/// their own order) — a pointwise node over `[1, 16, 32]` and a reduction reading it
+/// through a view as `[16] x [32]` (OPT's residual add and its layer norm).
+pub(super) fn fusable_read_and_write(read: &MemoryDep, write: &MemoryDep, loop_ordering: bool) -> bool {
+    if read.buffer != write.buffer || read.star || write.star || read.is_indirect() {
+        return false;
+    }
+    let loops = |d: &MemoryDep| d.ranges.iter().filter(|&&r| r != 1).count();
+    if loop_ordering && loops(read) != loops(write) {
+        return matches!(
+            (merged_in_order(read), merged_in_order(write)),
+            (Some(r), Some(w)) if r == w
+        );
+    }
+    // Inductor's scheduler nodes iterate without their size-1 dims (`simplify_and_
+    // reorder`) and a dep's variables are the node's: compare the loops that are not
+    // size 1, each as (stride, extent), with the index's constant.
+    let squeezed = |d: &MemoryDep| -> Option<(i64, Vec<(i64, i64)>)> {
+        let strides = d.index.linear_coefficients(d.ranges.len())?;
+        let loops = strides
+            .into_iter()
+            .zip(d.ranges.iter().copied())
+            .filter(|&(_, extent)| extent != 1)
+            .collect();
+        Some((d.index.constant_part(), loops))
+    };
+    match (squeezed(read), squeezed(write)) {
+        (Some((rc, r)), Some((wc, w))) => rc == wc && r.len() >= w.len() && r[..w.len()] == w[..],
+        _ => {
+            read.index == write.index
+                && read.ranges.len() >= write.ranges.len()
+                && read.ranges[..write.ranges.len()] == write.ranges[..]
+        }
+    }
+}

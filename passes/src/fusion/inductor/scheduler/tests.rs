@@ -182,3 +182,33 @@ fn the_targets_input_limit_splits_kernels() {
         plan.rejections
     );
 }
+
+#[test]
+fn vertical_deps_compare_without_unit_dims_and_normalized_across_loop_counts() {
+    use super::deps::fusable_read_and_write;
+    let d = IndexExpr::dim;
+    // A pointwise write over [1, 16, 32] and a reduction read of it as [16] x [32].
+    let write = dep("buf0", d(1).scale(32).add(&d(2)), &[1, 16, 32]);
+    let read = dep("buf0", d(0).scale(32).add(&d(1)), &[16, 32]);
+    assert!(fusable_read_and_write(&read, &write, true));
+    assert!(fusable_read_and_write(&read, &write, false));
+    // Read transposed: not the write.
+    let transposed = dep("buf0", d(0).add(&d(1).scale(16)), &[16, 32]);
+    assert!(!fusable_read_and_write(&transposed, &write, true));
+    // Another buffer, or an offset: no.
+    assert!(!fusable_read_and_write(
+        &dep("buf1", d(0).scale(32).add(&d(1)), &[16, 32]),
+        &write,
+        true
+    ));
+    let shifted = dep(
+        "buf0",
+        d(0).scale(32).add(&d(1)).add(&IndexExpr::constant(1)),
+        &[16, 32],
+    );
+    assert!(!fusable_read_and_write(&shifted, &write, true));
+    // Over [512] against [16] x [32]: equal only normalized (loop ordering after fusion).
+    let flat = dep("buf0", d(0), &[512]);
+    assert!(fusable_read_and_write(&read, &flat, true));
+    assert!(!fusable_read_and_write(&read, &flat, false));
+}
