@@ -115,6 +115,24 @@ pub fn arg_attr(op: MlirOperation, index: usize, name: &str) -> Option<MlirAttri
     }
 }
 
+/// Erases a matched form `ops` once its result is replaced: each op as soon as nothing
+/// reads it, then the `arith.constant`s only the form read.
+pub fn erase_with_constants(ops: Vec<MlirOperation>) {
+    let mut constants: Vec<MlirOperation> = ops
+        .iter()
+        .flat_map(|&op| operands(op))
+        .filter_map(defining_op)
+        .filter(|&c| op_name(c) == "arith.constant")
+        .collect();
+    constants.sort_by_key(|c| c.ptr as usize);
+    constants.dedup_by_key(|c| c.ptr as usize);
+    let mut left = ops;
+    left.extend(constants);
+    while let Some(i) = left.iter().position(|&op| users(result(op, 0)).is_empty()) {
+        erase(left.swap_remove(i));
+    }
+}
+
 /// Sets (or replaces) an attribute of `op`.
 pub fn set_attr(op: MlirOperation, name: &str, value: MlirAttribute) {
     unsafe { mlirOperationSetAttributeByName(op, sref(name), value) }

@@ -249,25 +249,8 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
         );
         ir::insert_before(anchor, fused);
         ir::replace_uses(a.result, ir::result(fused, 0));
-        // Erase the form from its end: an op goes once nothing reads it; then the
-        // constants only it read (sqrt(scale), -inf, the zeros of _safe_softmax).
-        let mut constants: Vec<MlirOperation> = a
-            .ops
-            .iter()
-            .flat_map(|&op| ir::operands(op))
-            .filter_map(ir::defining_op)
-            .filter(|&c| ir::op_name(c) == "arith.constant")
-            .collect();
-        constants.sort_by_key(|c| c.ptr as usize);
-        constants.dedup_by_key(|c| c.ptr as usize);
-        let mut left = a.ops;
-        left.extend(constants);
-        while let Some(i) = left
-            .iter()
-            .position(|&op| ir::users(ir::result(op, 0)).is_empty())
-        {
-            ir::erase(left.swap_remove(i));
-        }
+        // The form goes (sqrt(scale), -inf, the zeros of _safe_softmax with it).
+        ir::erase_with_constants(a.ops);
     }
     Ok(())
 }

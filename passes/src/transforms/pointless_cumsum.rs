@@ -212,25 +212,8 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
             }
         };
         ir::replace_uses(m.result, value);
-        // The constants the group read (the full, the masked-out zero) go with it where
-        // nothing else reads them.
-        let mut constants: Vec<MlirOperation> = m
-            .ops
-            .iter()
-            .flat_map(|&op| ir::operands(op))
-            .filter_map(ir::defining_op)
-            .filter(|&c| ir::op_name(c) == "arith.constant")
-            .collect();
-        constants.sort_by_key(|c| c.ptr as usize);
-        constants.dedup_by_key(|c| c.ptr as usize);
-        for &op in m.ops.iter().rev() {
-            ir::erase(op);
-        }
-        for c in constants {
-            if ir::users(ir::result(c, 0)).is_empty() {
-                ir::erase(c);
-            }
-        }
+        // The group goes, and the constants only it read (the full, the masked-out zero).
+        ir::erase_with_constants(m.ops);
     }
     Ok(())
 }
