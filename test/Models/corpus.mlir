@@ -57,7 +57,7 @@
 // CHECK: deit 17 17 yes
 // CHECK: clip_vision 9 9 yes
 // CHECK: efficientnet 46 44 NO
-// CHECK: segformer 14 18 NO
+// CHECK: segformer 14 15 NO
 // CHECK: levit 45 43 NO
 // Encoders of encoder-decoder models (BART's matches Inductor's 15 calls; Whisper's
 // attention without a mask is one library call, 14).

@@ -523,7 +523,7 @@ fn fused_attention(op: MlirOperation, target: &dyn crate::target::Target) -> boo
     let types: Vec<TensorType> = ir::operands(op).into_iter().filter_map(ir::tensor_type).collect();
     ir::op_name(op) == AtenOpKind::ScaledDotProductAttention.op_name()
         && types.len() >= 3
-        && super::fuse_attention::runs_fused(target, &types[0], &types[1], &types[2])
+        && super::fuse_attention::runs_fused(target, &types[0], &types[1], &types[2], types.len() > 3)
 }
 
 fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {

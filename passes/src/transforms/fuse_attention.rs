@@ -191,15 +191,23 @@ fn match_at(bmm: MlirOperation) -> Option<Attention> {
     })
 }
 
-/// Whether attention over `query`, `key` and `value` runs as one fused kernel on
-/// `target` in the form the lowering's `sdpa` extern takes: self-attention (as many
-/// keys as queries, so query and key can share a buffer type) and the target's dtype
-/// and head-dim rule. `--aten-decompose` keeps exactly these.
-pub fn runs_fused(target: &dyn Target, query: &TensorType, key: &TensorType, value: &TensorType) -> bool {
+/// Whether attention over `query`, `key` and `value` (with a mask: `masked`) runs as one
+/// fused kernel on `target` in the form the lowering's `sdpa` extern takes: the target's
+/// dtype and head-dim rule, and with a mask self-attention (as many keys as queries, so
+/// that two of the extern's four operands can share a buffer type: IRDL binds one type
+/// to its variadic operands). Without a mask keys may be fewer than queries (SegFormer's
+/// spatially reduced keys and values). `--aten-decompose` keeps exactly these.
+pub fn runs_fused(
+    target: &dyn Target,
+    query: &TensorType,
+    key: &TensorType,
+    value: &TensorType,
+    masked: bool,
+) -> bool {
     query.rank() == 4
         && key.rank() == 4
         && value.rank() == 4
-        && query.shape[2] == key.shape[2]
+        && (!masked || query.shape[2] == key.shape[2])
         && target.fused_attention(query.dtype, &[query.shape[3], value.shape[3]])
 }
 
@@ -228,7 +236,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
                     return false;
                 };
                 self_contained(a)
-                    && runs_fused(target, q, k, v)
+                    && runs_fused(target, q, k, v, a.mask.is_some())
                     && !a.mask.is_some_and(|m| last_dim_broadcast(m, k.shape[2]))
             })
             .collect();

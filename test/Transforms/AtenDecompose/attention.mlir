@@ -24,14 +24,15 @@
 // GPU: "aten.scaled_dot_product_attention"(%arg0, %arg1, %arg2, %arg3)
 // GPU-NOT: aten.bmm
 // EXEC-NOT: {{FAIL|ERROR}}
-// EXEC-COUNT-12: PASS
+// EXEC-COUNT-18: PASS
 func.func @masked(%q: tensor<1x2x8x16xf16>, %k: tensor<1x2x8x16xf16>, %v: tensor<1x2x8x16xf16>, %m: tensor<1x1x8x8xf16>) -> tensor<1x2x8x16xf16> {
   %0 = "aten.scaled_dot_product_attention"(%q, %k, %v, %m) {scale = 0.25 : f64} : (tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x1x8x8xf16>) -> tensor<1x2x8x16xf16>
   return %0 : tensor<1x2x8x16xf16>
 }
 
-// Cross-attention (4 queries, 8 keys) is decomposed on the GPU too: the sdpa extern
-// takes self-attention only (was kept, then refused by the lowering).
+// Masked cross-attention (4 queries, 8 keys) is decomposed on the GPU too: the sdpa
+// extern's four operands need two of one buffer type (was kept, then refused by the
+// lowering).
 // CHECK-LABEL: func.func @cross
 // CHECK: "aten.bmm"
 // GPU-LABEL: func.func @cross
@@ -40,4 +41,16 @@ func.func @masked(%q: tensor<1x2x8x16xf16>, %k: tensor<1x2x8x16xf16>, %v: tensor
 func.func @cross(%q: tensor<1x2x4x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x8xf32>, %m: tensor<1x1x4x8xf32>) -> tensor<1x2x4x8xf32> {
   %0 = "aten.scaled_dot_product_attention"(%q, %k, %v, %m) {scale = 0.25 : f64} : (tensor<1x2x4x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x8xf32>, tensor<1x1x4x8xf32>) -> tensor<1x2x4x8xf32>
   return %0 : tensor<1x2x4x8xf32>
+}
+
+// Without a mask fewer keys than queries stay one op on the GPU (SegFormer's spatially
+// reduced keys and values; the extern's operands need no shared type).
+// CHECK-LABEL: func.func @cross_unmasked
+// CHECK: "aten.bmm"
+// GPU-LABEL: func.func @cross_unmasked
+// GPU: "aten.scaled_dot_product_attention"(%arg0, %arg1, %arg2) {scale = 2.500000e-01 : f64}
+// GPU-NOT: "aten.bmm"
+func.func @cross_unmasked(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x4x16xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x2x8x8xf32> {
+  %0 = "aten.scaled_dot_product_attention"(%q, %k, %v) {scale = 0.25 : f64} : (tensor<1x2x8x16xf32>, tensor<1x2x4x16xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x8x8xf32>
+  return %0 : tensor<1x2x8x8xf32>
 }
