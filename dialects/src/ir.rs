@@ -133,6 +133,42 @@ pub fn erase_with_constants(ops: Vec<MlirOperation>) {
     }
 }
 
+/// A rank-0 `arith.constant` of `dtype` holding `value` (not inserted anywhere);
+/// infinities written as the bit patterns MLIR's parser takes.
+pub fn scalar_constant(
+    ctx: MlirContext,
+    loc: MlirLocation,
+    value: f64,
+    dtype: crate::types::DType,
+) -> MlirOperation {
+    use crate::types::DType;
+    let ty = format!("tensor<{dtype}>");
+    let text = if dtype.is_float() && value.is_infinite() {
+        let bits = match (dtype, value > 0.0) {
+            (DType::F16, true) => "0x7C00",
+            (DType::F16, false) => "0xFC00",
+            (DType::BF16, true) => "0x7F80",
+            (DType::BF16, false) => "0xFF80",
+            (_, true) => "0x7F800000",
+            (_, false) => "0xFF800000",
+        };
+        format!("dense<{bits}> : {ty}")
+    } else if dtype.is_float() {
+        format!("dense<{value:.17e}> : {ty}")
+    } else {
+        format!("dense<{}> : {ty}", value as i64)
+    };
+    let attr = parse_attr(ctx, &text).expect("scalar constants print parseably");
+    create(
+        "arith.constant",
+        loc,
+        &[],
+        &[parse_type(ctx, &ty).expect("scalar type")],
+        &[("value", attr)],
+        Vec::new(),
+    )
+}
+
 /// Sets (or replaces) an attribute of `op`.
 pub fn set_attr(op: MlirOperation, name: &str, value: MlirAttribute) {
     unsafe { mlirOperationSetAttributeByName(op, sref(name), value) }

@@ -70,13 +70,16 @@ pub fn apply_plan(
         );
     }
     for (members, kernel) in plan.groups.iter().zip(&report.kernels) {
+        let mark = |op: MlirOperation| {
+            if let Some(evaluation) = kernel.evaluation.name() {
+                ir::set_attr(op, EVALUATION_ATTR, ir::string_attr(ctx, evaluation));
+            }
+        };
         if kernel.extern_kind.is_some() || (keep_single_nodes && members.len() == 1) {
             let op = nodes[members[0]];
             ir::detach(op);
             ir::insert_before(terminator, op);
-            if let Some(evaluation) = kernel.evaluation.name() {
-                ir::set_attr(op, EVALUATION_ATTR, ir::string_attr(ctx, evaluation));
-            }
+            mark(op);
             continue;
         }
         let member_ops: Vec<MlirOperation> = members.iter().map(|&m| nodes[m]).collect();
@@ -122,9 +125,7 @@ pub fn apply_plan(
             &attrs,
             vec![ir::new_region(body)],
         );
-        if let Some(evaluation) = kernel.evaluation.name() {
-            ir::set_attr(kernel_op, EVALUATION_ATTR, ir::string_attr(ctx, evaluation));
-        }
+        mark(kernel_op);
         ir::insert_before(terminator, kernel_op);
         for (i, &value) in outputs.iter().enumerate() {
             let ty = ir::value_type(value);

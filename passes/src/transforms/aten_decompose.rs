@@ -100,32 +100,7 @@ impl Emitter {
 
     /// A rank-0 constant of `dtype`.
     fn scalar(&self, value: f64, like: &TensorType) -> MlirValue {
-        let ty = format!("tensor<{}>", like.dtype);
-        let text = if like.dtype.is_float() && value.is_infinite() {
-            // MLIR writes infinities as bit patterns.
-            let bits = match (like.dtype, value > 0.0) {
-                (DType::F16, true) => "0x7C00",
-                (DType::F16, false) => "0xFC00",
-                (DType::BF16, true) => "0x7F80",
-                (DType::BF16, false) => "0xFF80",
-                (_, true) => "0x7F800000",
-                (_, false) => "0xFF800000",
-            };
-            format!("dense<{bits}> : {ty}")
-        } else if like.dtype.is_float() {
-            format!("dense<{value:.17e}> : {ty}")
-        } else {
-            format!("dense<{}> : {ty}", value as i64)
-        };
-        let attr = ir::parse_attr(self.ctx, &text).expect("scalar constants print parseably");
-        let op = ir::create(
-            "arith.constant",
-            self.loc,
-            &[],
-            &[ir::parse_type(self.ctx, &ty).expect("scalar type")],
-            &[("value", attr)],
-            Vec::new(),
-        );
+        let op = ir::scalar_constant(self.ctx, self.loc, value, like.dtype);
         ir::insert_before(self.anchor, op);
         ir::result(op, 0)
     }

@@ -154,21 +154,7 @@ fn replace(m: &Match) -> Result<MlirValue, String> {
     let scaled = if m.fill == 1.0 {
         index
     } else {
-        let literal = if acc.is_float() {
-            format!("{:e}", m.fill)
-        } else {
-            format!("{}", m.fill as i64)
-        };
-        let value = ir::parse_attr(ctx, &format!("dense<{literal}> : tensor<{}>", acc.mlir_name()))
-            .ok_or("cannot build the fill constant")?;
-        let fill = ir::create(
-            "arith.constant",
-            loc,
-            &[],
-            &[tensor_type(ctx, &[], acc)?],
-            &[("value", value)],
-            Vec::new(),
-        );
+        let fill = ir::scalar_constant(ctx, loc, m.fill, acc);
         ir::insert_before(anchor, fill);
         emit(
             AtenOpKind::Mul.op_name(),

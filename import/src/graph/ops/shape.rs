@@ -228,39 +228,39 @@ pub(super) static RULES: &[Rule] = &[
         // and expanded to the result's shape).
         targets: &["aten.index_select.default"],
         import: |em, node, _| {
-            let loc = node.loc.clone();
-            em.op_group = Some(("index_select", node.name.clone()));
-            let x = em.tensor(node, "self")?;
-            let idx = em.tensor(node, "index")?;
-            let out = em.out_type(node, 0)?;
-            let it = em.ty(&idx);
-            let dim = wrap(em.int_arg(node, "dim", Some(0))?, out.rank()) as usize;
-            let n: i64 = it.shape.iter().product();
-            let mut lone = vec![1; out.rank()];
-            lone[dim] = n;
-            let viewed = em.view(None, &idx, lone, &loc);
-            let wide = em.op(
-                None,
-                "expand",
-                &[&viewed],
-                "",
-                &TType {
-                    shape: out.shape.clone(),
-                    dtype: it.dtype,
-                },
-                &loc,
-            );
-            let res = em.op(
-                em.out_ssa(node, 0).as_deref(),
-                "gather",
-                &[&x, &wide],
-                &format!("dim = {dim} : i64"),
-                &out,
-                &loc,
-            );
-            em.op_group = None;
-            em.bind(node, 0, res);
-            Ok(())
+            em.grouped("index_select", node, |em, node| {
+                let loc = node.loc.clone();
+                let x = em.tensor(node, "self")?;
+                let idx = em.tensor(node, "index")?;
+                let out = em.out_type(node, 0)?;
+                let it = em.ty(&idx);
+                let dim = wrap(em.int_arg(node, "dim", Some(0))?, out.rank()) as usize;
+                let n: i64 = it.shape.iter().product();
+                let mut lone = vec![1; out.rank()];
+                lone[dim] = n;
+                let viewed = em.view(None, &idx, lone, &loc);
+                let wide = em.op(
+                    None,
+                    "expand",
+                    &[&viewed],
+                    "",
+                    &TType {
+                        shape: out.shape.clone(),
+                        dtype: it.dtype,
+                    },
+                    &loc,
+                );
+                let res = em.op(
+                    em.out_ssa(node, 0).as_deref(),
+                    "gather",
+                    &[&x, &wide],
+                    &format!("dim = {dim} : i64"),
+                    &out,
+                    &loc,
+                );
+                em.bind(node, 0, res);
+                Ok(())
+            })
         },
     },
     Rule {
@@ -341,31 +341,31 @@ pub(super) static RULES: &[Rule] = &[
             };
             // One op with several results (Relax's `split`, a call_tir returning a tuple
             // whose items its consumers read through TupleGetItem).
-            em.op_group = Some(("split", node.name.clone()));
-            let mut start = 0;
-            for (i, len) in sizes.iter().enumerate() {
-                let mut shape = xt.shape.clone();
-                shape[dim as usize] = *len;
-                let attrs = format!(
-                    "dim = {dim} : i64, start = {start} : i64, end = {} : i64, step = 1 : i64",
-                    start + len
-                );
-                let res = em.op(
-                    em.out_ssa(node, i).as_deref(),
-                    "slice",
-                    &[&x],
-                    &attrs,
-                    &TType {
-                        shape,
-                        dtype: xt.dtype,
-                    },
-                    &loc,
-                );
-                em.bind(node, i, res);
-                start += len;
-            }
-            em.op_group = None;
-            Ok(())
+            em.grouped("split", node, |em, node| {
+                let mut start = 0;
+                for (i, len) in sizes.iter().enumerate() {
+                    let mut shape = xt.shape.clone();
+                    shape[dim as usize] = *len;
+                    let attrs = format!(
+                        "dim = {dim} : i64, start = {start} : i64, end = {} : i64, step = 1 : i64",
+                        start + len
+                    );
+                    let res = em.op(
+                        em.out_ssa(node, i).as_deref(),
+                        "slice",
+                        &[&x],
+                        &attrs,
+                        &TType {
+                            shape,
+                            dtype: xt.dtype,
+                        },
+                        &loc,
+                    );
+                    em.bind(node, i, res);
+                    start += len;
+                }
+                Ok(())
+            })
         },
     },
 ];

@@ -61,19 +61,27 @@ fn merge(loops: impl IntoIterator<Item = (i64, i64)>) -> Vec<(i64, i64)> {
     merged
 }
 
-/// `MemoryDep.normalize`: `dep`'s non-unit loops in their own order as `(stride,
-/// extent)`, neighbours merged where the outer stride is the inner one times its extent
-/// (`_simplify_loops`), as a [`StrideForm`] whose loops keep the dep's order; `None`
-/// where [`stride_form`] is.
-pub fn merged_in_order(dep: &MemoryDep) -> Option<StrideForm> {
+/// `dep`'s loops that are not size 1, in its own order, as `(stride, extent)` (unmerged:
+/// the variables of an Inductor scheduler node, which iterates without its size-1 dims),
+/// as a [`StrideForm`]; `None` where [`stride_form`] is.
+pub fn squeezed_in_order(dep: &MemoryDep) -> Option<StrideForm> {
     stride_form(dep)?;
     let coefficients = dep.index.linear_coefficients(dep.ranges.len())?;
     let loops = coefficients.into_iter().zip(dep.ranges.iter().copied());
     Some(StrideForm {
         buffer: dep.buffer.clone(),
         constant: dep.index.constant_part(),
-        loops: merge(loops.filter(|&(_, extent)| extent != 1)),
+        loops: loops.filter(|&(_, extent)| extent != 1).collect(),
     })
+}
+
+/// `MemoryDep.normalize`: [`squeezed_in_order`] with neighbours merged where the outer
+/// stride is the inner one times its extent (`_simplify_loops`); the loops keep the
+/// dep's order.
+pub fn merged_in_order(dep: &MemoryDep) -> Option<StrideForm> {
+    let mut form = squeezed_in_order(dep)?;
+    form.loops = merge(form.loops);
+    Some(form)
 }
 
 /// `decide_loop_order_to_match`: the order in which a node with loop extents `vars`

@@ -474,14 +474,12 @@ impl TvmGraph {
                         // absorb it, it absorbs its elementwise users (TVM 0.27 on the
                         // corpus: conv2d | fused_batch_norm_relu | max_pool2d).
                         kind.max(OpPatternKind::Injective)
-                    } else if node.op == "select" {
-                        // Relax imports `select.int` as `take(x, const index, dim)`
-                        // (exported_program_translator.py), whose legalized PrimFunc
-                        // loads the index from a tensor: kOpaque, as every gather.
-                        OpPatternKind::Opaque
-                    } else if node.op == super::fold_constant::BUILTIN_OP {
-                        // Not a TIR function in Relax 0.27 (no legalization): a relax
-                        // op, which FuseOps never fuses (fold_constant.rs).
+                    } else if node.op == "select" || node.op == super::fold_constant::BUILTIN_OP {
+                        // kOpaque: Relax imports `select.int` as `take(x, const index,
+                        // dim)` (exported_program_translator.py), whose legalized
+                        // PrimFunc loads the index from a tensor, as every gather; and
+                        // `cumsum` is no TIR function in Relax 0.27 (no legalization), a
+                        // relax op FuseOps never fuses (fold_constant.rs).
                         OpPatternKind::Opaque
                     } else if node.op == "max_pool2d" {
                         // Relax legalizes max_pool2d to topi's pool2d, a reduction over

@@ -1,7 +1,9 @@
 //! The scheduler's interned dependencies, and Inductor's loop reordering applied to its
 //! groups (the rule itself is plain data in [`super::super::loop_order`]).
 
-use super::super::loop_order::{compose, loop_order_to_match, merged_in_order, stride_form};
+use super::super::loop_order::{
+    compose, loop_order_to_match, merged_in_order, squeezed_in_order, stride_form,
+};
 use super::{union, BufId, DepId, Group, Scheduler};
 use crate::analysis::memory_deps::{MemoryDep, NodeKind};
 use std::collections::BTreeMap;
@@ -123,11 +125,14 @@ impl Scheduler<'_> {
     }
 }
 
-/// `fusable_read_and_write`. With `loop_ordering_after_fusion` the scheduler nodes'
-/// loops are not merged yet, so a read and a write over different numbers of
-/// (non-unit) loops compare normalized (`MemoryDep.normalize`: their loops merged in
-/// their own order) — a pointwise node over `[1, 16, 32]` and a reduction reading it
-/// through a view as `[16] x [32]` (OPT's residual add and its layer norm).
+/// `fusable_read_and_write`. Inductor's scheduler nodes iterate without their size-1 dims
+/// (`simplify_and_reorder`) and a dep's variables are the node's: a read and a write
+/// compare by their loops that are not size 1 ([`squeezed_in_order`]), the read's a
+/// prefix-extension of the write's. With `loop_ordering_after_fusion` the nodes' loops
+/// are not merged yet, so a read and a write over different numbers of such loops compare
+/// normalized (`MemoryDep.normalize`, [`merged_in_order`]) — a pointwise node over
+/// `[1, 16, 32]` and a reduction reading it through a view as `[16] x [32]` (OPT's
+/// residual add and its layer norm). A non-linear index compares as written.
 pub(super) fn fusable_read_and_write(read: &MemoryDep, write: &MemoryDep, loop_ordering: bool) -> bool {
     if read.buffer != write.buffer || read.star || write.star || read.is_indirect() {
         return false;
@@ -139,20 +144,12 @@ pub(super) fn fusable_read_and_write(read: &MemoryDep, write: &MemoryDep, loop_o
             (Some(r), Some(w)) if r == w
         );
     }
-    // Inductor's scheduler nodes iterate without their size-1 dims (`simplify_and_
-    // reorder`) and a dep's variables are the node's: compare the loops that are not
-    // size 1, each as (stride, extent), with the index's constant.
-    let squeezed = |d: &MemoryDep| -> Option<(i64, Vec<(i64, i64)>)> {
-        let strides = d.index.linear_coefficients(d.ranges.len())?;
-        let loops = strides
-            .into_iter()
-            .zip(d.ranges.iter().copied())
-            .filter(|&(_, extent)| extent != 1)
-            .collect();
-        Some((d.index.constant_part(), loops))
-    };
-    match (squeezed(read), squeezed(write)) {
-        (Some((rc, r)), Some((wc, w))) => rc == wc && r.len() >= w.len() && r[..w.len()] == w[..],
+    match (squeezed_in_order(read), squeezed_in_order(write)) {
+        (Some(r), Some(w)) => {
+            r.constant == w.constant
+                && r.loops.len() >= w.loops.len()
+                && r.loops[..w.loops.len()] == w.loops[..]
+        }
         _ => {
             read.index == write.index
                 && read.ranges.len() >= write.ranges.len()
