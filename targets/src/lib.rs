@@ -41,6 +41,9 @@ pub struct CompileOptions {
     /// choice (CPU: [`cpu::codegen_choices::CodegenChoices::vector_bits`]). Default: the
     /// host's widest ([`cpu::codegen_choices::host_vector_bits`]).
     pub vector_bits: Option<u32>,
+    /// Let the back end interleave long loop bodies (CPU:
+    /// [`cpu::lower_loop_to_cpu::interleave`]). Default true.
+    pub interleave: bool,
 }
 
 impl Default for CompileOptions {
@@ -50,6 +53,7 @@ impl Default for CompileOptions {
             parallel_min_work: cpu::lower_loop_to_cpu::PARALLEL_WORK,
             fp_fusion: true,
             vector_bits: cpu::codegen_choices::host_vector_bits(),
+            interleave: true,
         }
     }
 }

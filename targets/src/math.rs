@@ -535,8 +535,22 @@ impl Math<'_> {
     /// `sin(x)` (`cosine` false) or `cos(x)`: reduced in f64 by multiples of pi/2
     /// (two-part Cody-Waite: exact for |x| < 2^20, absolute error about |x| 1.1e-16
     /// beyond, so within f32 rounding up to |x| ~ 1e9 and meaningless past ~1e15), then
-    /// Taylor polynomials in f64 on |r| <= pi/4, picked by the quadrant.
+    /// Taylor polynomials in f64 on |r| <= pi/4, picked by the quadrant. Exact to f64
+    /// before the final rounding: the GPU's slow side.
     pub fn sin_cos(&mut self, x: Value, cosine: bool) -> Value {
+        self.sin_cos_reduced_in_f64(x, cosine, true)
+    }
+
+    /// The CPU's `sin(x)` / `cos(x)`: [`Math::sin_cos`]'s f64 reduction (every |x|,
+    /// no branch, so it vectorizes), then the reduced argument rounded to f32 and
+    /// Cephes's f32 minimax polynomial ([`Math::minimax_sin_or_cos`]) instead of f64
+    /// Taylor series — the polynomial was most of the work, at half the vector width in
+    /// f64 (issue 18: pointwise_chain_100's 17 `sin` were 99.7% of its time).
+    pub fn sin_cos_f32_polynomial(&mut self, x: Value, cosine: bool) -> Value {
+        self.sin_cos_reduced_in_f64(x, cosine, false)
+    }
+
+    fn sin_cos_reduced_in_f64(&mut self, x: Value, cosine: bool, wide_polynomial: bool) -> Value {
         // Non-finite inputs become 0 for the reduction (no NaN or inf reaches `fptosi`)
         // and give NaN at the end, as sin(±inf) and sin(NaN) are.
         let ax = self.unary("math.absf", x);
@@ -556,19 +570,31 @@ impl Math<'_> {
         let r = self.bin("subf", xd, a);
         let b = self.bin("mulf", k, p2);
         let r = self.bin("subf", r, b);
-        let (s, c) = self.taylor_sin_cos(r, 7, 8, true);
-        // Quadrant q = k mod 4 (computed in f64, so huge k never overflows fptosi).
+        let q = self.quadrant_of(k);
+        let v = if wide_polynomial {
+            let (s, c) = self.taylor_sin_cos(r, 7, 8, true);
+            let v = self.quadrant(q, s, c, cosine);
+            self.as_f32("arith.truncf", v)
+        } else {
+            // |r| <= pi/4 rounded to f32: a relative error of 2^-24 in r is one of at
+            // most 2^-24 in sin r and (pi/4)^2 2^-24 / cos(pi/4) in cos r.
+            let rf = self.as_f32("arith.truncf", r);
+            self.minimax_sin_or_cos(rf, q, cosine)
+        };
+        let nan = self.f32c(f32::NAN);
+        self.select(finite, v, nan)
+    }
+
+    /// `k mod 4` as i32 for an integral f64 `k` (computed in f64, so a huge `k` never
+    /// overflows `fptosi`).
+    fn quadrant_of(&mut self, k: Value) -> Value {
         let quarter = self.f64c(0.25);
         let kq = self.bin("mulf", k, quarter);
         let kf = self.unary("math.floor", kq);
         let four = self.f64c(4.0);
         let k4 = self.bin("mulf", kf, four);
         let q = self.bin("subf", k, k4);
-        let q = self.as_i32("arith.fptosi", q);
-        let v = self.quadrant(q, s, c, cosine);
-        let v = self.as_f32("arith.truncf", v);
-        let nan = self.f32c(f32::NAN);
-        self.select(finite, v, nan)
+        self.as_i32("arith.fptosi", q)
     }
 }
 
@@ -580,8 +606,8 @@ pub fn expand(b: &mut Builder, name: &str, x: Value) -> Option<Value> {
         "math.log" => lines.log(x),
         "math.tanh" => lines.tanh(x),
         "math.erf" => lines.erf(x),
-        "math.sin" => lines.sin_cos(x, false),
-        "math.cos" => lines.sin_cos(x, true),
+        "math.sin" => lines.sin_cos_f32_polynomial(x, false),
+        "math.cos" => lines.sin_cos_f32_polynomial(x, true),
         _ => return None,
     })
 }

@@ -3,6 +3,7 @@
 // RUN: fuse-run %s --function gather_rows --strategy inductor --strategy tvm | FileCheck %s --check-prefix=ONE
 // RUN: not fuse-run %s --function missing 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not fuse-run %s --strategy xla 2>&1 | FileCheck %s --check-prefix=STRATEGY
+// RUN: not fuse-run %s --bench --no-check --runs 1 --strategy xla 2>&1 | FileCheck %s --check-prefix=STRATEGY
 // RUN: not fuse-run %s --max-elements 10 2>&1 | FileCheck %s --check-prefix=LARGE
 // RUN: not fuse-run %S/Inputs/f64.mlir 2>&1 | FileCheck %s --check-prefix=DTYPE
 // RUN: not fuse-run 2>&1 | FileCheck %s --check-prefix=NOINPUT

@@ -107,6 +107,8 @@ pub struct RunOptions {
     pub fp_fusion: bool,
     /// Preferred vector width of compiled code ([`CompileOptions::vector_bits`]).
     pub vector_bits: Option<u32>,
+    /// Interleaving of long loop bodies ([`CompileOptions::interleave`]).
+    pub interleave: bool,
     /// Also measure every output's rounding error against exact arithmetic
     /// (`--accuracy`, [`accuracy`]).
     pub accuracy: bool,
@@ -120,6 +122,7 @@ impl RunOptions {
             parallel_min_work: self.parallel_min_work,
             fp_fusion: self.fp_fusion,
             vector_bits: self.vector_bits,
+            interleave: self.interleave,
         }
     }
 
@@ -153,6 +156,7 @@ impl Default for RunOptions {
             target: &fuselab_targets::TARGETS[0],
             fp_fusion: true,
             vector_bits: fuselab_targets::cpu::codegen_choices::host_vector_bits(),
+            interleave: true,
             accuracy: false,
         }
     }
@@ -293,6 +297,18 @@ fn check_expected_inputs(func: mlir_sys::MlirOperation, inputs: &[Tensor]) -> Re
     Ok(())
 }
 
+/// An error naming the first of `strategies` that is not a strategy `fuse-run` runs.
+pub(crate) fn check_strategy_names(strategies: &[String]) -> Result<(), String> {
+    let known = strategy_names();
+    match strategies.iter().find(|name| !known.contains(&name.as_str())) {
+        Some(name) => Err(format!(
+            "unknown strategy '{name}' (expected {} or all)",
+            known.join(", ")
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Checks every function of `text` (aten IR) under `options`.
 pub fn check(text: &str, buffer: &str, options: &RunOptions) -> Result<Vec<FunctionResult>, String> {
     let fuse = FuseContext::new().map_err(|e| e.to_string())?;
@@ -312,15 +328,7 @@ pub fn check(text: &str, buffer: &str, options: &RunOptions) -> Result<Vec<Funct
     if all.is_empty() {
         return Err(format!("{buffer}: no function to run"));
     }
-    let known = strategy_names();
-    for name in &options.strategies {
-        if !known.contains(&name.as_str()) {
-            return Err(format!(
-                "unknown strategy '{name}' (expected {} or all)",
-                known.join(", ")
-            ));
-        }
-    }
+    check_strategy_names(&options.strategies)?;
     let mut results = Vec::new();
     for (name, func) in all {
         // Every tensor the interpreters hold: arguments and every op's results.
@@ -507,6 +515,8 @@ OPTIONS:
                        on one thread (default: 65536; 1: every step of 2 or more rows)
   --fp-fusion <bool>   Compiled code may fuse a multiply and its add into one fma
                        (default: true; false: every op rounds)
+  --interleave <bool>  Compiled code's innermost loops with long bodies run several
+                       vector iterations side by side (default: true)
   --vector-width <w>   Vector width compiled code prefers: host (default: 512 with
                        AVX-512F, else LLVM's choice), llvm (LLVM's own), 128, 256, 512
   --accuracy           Also run the function in exact arithmetic (the aten interpreter
@@ -606,6 +616,13 @@ pub fn run(args: &[String]) -> i32 {
                     compiled_flags.push("--fp-fusion");
                 }
                 _ => return fail("--fp-fusion expects true or false".into()),
+            },
+            "--interleave" => match value(&mut i).as_deref() {
+                Some(b @ ("true" | "false")) => {
+                    options.interleave = b == "true";
+                    compiled_flags.push("--interleave");
+                }
+                _ => return fail("--interleave expects true or false".into()),
             },
             "--vector-width" => {
                 let width = value(&mut i).unwrap_or_default();

@@ -97,6 +97,7 @@ pub fn compile_jit(
                 vector_bits: options.vector_bits,
             },
             fp32_in_kernels,
+            interleave: options.interleave,
         },
     )?;
     Ok(Box::new(jit))

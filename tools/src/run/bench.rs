@@ -82,6 +82,7 @@ pub fn bench(
     options: &RunOptions,
     runs: usize,
 ) -> Result<Vec<BenchResult>, String> {
+    super::check_strategy_names(&options.strategies)?;
     let fuse = FuseContext::new().map_err(|e| e.to_string())?;
     let sink = DiagnosticSink::new();
     sink.capture(fuse.context());

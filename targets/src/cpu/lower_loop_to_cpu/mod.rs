@@ -39,6 +39,7 @@ use std::collections::{BTreeMap, HashMap};
 
 mod emit;
 mod externs;
+pub mod interleave;
 mod kernels;
 mod nodes;
 mod row_scratch;
@@ -62,6 +63,12 @@ pub const INFO: PassInfo = PassInfo {
             kind: OptionKind::UInt,
             default: "65536",
             help: "with parallel=true, steps doing fewer element operations stay on one thread (1: every step of 2 or more rows)",
+        },
+        PassOption {
+            name: "interleave",
+            kind: OptionKind::Bool,
+            default: "true",
+            help: "annotate innermost loops with long bodies for LLVM to interleave (run vector iterations side by side)",
         },
         PassOption {
             name: "fp32-in-kernels",
@@ -89,6 +96,7 @@ fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed>
         parallel: cx.options.flag("parallel"),
         parallel_min_work: i64::try_from(cx.options.uint("parallel-min-work")).unwrap_or(i64::MAX),
         fp32_in_kernels: cx.options.flag("fp32-in-kernels"),
+        interleave: cx.options.flag("interleave"),
         ..CpuOptions::default()
     };
     let raw = module.to_raw();
@@ -245,7 +253,7 @@ fn err(op: MlirOperation, m: impl Into<String>) -> CodegenError {
 }
 
 /// Options of the CPU code generator and its JIT.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CpuOptions {
     /// Emit `scf.parallel` row chunks for steps of at least `parallel_min_work` element
     /// operations.
@@ -259,6 +267,23 @@ pub struct CpuOptions {
     /// at the inputs, compute in fp32, cast back at the outputs) instead of after every
     /// op (eager PyTorch's, the default). Explicit casts still round.
     pub fp32_in_kernels: bool,
+    /// Innermost loops with long bodies are annotated for LLVM to interleave
+    /// ([`interleave`]).
+    pub interleave: bool,
+}
+
+impl Default for CpuOptions {
+    /// One thread, the JIT's default choices, eager half-precision rounding, long
+    /// loops interleaved.
+    fn default() -> Self {
+        Self {
+            parallel: false,
+            parallel_min_work: 0,
+            jit: crate::cpu::codegen_choices::CodegenChoices::default(),
+            fp32_in_kernels: false,
+            interleave: true,
+        }
+    }
 }
 
 /// The signature of one generated host function.
@@ -310,6 +335,10 @@ pub fn cpu_module(funcs: &[MlirOperation], options: CpuOptions) -> Result<CpuMod
             Some(&first) => ir::insert_before(first, declaration),
             None => ir::append(module.body(), declaration),
         }
+    }
+    if options.interleave {
+        let bits = crate::cpu::codegen_choices::host_vector_bits().unwrap_or(256);
+        interleave::annotate(module.operation(), i64::from(bits / 32));
     }
     if !ir::verify(module.operation()) {
         return Err(CodegenError {
