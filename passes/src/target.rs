@@ -272,6 +272,17 @@ pub trait Target: Sync {
         false
     }
 
+    /// Whether Inductor's attention patterns replace an explicitly written attention
+    /// over `dtype` by the fused call here (fx_passes/fuse_attention.py, joint-graph
+    /// passes: `_sfdp_pattern_1` `softmax(q @ k^T / c) @ v` and `_sfdp_pattern_2`
+    /// `softmax(q @ k^T * c) @ v`, then [`Target::fused_attention`] as the dispatcher
+    /// decides). `_sfdp_params_check` refuses f32 on CUDA unless matmuls may use TF32
+    /// (off by default). The default is no.
+    fn rewrites_attention_patterns(&self, dtype: fuselab_dialects::types::DType) -> bool {
+        let _ = dtype;
+        false
+    }
+
     /// Whether Inductor's loop reordering after fusion applies to nodes on this device
     /// (scheduler.py `shared_data_after_reordering_loop`: never for CPU nodes, whose C++
     /// back end does not reorder). The default is no.

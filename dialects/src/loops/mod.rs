@@ -6,7 +6,7 @@ mod combine;
 mod concat;
 pub mod index;
 pub use combine::combine_op;
-pub use concat::{concat_part, concat_slices, is_concat, written_into_concat};
+pub use concat::{concat_part, concat_slices, extern_kind, is_concat, written_into_concat};
 
 use crate::{
     attrs,

@@ -12,6 +12,15 @@
 //! and ViT fall back to math because their mask's last dim is an expanded size-1 dim,
 //! stride 0, which the memory-efficient kernel refuses).
 //!
+//! Inductor also rewrites attention that a model writes out: its joint-graph pattern
+//! passes (fx_passes/fuse_attention.py) replace `softmax(q @ k^T / c, -1) @ v`
+//! (`_sfdp_pattern_1`; `* c`: `_sfdp_pattern_2`) by the same call where
+//! `_sfdp_params_check` allows it — on the CPU for every float dtype, on CUDA not for f32
+//! while TF32 matmuls are off, the default (`Target::rewrites_attention_patterns`). On
+//! the CPU the call is `_scaled_dot_product_flash_attention_for_cpu`
+//! (`TORCH_LOGS=output_code`, torch 2.15 on the CPU: the attention workload compiles to
+//! that one call).
+//!
 //! This pass finds the math form and, where the target runs the fused kernel
 //! (`Target::fused_attention`: dtype and head-dim alignment) and the mask's last dim is
 //! not a broadcast, replaces it by `aten.scaled_dot_product_attention`. Every
@@ -191,6 +200,138 @@ fn match_at(bmm: MlirOperation) -> Option<Attention> {
     })
 }
 
+/// Whether `op` swaps the last two dims of its input (a `transpose` of them, or a
+/// `permute` that is the identity elsewhere).
+fn swaps_last_two(op: MlirOperation) -> bool {
+    let rank = shape(ir::operand(op, 0)).len() as i64;
+    let wrap = |d: i64| if d < 0 { d + rank } else { d };
+    match kind(op) {
+        Some(AtenOpKind::Transpose) => {
+            let (Some(a), Some(b)) = (ir::integer(op, "dim0"), ir::integer(op, "dim1")) else {
+                return false;
+            };
+            let mut pair = [wrap(a), wrap(b)];
+            pair.sort_unstable();
+            rank >= 2 && pair == [rank - 2, rank - 1]
+        }
+        Some(AtenOpKind::Permute) => {
+            let dims = ir::i64s(op, "dims");
+            let mut expected: Vec<i64> = (0..rank).collect();
+            if rank >= 2 {
+                expected.swap((rank - 2) as usize, (rank - 1) as usize);
+            }
+            rank >= 2 && dims.into_iter().map(wrap).eq(expected)
+        }
+        _ => false,
+    }
+}
+
+/// The [B, H, X, Y] value a `bmm` operand `v` ([B·H, X, Y] or its transpose) reads, as
+/// `torch.matmul` of two 4-D tensors writes it (`expand`, a contiguous `clone` where
+/// needed, `view`/`reshape` merging the batch dims), with transposes of the last two
+/// dims on either side of the view: the value, and whether it is read transposed.
+fn batched_operand(v: MlirValue, ops: &mut Vec<MlirOperation>) -> Option<(MlirValue, bool)> {
+    let mut transposed = false;
+    let mut v = v;
+    // [B·H, X, Y] side: transposes and clones, down to the view that merges B and H.
+    let merged = loop {
+        let op = ir::defining_op(v)?;
+        match kind(op)? {
+            AtenOpKind::Clone => {}
+            AtenOpKind::Transpose | AtenOpKind::Permute if swaps_last_two(op) => transposed = !transposed,
+            AtenOpKind::View | AtenOpKind::Reshape => break op,
+            _ => return None,
+        }
+        ops.push(op);
+        v = ir::operand(op, 0);
+    };
+    let (outer, inner) = (shape(ir::result(merged, 0)), shape(ir::operand(merged, 0)));
+    if outer.len() != 3 || inner.len() != 4 || inner[0] * inner[1] != outer[0] || inner[2..] != outer[1..] {
+        return None;
+    }
+    ops.push(merged);
+    v = ir::operand(merged, 0);
+    // [B, H, X, Y] side: expands that change nothing, clones, transposes.
+    while let Some(op) = ir::defining_op(v) {
+        match kind(op) {
+            Some(AtenOpKind::Expand) if shape(ir::operand(op, 0)) == shape(v) => {}
+            Some(AtenOpKind::Clone) => {}
+            Some(AtenOpKind::Transpose | AtenOpKind::Permute) if swaps_last_two(op) => {
+                transposed = !transposed
+            }
+            _ => break,
+        }
+        ops.push(op);
+        v = ir::operand(op, 0);
+    }
+    Some((v, transposed))
+}
+
+/// Inductor's `_sfdp_pattern_1` / `_sfdp_pattern_2` ending at `bmm`:
+/// `softmax(q @ k^T / c, -1) @ v` or with `* c`, `c` a constant — the form a model
+/// that writes attention out (rather than calling `F.scaled_dot_product_attention`)
+/// exports to.
+fn match_pattern(bmm: MlirOperation) -> Option<Attention> {
+    let mut ops = Vec::new();
+    let (weights, false) = batched_operand(ir::operand(bmm, 0), &mut ops)? else {
+        return None;
+    };
+    let (value, false) = batched_operand(ir::operand(bmm, 1), &mut ops)? else {
+        return None;
+    };
+    let softmax = def(weights, AtenOpKind::Softmax)?;
+    let rank = shape(weights).len() as i64;
+    if !matches!(ir::integer(softmax, "dim"), Some(d) if d == -1 || d == rank - 1)
+        || ir::value_type(weights).ptr != ir::value_type(ir::operand(softmax, 0)).ptr
+    {
+        return None;
+    }
+    ops.push(softmax);
+    let scaling = ir::defining_op(ir::operand(softmax, 0))?;
+    let (product, scale) = match kind(scaling)? {
+        AtenOpKind::Div => {
+            let (c, _) = ir::defining_op(ir::operand(scaling, 1)).and_then(splat_value)?;
+            (ir::operand(scaling, 0), 1.0 / c)
+        }
+        AtenOpKind::Mul => scaled(ir::result(scaling, 0), &mut Vec::new())?,
+        _ => return None,
+    };
+    ops.push(scaling);
+    if !scale.is_finite() || ir::value_type(product).ptr != ir::value_type(weights).ptr {
+        return None;
+    }
+    let product_view = def(product, AtenOpKind::View).or_else(|| def(product, AtenOpKind::Reshape))?;
+    let qk = def(ir::operand(product_view, 0), AtenOpKind::Bmm)?;
+    ops.extend([product_view, qk]);
+    let (query, false) = batched_operand(ir::operand(qk, 0), &mut ops)? else {
+        return None;
+    };
+    let (key, true) = batched_operand(ir::operand(qk, 1), &mut ops)? else {
+        return None;
+    };
+    let out = sole_user(bmm).filter(|&v| matches!(kind(v), Some(AtenOpKind::View | AtenOpKind::Reshape)))?;
+    ops.extend([bmm, out]);
+    let result = ir::result(out, 0);
+    let (q, k, v) = (shape(query), shape(key), shape(value));
+    let fits = q.len() == 4
+        && k.len() == 4
+        && v.len() == 4
+        && q[..2] == k[..2]
+        && k[..3] == v[..3]
+        && q[3] == k[3]
+        && shape(product) == [q[0], q[1], q[2], k[2]]
+        && shape(result) == [q[0], q[1], q[2], v[3]];
+    fits.then_some(Attention {
+        query,
+        key,
+        value,
+        mask: None,
+        scale,
+        result,
+        ops,
+    })
+}
+
 /// Whether attention over `query`, `key` and `value` (with a mask: `masked`) runs as one
 /// fused kernel on `target` in the form the lowering's `sdpa` extern takes: the target's
 /// dtype and head-dim rule, and with a mask self-attention (as many keys as queries, so
@@ -229,15 +370,26 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     let forms: Vec<(MlirOperation, Attention)> =
         ir::collect_ops(func.to_raw(), |n| n == AtenOpKind::Bmm.op_name())
             .into_iter()
-            .filter_map(|bmm| Some((bmm, match_at(bmm)?)))
-            .filter(|(_, a)| {
-                let types = [a.query, a.key, a.value].map(ir::tensor_type);
-                let [Some(q), Some(k), Some(v)] = &types else {
-                    return false;
+            .filter_map(|bmm| {
+                let types = |a: &Attention| [a.query, a.key, a.value].map(ir::tensor_type);
+                let explicit = || {
+                    match_pattern(bmm).filter(|a| match &types(a) {
+                        [Some(q), Some(k), Some(v)] => {
+                            q.dtype == k.dtype
+                                && k.dtype == v.dtype
+                                && target.rewrites_attention_patterns(q.dtype)
+                        }
+                        _ => false,
+                    })
                 };
-                self_contained(a)
+                let a = match_at(bmm).or_else(explicit)?;
+                let [Some(q), Some(k), Some(v)] = &types(&a) else {
+                    return None;
+                };
+                let fused = self_contained(&a)
                     && runs_fused(target, q, k, v, a.mask.is_some())
-                    && !a.mask.is_some_and(|m| last_dim_broadcast(m, k.shape[2]))
+                    && !a.mask.is_some_and(|m| last_dim_broadcast(m, k.shape[2]));
+                fused.then_some((bmm, a))
             })
             .collect();
     for (bmm, a) in forms {

@@ -16,6 +16,7 @@ pub mod lower_loop_to_cpu;
 
 use crate::{CompileOptions, Executable, Runner};
 use codegen_choices::CodegenChoices;
+use fuselab_dialects::types::DType;
 use fuselab_exec::{ExecError, Tensor};
 use fuselab_passes::target::{Costs, Stage, Target};
 use jit::{HostBuffer, Jit};
@@ -67,6 +68,20 @@ impl Target for Cpu {
 
     fn stages(&self) -> &'static [Stage] {
         STAGES
+    }
+
+    /// PyTorch's CPU flash attention (`_scaled_dot_product_flash_attention_for_cpu`,
+    /// which Inductor keeps as a library call) where sdp_utils_cpp's
+    /// `use_flash_attention_cpp` takes the inputs: query, key and value head dims equal
+    /// (`check_head_dim_size_cpp`). PyTorch runs it for f64 and the half types too; the
+    /// CPU code generator computes attention in f32 only, so those keep the math form.
+    fn fused_attention(&self, dtype: DType, head_dims: &[i64]) -> bool {
+        dtype == DType::F32 && head_dims.iter().all(|&d| d > 0 && Some(&d) == head_dims.first())
+    }
+
+    /// `_sfdp_params_check` has no dtype condition on the CPU (its TF32 check is CUDA's).
+    fn rewrites_attention_patterns(&self, dtype: DType) -> bool {
+        dtype.is_float()
     }
 }
 

@@ -3,15 +3,16 @@
 // permute / clone / permute memory-order round trip) becomes one
 // aten.scaled_dot_product_attention where PyTorch's CUDA dispatcher runs the
 // memory-efficient kernel: f32 head dims a multiple of 4 (f16: 8), a mask whose last dim
-// is not a broadcast. Elsewhere (the CPU target, a row mask expanded along the keys,
-// unaligned half heads) the math form stays.
+// is not a broadcast; on the CPU target where PyTorch runs its CPU flash attention and
+// fuselab generates it (f32, head dims equal). Elsewhere (a row mask expanded along the
+// keys, half types on the CPU, unaligned half heads) the math form stays.
 // RUN: fuse-opt %s --target=gpu --fuse-attention | FileCheck %s
 // RUN: fuse-opt %s --target=cpu --fuse-attention | FileCheck %s --check-prefix=CPU
 // RUN: fuse-opt %s --target=gpu --fuse-attention --aten-decompose --lower-aten-to-loop | FileCheck %s --check-prefix=LOOP
 // The fused kernel computes what the math form computes (loop interpreter), every strategy.
 // RUN: fuse-run %s --target gpu | FileCheck %s --check-prefix=EXEC
+// RUN: fuse-run %s --jit | FileCheck %s --check-prefix=EXEC
 
-// CPU-NOT: scaled_dot_product_attention
 // EXEC-NOT: {{FAIL|ERROR}}
 // EXEC-COUNT-30: PASS
 
@@ -28,6 +29,9 @@
 // LOOP-LABEL: func.func @causal
 // LOOP: "loop.extern"(%arg2, %{{.*}}, %arg0, %arg1) {{.*}}kind = "sdpa"{{.*}}scale = 0.353553{{[0-9]+}} : f64, sdpa_operands = array<i64: 2, 3, 0, 1>} : (tensor<1x2x8x8xf32>, tensor<1x1x8x8xf32>, tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) -> tensor<1x8x2x8xf32>
 
+// CPU-LABEL: func.func @causal
+// CPU: "aten.scaled_dot_product_attention"(%arg0, %arg1, %arg2,
+// CPU-NOT: aten.bmm
 func.func @causal(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x8x8xf32>, %v: tensor<1x2x8x8xf32>, %m: tensor<1x1x8x8xi1>) -> tensor<1x2x8x8xf32> {
   %c = arith.constant dense<5.94603557501360513e-01> : tensor<f32>
   %qs = "aten.mul"(%q, %c) : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32>
@@ -66,6 +70,8 @@ func.func @causal(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x8x8xf32>, %v: tensor<1
 // CHECK-LABEL: func.func @no_mask
 // CHECK: "aten.scaled_dot_product_attention"(%arg0, %arg1, %arg2) {scale = 2.5{{0*}}e-01 : f64}
 // CHECK-NOT: aten.bmm
+// CPU-LABEL: func.func @no_mask
+// CPU: "aten.scaled_dot_product_attention"(%arg0, %arg1, %arg2)
 func.func @no_mask(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
   %c = arith.constant dense<5.00000000000000000e-01> : tensor<f32>
   %qs = "aten.mul"(%q, %c) : (tensor<1x2x8x16xf32>, tensor<f32>) -> tensor<1x2x8x16xf32>
@@ -102,6 +108,9 @@ func.func @no_mask(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tenso
 // CHECK-LABEL: func.func @row_mask
 // CHECK-NOT: scaled_dot_product_attention
 // CHECK: aten.bmm
+// CPU-LABEL: func.func @row_mask
+// CPU-NOT: scaled_dot_product_attention
+// CPU: aten.bmm
 func.func @row_mask(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x8x8xf32>, %v: tensor<1x2x8x8xf32>, %m: tensor<1x1x8x1xi1>) -> tensor<1x2x8x8xf32> {
   %c = arith.constant dense<5.94603557501360513e-01> : tensor<f32>
   %qs = "aten.mul"(%q, %c) : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32>
@@ -142,6 +151,9 @@ func.func @row_mask(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x8x8xf32>, %v: tensor
 // CHECK-LABEL: func.func @half_unaligned_heads
 // CHECK-NOT: scaled_dot_product_attention
 // CHECK: aten.bmm
+// CPU-LABEL: func.func @half_unaligned_heads
+// CPU-NOT: scaled_dot_product_attention
+// CPU: aten.bmm
 func.func @half_unaligned_heads(%q: tensor<1x2x8x4xf16>, %k: tensor<1x2x8x4xf16>, %v: tensor<1x2x8x4xf16>, %m: tensor<1x1x8x8xi1>) -> tensor<1x2x8x4xf16> {
   %c = arith.constant dense<7.07106781186547462e-01> : tensor<f16>
   %qs = "aten.mul"(%q, %c) : (tensor<1x2x8x4xf16>, tensor<f16>) -> tensor<1x2x8x4xf16>
@@ -182,6 +194,8 @@ func.func @half_unaligned_heads(%q: tensor<1x2x8x4xf16>, %k: tensor<1x2x8x4xf16>
 // CHECK-LABEL: func.func @cloned_operands
 // CHECK: "aten.scaled_dot_product_attention"(%arg0, %arg1, %arg2) {scale = 2.5{{0*}}e-01 : f64}
 // CHECK-NOT: aten.bmm
+// CPU-LABEL: func.func @cloned_operands
+// CPU: "aten.scaled_dot_product_attention"(%arg0, %arg1, %arg2)
 func.func @cloned_operands(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
   %c = arith.constant dense<5.00000000000000000e-01> : tensor<f32>
   %qs = "aten.mul"(%q, %c) : (tensor<1x2x8x16xf32>, tensor<f32>) -> tensor<1x2x8x16xf32>

@@ -256,16 +256,40 @@ impl Gen {
 
     /// The i64 address of element `iv * stride + offset` (f32) from `pointer`.
     pub(super) fn address(&mut self, pointer: Value, iv: Option<Value>, stride: i64, offset: i64) -> Value {
+        match iv {
+            Some(iv) => self.strided_address(pointer, &[iv], &[stride], offset),
+            None => self.strided_address(pointer, &[], &[], offset),
+        }
+    }
+
+    /// The i64 address of the f32 element `offset + sum(ivs[i] strides[i])` from
+    /// `pointer`.
+    pub(super) fn strided_address(
+        &mut self,
+        pointer: Value,
+        ivs: &[Value],
+        strides: &[i64],
+        offset: i64,
+    ) -> Value {
         let ctx = self.b.context();
-        let base = Affine::sym(ctx, 0);
-        let x = match iv {
-            Some(iv) => {
-                let e = (base + Affine::dim(ctx, 0) * (stride * 4)).add_const(offset * 4);
-                self.b.apply_expr(e, &[iv], &[pointer])
-            }
-            None => self.b.apply_expr(base.add_const(offset * 4), &[], &[pointer]),
-        };
+        let mut expr = Affine::sym(ctx, 0).add_const(offset * 4);
+        for (d, &stride) in strides.iter().enumerate() {
+            expr = expr + Affine::dim(ctx, d) * (stride * 4);
+        }
+        let x = self.b.apply_expr(expr, ivs, &[pointer]);
         let i64t = self.b.int_type(64);
         self.b.cast("arith.index_cast", x, i64t)
+    }
+
+    /// The f32 `a combine b` with `fastmath<reassoc>`: float accumulations may be
+    /// reassociated (as every parallel or vectorized reduction is), so LLVM vectorizes
+    /// the row loop they accumulate in with partial results.
+    pub(super) fn reassociated(&mut self, combine: &str, a: Value, b: Value) -> Value {
+        let f32t = self.b.f32_type();
+        let attributes: Vec<_> = ir::parse_attr(self.b.context(), "#arith.fastmath<reassoc>")
+            .map(|fm| ("fastmath", fm))
+            .into_iter()
+            .collect();
+        self.b.value(combine, &[a, b], f32t, &attributes)
     }
 }

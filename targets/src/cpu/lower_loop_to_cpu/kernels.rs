@@ -1,6 +1,7 @@
 //! One function per kernel (and per op left outside kernels), with the globals it uses.
 
 use super::*;
+use fuselab_dialects::loops::ExternKind;
 use fuselab_passes::analysis::rows::kernel_members;
 
 impl Gen {
@@ -9,8 +10,11 @@ impl Gen {
         for &op in ops {
             match ir::op_name(op).as_str() {
                 names::POINTWISE | names::REDUCTION => self.step(&[op])?,
-                names::EXTERN if fuselab_dialects::loops::is_concat(op) => self.concat(op)?,
-                names::EXTERN => self.matmul(op)?,
+                names::EXTERN => match fuselab_dialects::loops::extern_kind(op) {
+                    Some(ExternKind::Concat) => self.concat(op)?,
+                    Some(ExternKind::Sdpa) => self.attention(op)?,
+                    _ => self.matmul(op)?,
+                },
                 names::VIEW => self.view_copy(op)?,
                 other => {
                     return Err(err(

@@ -21,6 +21,8 @@
 //!   polynomials ([`crate::math`]) instead of one libm call per element;
 //! - `mm`/`bmm` call `fuselab_sgemm` (a BLAS the JIT provides) with the operands' view
 //!   strides; convolution is im2col + `fuselab_sgemm`; views are loop nests;
+//! - `sdpa` (fused attention) is blocked: per block of query rows two `fuselab_sgemm`
+//!   calls around a row softmax whose scores stay in cache (`attention.rs`);
 //! - f16 / bf16 are computed in f32, rounded to the declared type after every op (eager
 //!   semantics), bf16 stored as i16 bits.
 
@@ -37,6 +39,7 @@ use melior::ir::OperationRef;
 use mlir_sys::{MlirBlock, MlirOperation, MlirType};
 use std::collections::{BTreeMap, HashMap};
 
+mod attention;
 mod emit;
 mod externs;
 pub mod interleave;

@@ -182,15 +182,11 @@ impl Gen {
                 let flat = self.flat_index(&acc.ivs, &rranges);
                 self.b.store(v, memref, flat);
             }
-            // Float accumulations may be reassociated (as every parallel or vectorized
-            // reduction is), so LLVM vectorizes the row loop with partial sums.
-            let mut attributes = Vec::new();
-            if float {
-                let reassoc = ir::parse_attr(self.b.context(), "#arith.fastmath<reassoc>")
-                    .ok_or_else(|| err(op, "the arith dialect is not loaded"))?;
-                attributes.push(("fastmath", reassoc));
-            }
-            let next = self.b.value(combine, &[acc.carried, v], acc_ty, &attributes);
+            let next = if float {
+                self.reassociated(combine, acc.carried, v)
+            } else {
+                self.b.value(combine, &[acc.carried, v], acc_ty, &[])
+            };
             self.close_accumulation(acc, next)
         } else {
             self.body(op, &ivs)?
