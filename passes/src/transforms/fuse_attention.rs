@@ -57,6 +57,22 @@ struct Attention {
     ops: Vec<MlirOperation>,
 }
 
+impl Attention {
+    /// `self` if query [B, H, L, E], key [B, H, S, E], value [B, H, S, Ev] and the
+    /// result [B, H, L, Ev] fit one another.
+    fn fitting(self) -> Option<Self> {
+        let (q, k, v) = (shape(self.query), shape(self.key), shape(self.value));
+        let fits = q.len() == 4
+            && k.len() == 4
+            && v.len() == 4
+            && q[..2] == k[..2]
+            && k[..3] == v[..3]
+            && q[3] == k[3]
+            && shape(self.result) == [q[0], q[1], q[2], v[3]];
+        fits.then_some(self)
+    }
+}
+
 fn kind(op: MlirOperation) -> Option<AtenOpKind> {
     AtenOpKind::from_op_name(&ir::op_name(op))
 }
@@ -181,15 +197,7 @@ fn match_at(bmm: MlirOperation) -> Option<Attention> {
         ops.extend(trip);
         result = ir::result(trip[2], 0);
     }
-    let (q, k, v) = (shape(query), shape(key), shape(value));
-    let fits = q.len() == 4
-        && k.len() == 4
-        && v.len() == 4
-        && q[..2] == k[..2]
-        && k[..3] == v[..3]
-        && q[3] == k[3]
-        && shape(result) == [q[0], q[1], q[2], v[3]];
-    fits.then_some(Attention {
+    Attention {
         query,
         key,
         value,
@@ -197,7 +205,8 @@ fn match_at(bmm: MlirOperation) -> Option<Attention> {
         scale: c1 * c2,
         result,
         ops,
-    })
+    }
+    .fitting()
 }
 
 /// Whether `op` swaps the last two dims of its input (a `transpose` of them, or a
@@ -312,16 +321,11 @@ fn match_pattern(bmm: MlirOperation) -> Option<Attention> {
     let out = sole_user(bmm).filter(|&v| matches!(kind(v), Some(AtenOpKind::View | AtenOpKind::Reshape)))?;
     ops.extend([bmm, out]);
     let result = ir::result(out, 0);
-    let (q, k, v) = (shape(query), shape(key), shape(value));
-    let fits = q.len() == 4
-        && k.len() == 4
-        && v.len() == 4
-        && q[..2] == k[..2]
-        && k[..3] == v[..3]
-        && q[3] == k[3]
-        && shape(product) == [q[0], q[1], q[2], k[2]]
-        && shape(result) == [q[0], q[1], q[2], v[3]];
-    fits.then_some(Attention {
+    let (q, k) = (shape(query), shape(key));
+    if q.len() != 4 || k.len() != 4 || shape(product) != [q[0], q[1], q[2], k[2]] {
+        return None;
+    }
+    Attention {
         query,
         key,
         value,
@@ -329,7 +333,8 @@ fn match_pattern(bmm: MlirOperation) -> Option<Attention> {
         scale,
         result,
         ops,
-    })
+    }
+    .fitting()
 }
 
 /// Whether attention over `query`, `key` and `value` (with a mask: `masked`) runs as one

@@ -149,33 +149,24 @@ impl Gen {
             out: out.clone(),
         };
         let heads = self.open_loops(&[b, h]);
+        let block = |row0, rows| Block {
+            b: heads[0],
+            h: heads[1],
+            row0,
+            rows,
+        };
+        // Whole blocks in a loop, then the rows left over.
         let (blocks, rest) = (l / rows, l % rows);
         if blocks > 0 {
-            let block = self.open_loops(&[blocks]);
+            let iv = self.open_loops(&[blocks]);
             let ctx = self.b.context();
-            let row0 = self.b.apply_expr(Affine::dim(ctx, 0) * rows, &block, &[]);
-            self.attention_block(
-                &plan,
-                &Block {
-                    b: heads[0],
-                    h: heads[1],
-                    row0,
-                    rows,
-                },
-            );
+            let row0 = self.b.apply_expr(Affine::dim(ctx, 0) * rows, &iv, &[]);
+            self.attention_block(&plan, &block(row0, rows));
             self.close_loops(1);
         }
         if rest > 0 {
             let row0 = self.b.index(blocks * rows);
-            self.attention_block(
-                &plan,
-                &Block {
-                    b: heads[0],
-                    h: heads[1],
-                    row0,
-                    rows: rest,
-                },
-            );
+            self.attention_block(&plan, &block(row0, rest));
         }
         self.close_loops(2);
         self.finish_extern(op, &out, out.clone());
