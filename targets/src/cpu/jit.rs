@@ -10,7 +10,9 @@
 
 use super::blas::{fuselab_sgemm, fuselab_sgemm_parallel, Library};
 use super::codegen_choices::CodegenChoices;
-use super::lower_loop_to_cpu::{cpu_module, upstream_lowering, CpuOptions, HostSignature};
+use super::lower_loop_to_cpu::{
+    cpu_module, upstream_lowering, CpuOptions, HostSignature, SGEMM, SGEMM_SERIAL,
+};
 use fuselab_dialects::build::OwnedModule;
 use fuselab_dialects::types::{DType, TensorType};
 use fuselab_exec::{tensor::Tensor, ExecError};
@@ -213,7 +215,9 @@ impl Jit {
             fuselab_sgemm as *mut ()
         };
         // SAFETY: a function with the C signature the generated declaration has.
-        unsafe { engine.register_symbol("fuselab_sgemm", sgemm) };
+        unsafe { engine.register_symbol(SGEMM, sgemm) };
+        // SAFETY: the same signature; called from inside parallel loops.
+        unsafe { engine.register_symbol(SGEMM_SERIAL, fuselab_sgemm as *mut ()) };
         Ok(Self {
             engine,
             entry,

@@ -6,6 +6,20 @@
 // fuselab_sgemm writes e V into the [B, L, H, Ev] result (rows H Ev = 16 apart), and
 // each output row is scaled by its 1 / sum (0 for a row without a finite score).
 // RUN: fuse-opt %s --split-input-file --verify-diagnostics --lower-loop-to-cpu | FileCheck %s
+// With parallel steps the heads are split into chunks: an scf.parallel calls the
+// blocks as an outlined function whose block scratch is on its own stack (one per
+// thread) and whose GEMMs are fuselab_sgemm_serial (the threads are taken already).
+// RUN: fuse-opt %s --split-input-file --verify-diagnostics --lower-loop-to-cpu="parallel=true parallel-min-work=1" | FileCheck %s --check-prefix=PAR
+
+// CHECK-NOT: fuselab_sgemm_serial
+// PAR-NOT: func.func private @fuselab_sgemm(
+// PAR-LABEL: func.func private @masked_buf0_rows(
+// PAR: memref.alloca() {{.*}} : memref<4xf32>
+// PAR: memref.alloca() {{.*}} : memref<16xf32>
+// PAR-COUNT-2: func.call @fuselab_sgemm_serial(
+// PAR-LABEL: func.func private @masked_buf0(
+// PAR: scf.parallel
+// PAR: func.call @masked_buf0_rows(
 
 // CHECK-LABEL: func.func private @masked_buf0(
 // CHECK-SAME: %[[MASK:[a-z0-9]+]]: memref<16xf32>

@@ -9,6 +9,7 @@
 // The CPU's blocked attention computes what the math form computes, every strategy
 // (the Inductor strategy's runs the sdpa extern).
 // RUN: fuse-run %s --jit | FileCheck %s --check-prefix=EXEC
+// RUN: fuse-run %s --jit --parallel --parallel-min-work 1 | FileCheck %s --check-prefix=EXEC
 
 // EXEC-NOT: {{FAIL|ERROR}}
 // EXEC-COUNT-42: PASS

@@ -14,6 +14,12 @@
 //!    `_safe_softmax`): the division of the softmax moved after the product, as flash
 //!    attention does — `Ev` divisions per row instead of `S`.
 //!
+//! With parallel steps (`parallel=true`) the (batch, head) pairs are chunks of an
+//! `scf.parallel` calling the blocks as an outlined function (as a step's rows are),
+//! whose block scratch is on its stack — one per thread — and whose GEMMs run on the
+//! calling thread (`fuselab_sgemm_serial`): the attention workload went 91–94 → 50 ms
+//! on 2 threads (it had been 103–106: only each GEMM split in row bands).
+//!
 //! f32 only (the CPU target runs fused attention for f32: `Target::fused_attention`);
 //! the mask is additive f32 and broadcasts over its size-1 dims.
 
@@ -48,7 +54,7 @@ struct Block {
     rows: i64,
 }
 
-/// The views, pointers and sizes of one attention.
+/// The views and sizes of one attention.
 struct Plan {
     q: View,
     k: View,
@@ -57,11 +63,16 @@ struct Plan {
     scale: f64,
     /// [B, H, L, S, E, Ev].
     dims: [i64; 6],
-    /// `memref.extract_aligned_pointer_as_index` of q, k, v, the output, the scores.
-    pointers: [Value; 5],
-    scores: Buf,
-    inverse: Buf,
     out: Buf,
+}
+
+/// What the function running the blocks works with: the addresses
+/// (`memref.extract_aligned_pointer_as_index`) of q, k, v, the output and the scores,
+/// and the scores and 1 / sum memrefs of one block.
+struct Work {
+    pointers: [Value; 5],
+    scores: Value,
+    inverse: Value,
 }
 
 impl Gen {
@@ -126,16 +137,6 @@ impl Gen {
             return Err(err(op, "an sdpa result that is not [B, L, H, Ev]"));
         }
         let rows = (SCORE_BYTES / (4 * s.max(1))).clamp(1, l.max(1));
-        let scores = self.scratch(&[rows * s], DType::F32);
-        let inverse = self.scratch(&[rows], DType::F32);
-        self.uses_sgemm = true;
-        let pointers = [
-            self.pointer(&q.buf),
-            self.pointer(&k.buf),
-            self.pointer(&v.buf),
-            self.pointer(&out),
-            self.pointer(&scores),
-        ];
         let plan = Plan {
             q,
             k,
@@ -143,15 +144,42 @@ impl Gen {
             mask,
             scale,
             dims: [b, h, l, s, e, ev],
+            out: out.clone(),
+        };
+        // Heads are independent: with parallel steps they are split into chunks run by
+        // an `scf.parallel` that calls an outlined function ([`Gen::open_nest`]), each
+        // call with its block scratch on its own stack and GEMMs on its own thread.
+        // Scores of one row above SCORE_BYTES stay in a global and on one thread.
+        let macs = if 4 * s <= SCORE_BYTES {
+            b * h * l * s * (e + ev)
+        } else {
+            0
+        };
+        let nest = self.open_nest(&[b, h], macs);
+        let outlined = nest.caller.is_some();
+        let (scores, inverse) = if outlined {
+            (self.stack_buffer(rows * s), self.stack_buffer(rows))
+        } else {
+            let scores = self.scratch(&[rows * s], DType::F32);
+            let inverse = self.scratch(&[rows], DType::F32);
+            (self.val(&scores), self.val(&inverse))
+        };
+        let pointers = [
+            self.pointer(&plan.q.buf),
+            self.pointer(&plan.k.buf),
+            self.pointer(&plan.v.buf),
+            self.pointer(&out),
+            self.memref_pointer(scores),
+        ];
+        let work = Work {
             pointers,
             scores,
             inverse,
-            out: out.clone(),
         };
-        let heads = self.open_loops(&[b, h]);
+        self.in_parallel_body = outlined;
         let block = |row0, rows| Block {
-            b: heads[0],
-            h: heads[1],
+            b: nest.ivs[0],
+            h: nest.ivs[1],
             row0,
             rows,
         };
@@ -161,22 +189,23 @@ impl Gen {
             let iv = self.open_loops(&[blocks]);
             let ctx = self.b.context();
             let row0 = self.b.apply_expr(Affine::dim(ctx, 0) * rows, &iv, &[]);
-            self.attention_block(&plan, &block(row0, rows));
+            self.attention_block(&plan, &work, &block(row0, rows));
             self.close_loops(1);
         }
         if rest > 0 {
             let row0 = self.b.index(blocks * rows);
-            self.attention_block(&plan, &block(row0, rest));
+            self.attention_block(&plan, &work, &block(row0, rest));
         }
-        self.close_loops(2);
+        self.in_parallel_body = false;
+        self.close_nest(nest);
         self.finish_extern(op, &out, out.clone());
         Ok(())
     }
 
     /// Steps 1–4 of the module documentation for one block of query rows.
-    fn attention_block(&mut self, p: &Plan, blk: &Block) {
+    fn attention_block(&mut self, p: &Plan, w: &Work, blk: &Block) {
         let [_, h, l, s, e, ev] = p.dims;
-        let [pq, pk, pv, po, ps] = p.pointers;
+        let [pq, pk, pv, po, ps] = w.pointers;
         let at = [blk.b, blk.h, blk.row0];
         // 1. scores = Q_block K^T.
         let (q, k) = (&p.q, &p.k);
@@ -192,7 +221,7 @@ impl Gen {
         );
         // 2. Scaled, masked scores, their row max, exp and sum.
         let r = self.open_loops(&[blk.rows])[0];
-        let scores = self.val(&p.scores);
+        let scores = w.scores;
         let ctx = self.b.context();
         let neg_inf = self.b.f32(f32::NEG_INFINITY);
         let max_acc = self.open_accumulation(&[s], neg_inf);
@@ -240,7 +269,7 @@ impl Gen {
         let reciprocal = self.b.binary("arith.divf", one, sum);
         let empty = self.b.cmpf(CmpF::Oeq, sum, zero);
         let inverse = self.b.select(empty, zero, reciprocal);
-        let inverse_buf = self.val(&p.inverse);
+        let inverse_buf = w.inverse;
         self.b.store(inverse, inverse_buf, r);
         self.close_loops(1);
         // 3. out_block = e V, rows H Ev apart in the [B, L, H, Ev] result.
@@ -265,7 +294,7 @@ impl Gen {
             .b
             .apply_expr(index, &[blk.b, blk.row0, blk.h, ivs[0], ivs[1]], &[]);
         let y = self.b.load(out, i);
-        let inverse_buf = self.val(&p.inverse);
+        let inverse_buf = w.inverse;
         let scale = self.b.load(inverse_buf, ivs[0]);
         let scaled = self.b.binary("arith.mulf", y, scale);
         self.b.store(scaled, out, i);

@@ -249,6 +249,11 @@ impl Gen {
     /// The aligned base address of `buf` (an `index`).
     pub(super) fn pointer(&mut self, buf: &Buf) -> Value {
         let m = self.val(buf);
+        self.memref_pointer(m)
+    }
+
+    /// The aligned base address of the memref `m` (an `index`).
+    pub(super) fn memref_pointer(&mut self, m: Value) -> Value {
         let index = self.b.index_type();
         self.b
             .value("memref.extract_aligned_pointer_as_index", &[m], index, &[])

@@ -104,7 +104,6 @@ impl Gen {
         };
         // C += A B per batch by the BLAS (`fuselab_sgemm`, matrixmultiply's sgemm, which
         // takes any row and column strides, so views need no copy).
-        self.uses_sgemm = true;
         let (pa, pb, pc) = (self.pointer(&a), self.pointer(&b), self.pointer(&target));
         let ivs = self.open_loops(&loop_ranges[..usize::from(bmm)]);
         let iv = ivs.first().copied();
@@ -225,7 +224,7 @@ impl Gen {
 
     /// `C = A B + beta C` through `fuselab_sgemm` for `[m, n, k]` (`A` is m x k, `B`
     /// k x n); each operand is an i64 address with its row and column strides in
-    /// elements.
+    /// elements. Inside a parallel loop the call is `fuselab_sgemm_serial`.
     pub(super) fn call_sgemm(
         &mut self,
         [m, n, k]: [i64; 3],
@@ -239,8 +238,14 @@ impl Gen {
             .map(|&v| self.b.int(64, v))
             .collect();
         let beta_c = self.b.f32(beta);
+        let symbol = if self.in_parallel_body {
+            SGEMM_SERIAL
+        } else {
+            SGEMM
+        };
+        self.sgemm_symbols.insert(symbol);
         self.b.call(
-            "fuselab_sgemm",
+            symbol,
             &[
                 ints[0], ints[1], ints[2], a.0, ints[3], ints[4], b.0, ints[5], ints[6], beta_c, c.0,
                 ints[7], ints[8],
@@ -290,7 +295,6 @@ impl Gen {
             0.0
         };
         let col = self.scratch(&[k_total, s_total], DType::F32);
-        self.uses_sgemm = true;
         let (pw, pc, pcol) = (self.pointer(&w), self.pointer(&target), self.pointer(&col));
         let ng = self.open_loops(&[batch, groups]);
         let (n, g) = (ng[0], ng[1]);

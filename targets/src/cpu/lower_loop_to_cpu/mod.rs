@@ -37,7 +37,7 @@ use fuselab_passes::analysis::rows::produced_by_node;
 use fuselab_passes::registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption};
 use melior::ir::OperationRef;
 use mlir_sys::{MlirBlock, MlirOperation, MlirType};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 mod attention;
 mod emit;
@@ -218,8 +218,11 @@ struct Gen {
     inline: HashMap<usize, MlirOperation>,
     /// Values of the current step computed once per row ([`row_scratch`]).
     row_scratch: row_scratch::RowScratches,
-    /// Whether `fuselab_sgemm` is called.
-    uses_sgemm: bool,
+    /// The GEMM entry points called so far ([`SGEMM`], [`SGEMM_SERIAL`]).
+    sgemm_symbols: BTreeSet<&'static str>,
+    /// Whether code is being generated inside the body of a parallel loop: GEMMs there
+    /// call [`SGEMM_SERIAL`] (the threads are taken already).
+    in_parallel_body: bool,
     /// Whether steps may run their rows in parallel.
     parallel: bool,
     /// Element operations a step needs to run in parallel (at least 1).
@@ -238,6 +241,14 @@ struct Gen {
     /// The function being generated.
     func: Function,
 }
+
+/// The GEMM the generated code calls; with parallel steps the JIT splits a large one
+/// over the threads (`cpu::blas::fuselab_sgemm_parallel`).
+pub const SGEMM: &str = "fuselab_sgemm";
+
+/// The same GEMM on the calling thread only, called from inside parallel loops
+/// (`cpu::blas::fuselab_sgemm`).
+pub const SGEMM_SERIAL: &str = "fuselab_sgemm_serial";
 
 /// The parameter types of `fuselab_sgemm(m, n, k, a, rsa, csa, b, rsb, csb, beta, c, rsc,
 /// csc)`: `C = A B + beta C` with addresses as i64 and strides in elements (all i64
@@ -324,16 +335,17 @@ pub fn cpu_module(funcs: &[MlirOperation], options: CpuOptions) -> Result<CpuMod
     };
     let module = OwnedModule::new(loc);
     let mut functions = Vec::new();
-    let mut uses_sgemm = false;
+    let mut sgemm_symbols = BTreeSet::new();
     for &f in funcs {
-        let (signature, sgemm) = cpu_function(f, module.body(), options)?;
+        let (signature, symbols) = cpu_function(f, module.body(), options)?;
         functions.push(signature);
-        uses_sgemm |= sgemm;
+        sgemm_symbols.extend(symbols);
     }
-    if uses_sgemm {
+    // Declared first, in reverse so that they end up in name order.
+    for symbol in sgemm_symbols.into_iter().rev() {
         let mut b = Builder::new(loc);
         let params = sgemm_params(&b);
-        let declaration = b.declaration("fuselab_sgemm", &params);
+        let declaration = b.declaration(symbol, &params);
         match ir::block_ops(module.body()).first() {
             Some(&first) => ir::insert_before(first, declaration),
             None => ir::append(module.body(), declaration),
@@ -356,12 +368,12 @@ pub fn cpu_module(funcs: &[MlirOperation], options: CpuOptions) -> Result<CpuMod
 /// `@<name>(inputs..., outputs...)` (flat 1-D memrefs, results written in place, with
 /// `llvm.emit_c_interface`) calling one private function per kernel, node, extern or
 /// view in order, and a `memref.global` per intermediate buffer. Returns its signature
-/// and whether it calls `fuselab_sgemm`.
+/// and the GEMM entry points it calls.
 fn cpu_function(
     func: MlirOperation,
     module: MlirBlock,
     options: CpuOptions,
-) -> Result<(HostSignature, bool), CodegenError> {
+) -> Result<(HostSignature, BTreeSet<&'static str>), CodegenError> {
     let missing = |m: String| CodegenError {
         op: Some(func),
         message: m,
@@ -422,7 +434,8 @@ fn cpu_function(
         direct_out,
         inline: HashMap::new(),
         row_scratch: Default::default(),
-        uses_sgemm: false,
+        sgemm_symbols: BTreeSet::new(),
+        in_parallel_body: false,
         parallel: options.parallel,
         parallel_min_work: if options.parallel_min_work > 0 {
             options.parallel_min_work
@@ -484,7 +497,7 @@ fn cpu_function(
             inputs,
             outputs,
         },
-        g.uses_sgemm,
+        g.sgemm_symbols,
     ))
 }
 

@@ -73,7 +73,7 @@ impl Gen {
 
     /// A `memref<n x f32>` on the stack of the function being generated (allocated at
     /// its entry, once per call).
-    fn stack_buffer(&mut self, n: i64) -> Value {
+    pub(super) fn stack_buffer(&mut self, n: i64) -> Value {
         let ty = self.b.flat_memref(n, self.b.f32_type());
         let segments = self.b.i32_array_attr(&[0, 0]);
         let align = self.b.int_attr(self.b.int_type(64), 64);
