@@ -37,8 +37,9 @@
 // CHECK-NEXT: arith.constant 4 : i64
 // CHECK-NEXT: arith.constant 1 : i64
 // CHECK: func.call @fuselab_sgemm(
-// CHECK: memref.load %[[SCORES]]
-// CHECK: arith.constant 3.500000e-01 : f32
+// CHECK: %[[SCALE:.*]] = arith.constant 3.500000e-01 : f32
+// CHECK: %[[RAW:.*]] = memref.load %[[SCORES]]
+// CHECK: arith.mulf %[[RAW]], %[[SCALE]] : f32
 // CHECK: memref.load %[[MASK]]
 // CHECK: arith.maximumf {{.*}} fastmath<reassoc> : f32
 // CHECK: arith.cmpf oeq

@@ -219,35 +219,45 @@ impl Gen {
             0.0,
             (addr_s, s, 1),
         );
-        // 2. Scaled, masked scores, their row max, exp and sum.
+        // 2. Scaled, masked scores, their row max, exp and sum. Without a mask and with
+        // a positive scale the scores are scaled where they are read again instead of
+        // stored scaled: max(x c) = c max(x) exactly (rounding is monotonic), one store
+        // pass fewer, the same values.
+        let fold = p.mask.is_none() && p.scale > 0.0;
         let r = self.open_loops(&[blk.rows])[0];
         let scores = w.scores;
         let ctx = self.b.context();
         let neg_inf = self.b.f32(f32::NEG_INFINITY);
+        let scale = self.b.f32(p.scale as f32);
         let max_acc = self.open_accumulation(&[s], neg_inf);
         let j = max_acc.ivs[0];
         let flat = self
             .b
             .apply_expr(Affine::dim(ctx, 0) * s + Affine::dim(ctx, 1), &[r, j], &[]);
         let raw = self.b.load(scores, flat);
-        let scale = self.b.f32(p.scale as f32);
-        let mut x = self.b.binary("arith.mulf", raw, scale);
-        if let Some(m) = &p.mask {
-            let [m0, m1, m2, m3] = m.strides;
-            let index = Affine::dim(ctx, 0) * m0
-                + Affine::dim(ctx, 1) * m1
-                + (Affine::dim(ctx, 2) + Affine::dim(ctx, 3)) * m2
-                + Affine::dim(ctx, 4) * m3;
-            let i = self
-                .b
-                .apply_expr(index.add_const(m.offset), &[blk.b, blk.h, blk.row0, r, j], &[]);
-            let memref = self.val(&m.buf);
-            let bias = self.b.load(memref, i);
-            x = self.b.binary("arith.addf", x, bias);
+        let mut x = raw;
+        if !fold {
+            x = self.b.binary("arith.mulf", raw, scale);
+            if let Some(m) = &p.mask {
+                let [m0, m1, m2, m3] = m.strides;
+                let index = Affine::dim(ctx, 0) * m0
+                    + Affine::dim(ctx, 1) * m1
+                    + (Affine::dim(ctx, 2) + Affine::dim(ctx, 3)) * m2
+                    + Affine::dim(ctx, 4) * m3;
+                let i = self
+                    .b
+                    .apply_expr(index.add_const(m.offset), &[blk.b, blk.h, blk.row0, r, j], &[]);
+                let memref = self.val(&m.buf);
+                let bias = self.b.load(memref, i);
+                x = self.b.binary("arith.addf", x, bias);
+            }
+            self.b.store(x, scores, flat);
         }
-        self.b.store(x, scores, flat);
         let next = self.reassociated("arith.maximumf", max_acc.carried, x);
-        let max = self.close_accumulation(max_acc, next);
+        let mut max = self.close_accumulation(max_acc, next);
+        if fold {
+            max = self.b.binary("arith.mulf", max, scale);
+        }
         let all_masked = self.b.cmpf(CmpF::Oeq, max, neg_inf);
         let zero = self.b.f32(0.0);
         let max = self.b.select(all_masked, zero, max);
@@ -256,7 +266,10 @@ impl Gen {
         let flat = self
             .b
             .apply_expr(Affine::dim(ctx, 0) * s + Affine::dim(ctx, 1), &[r, j], &[]);
-        let x = self.b.load(scores, flat);
+        let mut x = self.b.load(scores, flat);
+        if fold {
+            x = self.b.binary("arith.mulf", x, scale);
+        }
         let shifted = self.b.binary("arith.subf", x, max);
         let weight = match crate::math::expand(&mut self.b, "math.exp", shifted) {
             Some(w) => w,
