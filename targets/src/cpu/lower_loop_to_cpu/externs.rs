@@ -4,6 +4,14 @@
 use super::*;
 use fuselab_dialects::build::CmpI;
 
+/// The most bytes of im2col columns one tile of a convolution's output rows fills
+/// before its GEMM: the tile is still in cache when the GEMM packs it. resnet_block
+/// (`fuse-run --bench --runs 10`, 2-core Intel Xeon VM, 2 MiB L2, alternating): the
+/// whole image (7.2 MB) 34–47 ms, 4 MiB tiles (half an image) 30–40, 2 MiB 40–43,
+/// 1 MiB 33–37, 512 KiB 42–53 (the smaller tiles' GEMMs fall below
+/// `OPENBLAS_MIN_MACS` onto matrixmultiply).
+pub const COL_TILE_BYTES: i64 = 1 << 22;
+
 impl Gen {
     /// `mm` / `bmm` (with operand views and an optional bias) as `fuselab_sgemm` calls;
     /// `convolution` goes to [`Gen::convolution`].
@@ -253,7 +261,7 @@ impl Gen {
         );
     }
 
-    /// N-d convolution as im2col + GEMM, per image and group: the receptive fields of
+    /// N-d convolution as im2col + GEMM, per image, group and tile of output rows: the receptive fields of
     /// every output position are gathered into a scratch `col[(c, k...), (s...)]`
     /// (0 where the window leaves the input: padding), then `out[n, group] = W[group] x
     /// col` by `fuselab_sgemm` (on top of the bias, broadcast first). f16/bf16 run in
@@ -294,22 +302,34 @@ impl Gen {
         } else {
             0.0
         };
-        let col = self.scratch(&[k_total, s_total], DType::F32);
+        // Tiles of `rows` of the outermost output dim, their im2col columns within
+        // COL_TILE_BYTES: each tile is filled and multiplied while it is in cache.
+        let row_elems = s_total / out_spatial[0].max(1);
+        let rows = (1..=out_spatial[0])
+            .rev()
+            .find(|&r| out_spatial[0] % r == 0 && k_total * r * row_elems * 4 <= COL_TILE_BYTES)
+            .unwrap_or(1);
+        let tile = rows * row_elems;
+        let col = self.scratch(&[k_total, tile], DType::F32);
         let (pw, pc, pcol) = (self.pointer(&w), self.pointer(&target), self.pointer(&col));
-        let ng = self.open_loops(&[batch, groups]);
-        let (n, g) = (ng[0], ng[1]);
-        // col[(c, k...), (s...)] = x[n, g*cin_g + c, s*stride - pad + k*dil] or 0.
+        let ngt = self.open_loops(&[batch, groups, out_spatial[0] / rows]);
+        let (n, g, t) = (ngt[0], ngt[1], ngt[2]);
+        // col[(c, k...), (s...)] = x[n, g*cin_g + c, s*stride - pad + k*dil] or 0, s in
+        // the tile.
         let mut fill = vec![cin_g];
         fill.extend_from_slice(&kernel);
-        fill.extend_from_slice(&out_spatial);
+        fill.push(rows);
+        fill.extend_from_slice(&out_spatial[1..]);
         let fivs = self.open_loops(&fill);
         let mut conds = Vec::new();
         let mut positions = Vec::new();
         let (d0, d1, d2) = (Affine::dim(ctx, 0), Affine::dim(ctx, 1), Affine::dim(ctx, 2));
         for sp in 0..spatial {
             let (k_iv, s_iv) = (fivs[1 + sp], fivs[1 + spatial + sp]);
-            let e = d1 * stride[sp] - Affine::constant(ctx, padding[sp]) + d0 * dilation[sp];
-            let p = self.b.apply_expr(e, &[k_iv, s_iv], &[]);
+            // Along the outermost dim the position is in the tile `t`.
+            let out_pos = if sp == 0 { d1 + d2 * rows } else { d1 };
+            let e = out_pos * stride[sp] - Affine::constant(ctx, padding[sp]) + d0 * dilation[sp];
+            let p = self.b.apply_expr(e, &[k_iv, s_iv, t], &[]);
             let (lo, hi) = (self.b.index(0), self.b.index(x.ty.shape[2 + sp] - 1));
             let ge = self.b.cmpi(CmpI::Sge, p, lo);
             let le = self.b.cmpi(CmpI::Sle, p, hi);
@@ -344,18 +364,20 @@ impl Gen {
         // out[n, g*cout_g.., s] (+)= W[g*cout_g.., (c, k...)] x col
         let addr_w = self.address(pw, Some(g), cout_g * k_total, 0);
         let addr_col = self.address(pcol, None, 0, 0);
-        let image = self
-            .b
-            .apply_expr(d0 * (cout * s_total) + d1 * (cout_g * s_total), &[n, g], &[]);
+        let image = self.b.apply_expr(
+            d0 * (cout * s_total) + d1 * (cout_g * s_total) + d2 * tile,
+            &[n, g, t],
+            &[],
+        );
         let addr_c = self.address(pc, Some(image), 1, 0);
         self.call_sgemm(
-            [cout_g, s_total, k_total],
+            [cout_g, tile, k_total],
             (addr_w, k_total, 1),
-            (addr_col, s_total, 1),
+            (addr_col, tile, 1),
             beta,
             (addr_c, s_total, 1),
         );
-        self.close_loops(2);
+        self.close_loops(3);
         self.finish_extern(op, &target, out);
         Ok(())
     }
