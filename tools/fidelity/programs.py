@@ -94,6 +94,15 @@ PROGRAMS = {
         (8, 128, 64),
         (8, 128, 64),
     ),
+    # With heads (4-D): Inductor's joint-graph pattern `_sfdp_pattern_1` makes it one
+    # fused attention call on the CPU (`_scaled_dot_product_flash_attention_for_cpu`); on
+    # CUDA f32 it stays bmm + softmax + bmm (TF32 off).
+    "attention_heads": p(
+        lambda q, k, v: torch.softmax(q @ k.transpose(-2, -1) / 8.0, -1) @ v,
+        (2, 4, 128, 64),
+        (2, 4, 128, 64),
+        (2, 4, 128, 64),
+    ),
     "conv_bn_relu": p(
         lambda x, w, s, t: torch.relu(F.conv2d(x, w, padding=1) * s + t),
         (2, 16, 32, 32),
