@@ -148,8 +148,10 @@ impl Gen {
         };
         // Heads are independent: with parallel steps they are split into chunks run by
         // an `scf.parallel` that calls an outlined function ([`Gen::open_nest`]), each
-        // call with its block scratch on its own stack and GEMMs on its own thread.
-        // Scores of one row above SCORE_BYTES stay in a global and on one thread.
+        // call with its block scratch on its own stack (at most SCORE_BYTES; libomp's
+        // workers get 4 MiB of stack or the initial thread's limit) and GEMMs on its
+        // own thread. Scores of one row above SCORE_BYTES stay in a global and on one
+        // thread.
         let macs = if 4 * s <= SCORE_BYTES {
             b * h * l * s * (e + ev)
         } else {
