@@ -320,7 +320,12 @@ impl Gen {
         fill.extend_from_slice(&kernel);
         fill.push(rows);
         fill.extend_from_slice(&out_spatial[1..]);
-        let fivs = self.open_loops(&fill);
+        // The fill is split over input channels into parallel chunks (with parallel
+        // steps): each stores its own rows of the tile.
+        let (nest, outer) = self.open_nest_passing(&fill[..1], k_total * tile, &[n, g, t]);
+        let (fill_n, fill_g, fill_t) = (outer[0], outer[1], outer[2]);
+        let mut fivs = nest.ivs.clone();
+        fivs.extend(self.open_loops(&fill[1..]));
         let mut conds = Vec::new();
         let mut positions = Vec::new();
         let (d0, d1, d2) = (Affine::dim(ctx, 0), Affine::dim(ctx, 1), Affine::dim(ctx, 2));
@@ -329,7 +334,7 @@ impl Gen {
             // Along the outermost dim the position is in the tile `t`.
             let out_pos = if sp == 0 { d1 + d2 * rows } else { d1 };
             let e = out_pos * stride[sp] - Affine::constant(ctx, padding[sp]) + d0 * dilation[sp];
-            let p = self.b.apply_expr(e, &[k_iv, s_iv, t], &[]);
+            let p = self.b.apply_expr(e, &[k_iv, s_iv, fill_t], &[]);
             let (lo, hi) = (self.b.index(0), self.b.index(x.ty.shape[2 + sp] - 1));
             let ge = self.b.cmpi(CmpI::Sge, p, lo);
             let le = self.b.cmpi(CmpI::Sle, p, hi);
@@ -345,7 +350,7 @@ impl Gen {
             let inner: i64 = x.ty.shape[3 + sp..].iter().product();
             in_expr = in_expr + Affine::sym(ctx, sp) * inner;
         }
-        let ix = self.b.apply_expr(in_expr, &[n, g, fivs[0]], &positions);
+        let ix = self.b.apply_expr(in_expr, &[fill_n, fill_g, fivs[0]], &positions);
         let xv = self.val(&x);
         let v = self.b.load(xv, ix);
         let zero = self.b.f32(0.0);
@@ -360,7 +365,8 @@ impl Gen {
         let flat = self.flat_index(&fivs, &fill);
         let colv = self.val(&col);
         self.b.store(value, colv, flat);
-        self.close_loops(fill.len());
+        self.close_loops(fill.len() - 1);
+        self.close_nest(nest);
         // out[n, g*cout_g.., s] (+)= W[g*cout_g.., (c, k...)] x col
         let addr_w = self.address(pw, Some(g), cout_g * k_total, 0);
         let addr_col = self.address(pcol, None, 0, 0);

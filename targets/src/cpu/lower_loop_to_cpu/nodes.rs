@@ -214,6 +214,19 @@ impl Gen {
     /// context, which LLVM must reload after every store (layernorm's rows ran 5x slower
     /// inside `scf.parallel` on one core).
     pub(super) fn open_nest(&mut self, prefix: &[i64], work: i64) -> Nest {
+        self.open_nest_passing(prefix, work, &[]).0
+    }
+
+    /// [`Gen::open_nest`] for a nest whose body also reads the index values `extra`
+    /// (loop variables of enclosing loops): an outlined body takes them as arguments
+    /// after its row range. Returns the nest and the values to use inside it.
+    pub(super) fn open_nest_passing(
+        &mut self,
+        prefix: &[i64],
+        work: i64,
+        extra: &[Value],
+    ) -> (Nest, Vec<Value>) {
+        let mut inside = extra.to_vec();
         let mut nest = Nest {
             ivs: Vec::new(),
             closers: Vec::new(),
@@ -257,17 +270,18 @@ impl Gen {
                 &[(d0 * size).add_const(size), Affine::constant(ctx, rows)],
             );
             let hi = self.b.value("affine.min", &[t], index, &[("map", bounds)]);
-            let entry = self.outline_rows(lo, hi);
+            let entry = self.outline_rows(lo, hi, extra);
             self.b.close("scf.reduce", &[]);
             self.b.push(entry);
             let range = ir::block_arguments(entry);
             let (lo, hi) = (range[0], range[1]);
+            inside = range[2..2 + extra.len()].to_vec();
             nest.caller = Some(std::mem::replace(
                 &mut self.func,
                 Function {
                     entry,
                     globals: BTreeMap::new(),
-                    param_offset: 2,
+                    param_offset: 2 + extra.len(),
                 },
             ));
             let one = self.b.index(1);
@@ -283,7 +297,7 @@ impl Gen {
         nest.closers
             .splice(0..0, std::iter::repeat_n("scf.yield", prefix.len() - j));
         nest.ivs.extend(ivs);
-        nest
+        (nest, inside)
     }
 
     pub(super) fn close_nest(&mut self, nest: Nest) {
@@ -296,10 +310,10 @@ impl Gen {
         }
     }
 
-    /// Calls `@<kernel>_rows<n>(lo, hi, buffer parameters...)` here and creates that
-    /// function (private, `noinline`, before the calling function); returns its entry
-    /// block, whose first two arguments are the row range.
-    fn outline_rows(&mut self, lo: Value, hi: Value) -> MlirBlock {
+    /// Calls `@<kernel>_rows<n>(lo, hi, extra..., buffer parameters...)` here and creates
+    /// that function (private, `noinline`, before the calling function); returns its
+    /// entry block, whose first two arguments are the row range, then `extra`'s.
+    fn outline_rows(&mut self, lo: Value, hi: Value, extra: &[Value]) -> MlirBlock {
         let caller = unsafe { mlir_sys::mlirBlockGetParentOperation(self.func.entry) };
         let name = ir::attr(caller, "sym_name")
             .and_then(fuselab_dialects::attrs::string_raw)
@@ -311,7 +325,7 @@ impl Gen {
             symbol = format!("{name}_rows{n}");
         }
         self.symbols.insert(symbol.clone());
-        let mut inputs = vec![self.b.index_type(), self.b.index_type()];
+        let mut inputs = vec![self.b.index_type(); 2 + extra.len()];
         inputs.extend(self.params.iter().copied());
         // `passthrough` is what convert-func-to-llvm carries to LLVM (`no_inline` is dropped).
         let no_inline = ir::array_attr(self.b.context(), &[self.b.string_attr("noinline")]);
@@ -320,6 +334,7 @@ impl Gen {
             .function(&symbol, &inputs, false, &[("passthrough", no_inline)]);
         ir::insert_before(caller, function);
         let mut args = vec![lo, hi];
+        args.extend_from_slice(extra);
         args.extend_from_slice(&ir::block_arguments(self.func.entry)[self.func.param_offset..]);
         self.b.call(&symbol, &args);
         entry
