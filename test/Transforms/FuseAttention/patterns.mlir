@@ -12,7 +12,7 @@
 // RUN: fuse-run %s --jit --parallel --parallel-min-work 1 | FileCheck %s --check-prefix=EXEC
 
 // EXEC-NOT: {{FAIL|ERROR}}
-// EXEC-COUNT-42: PASS
+// EXEC-COUNT-48: PASS
 // GPU-NOT: scaled_dot_product_attention
 
 // As examples/attention.mlir writes it: views merging batch and heads, the key
@@ -161,4 +161,29 @@ func.func @narrow_values(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v:
   %o3 = "aten.bmm"(%p3, %v3) : (tensor<2x8x8xf32>, tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
   %o = "aten.view"(%o3) : (tensor<2x8x8xf32>) -> tensor<1x2x8x8xf32>
   return %o : tensor<1x2x8x8xf32>
+}
+
+// -----
+
+// The attention's result read by another op (not returned through its view): the CPU
+// writes the [B, L, H, Ev] buffer and the multiplication reads it through the view.
+// CHECK-LABEL: func.func @read_after
+// CHECK: %[[A:.*]] = "aten.scaled_dot_product_attention"(%arg0, %arg1, %arg2) {scale = 1.250000e-01 : f64}
+// CHECK: "aten.mul"(%[[A]],
+func.func @read_after(%q: tensor<2x3x16x8xf32>, %k: tensor<2x3x16x8xf32>, %v: tensor<2x3x16x8xf32>) -> tensor<2x3x16x8xf32> {
+  %q3 = "aten.view"(%q) : (tensor<2x3x16x8xf32>) -> tensor<6x16x8xf32>
+  %k3 = "aten.view"(%k) : (tensor<2x3x16x8xf32>) -> tensor<6x16x8xf32>
+  %kt = "aten.transpose"(%k3) {dim0 = 1 : i64, dim1 = 2 : i64} : (tensor<6x16x8xf32>) -> tensor<6x8x16xf32>
+  %s3 = "aten.bmm"(%q3, %kt) : (tensor<6x16x8xf32>, tensor<6x8x16xf32>) -> tensor<6x16x16xf32>
+  %s = "aten.view"(%s3) : (tensor<6x16x16xf32>) -> tensor<2x3x16x16xf32>
+  %c = arith.constant dense<8.0> : tensor<f32>
+  %d = "aten.div"(%s, %c) : (tensor<2x3x16x16xf32>, tensor<f32>) -> tensor<2x3x16x16xf32>
+  %p = "aten.softmax"(%d) {dim = -1 : i64} : (tensor<2x3x16x16xf32>) -> tensor<2x3x16x16xf32>
+  %p3 = "aten.view"(%p) : (tensor<2x3x16x16xf32>) -> tensor<6x16x16xf32>
+  %v3 = "aten.view"(%v) : (tensor<2x3x16x8xf32>) -> tensor<6x16x8xf32>
+  %o3 = "aten.bmm"(%p3, %v3) : (tensor<6x16x16xf32>, tensor<6x16x8xf32>) -> tensor<6x16x8xf32>
+  %o = "aten.view"(%o3) : (tensor<6x16x8xf32>) -> tensor<2x3x16x8xf32>
+  %two = arith.constant dense<2.0> : tensor<f32>
+  %y = "aten.mul"(%o, %two) : (tensor<2x3x16x8xf32>, tensor<f32>) -> tensor<2x3x16x8xf32>
+  return %y : tensor<2x3x16x8xf32>
 }

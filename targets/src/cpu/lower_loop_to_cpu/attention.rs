@@ -64,6 +64,8 @@ struct Plan {
     /// [B, H, L, S, E, Ev].
     dims: [i64; 6],
     out: Buf,
+    /// Element strides of batch, query row and head in `out`.
+    out_strides: [i64; 3],
 }
 
 /// What the function running the blocks works with: the addresses
@@ -132,10 +134,16 @@ impl Gen {
         if !fits {
             return Err(err(op, "sdpa operands of mismatched shapes"));
         }
-        let out = self.result_buffer(op)?;
-        if out.ty.shape != [b, l, h, ev] {
+        if ir::tensor_type(ir::result(op, 0)).map(|t| t.shape) != Some(vec![b, l, h, ev]) {
             return Err(err(op, "an sdpa result that is not [B, L, H, Ev]"));
         }
+        // Element strides of (batch, query row, head) in the buffer written: the
+        // result's [B, L, H, Ev], or, when its only reader is the view back to [B, H, L,
+        // Ev] that the function returns, that output itself (the view's copy is saved).
+        let (out, out_strides, view) = match self.returned_heads_view(op, [b, h, l, ev]) {
+            Some((view, buf)) => (buf, [h * l * ev, ev, l * ev], Some(view)),
+            None => (self.result_buffer(op)?, [l * h * ev, h * ev, ev], None),
+        };
         let rows = (SCORE_BYTES / (4 * s.max(1))).clamp(1, l.max(1));
         let plan = Plan {
             q,
@@ -145,6 +153,7 @@ impl Gen {
             scale,
             dims: [b, h, l, s, e, ev],
             out: out.clone(),
+            out_strides,
         };
         // Heads are independent: with parallel steps they are split into chunks run by
         // an `scf.parallel` that calls an outlined function ([`Gen::open_nest`]), each
@@ -200,13 +209,17 @@ impl Gen {
         }
         self.in_parallel_body = false;
         self.close_nest(nest);
+        if let Some(view) = view {
+            // The view's result is `out`, written: its copy has nothing left to do.
+            self.bufs.insert(ir::result(view, 0).ptr as usize, out.clone());
+        }
         self.finish_extern(op, &out, out.clone());
         Ok(())
     }
 
     /// Steps 1–4 of the module documentation for one block of query rows.
     fn attention_block(&mut self, p: &Plan, w: &Work, blk: &Block) {
-        let [_, h, l, s, e, ev] = p.dims;
+        let [_, _, _, s, e, ev] = p.dims;
         let [pq, pk, pv, po, ps] = w.pointers;
         let at = [blk.b, blk.h, blk.row0];
         // 1. scores = Q_block K^T.
@@ -287,10 +300,10 @@ impl Gen {
         let inverse_buf = w.inverse;
         self.b.store(inverse, inverse_buf, r);
         self.close_loops(1);
-        // 3. out_block = e V, rows H Ev apart in the [B, L, H, Ev] result.
+        // 3. out_block = e V, rows `row` apart in the output.
         let addr_v = self.strided_address(pv, &at[..2], &p.v.strides[..2], p.v.offset);
-        let row = h * ev;
-        let addr_o = self.strided_address(po, &at, &[l * row, ev, row], 0);
+        let [ob, row, oh] = p.out_strides;
+        let addr_o = self.strided_address(po, &at, &[ob, oh, row], 0);
         self.call_sgemm(
             [blk.rows, ev, s],
             (addr_s, s, 1),
@@ -302,8 +315,8 @@ impl Gen {
         let ivs = self.open_loops(&[blk.rows, ev]);
         let out = self.val(&p.out);
         let index = (Affine::dim(ctx, 1) + Affine::dim(ctx, 3)) * row
-            + Affine::dim(ctx, 0) * (l * row)
-            + Affine::dim(ctx, 2) * ev
+            + Affine::dim(ctx, 0) * ob
+            + Affine::dim(ctx, 2) * oh
             + Affine::dim(ctx, 4);
         let i = self
             .b
@@ -314,5 +327,24 @@ impl Gen {
         let scaled = self.b.binary("arith.mulf", y, scale);
         self.b.store(scaled, out, i);
         self.close_loops(2);
+    }
+
+    /// The `loop.view` and output buffer when the only reader of the `sdpa` extern
+    /// `op`'s [B, L, H, Ev] result is a view of it as [B, H, L, Ev] (dims 1 and 2
+    /// swapped) whose result the function returns directly.
+    fn returned_heads_view(
+        &self,
+        op: MlirOperation,
+        [b, h, l, ev]: [i64; 4],
+    ) -> Option<(MlirOperation, Buf)> {
+        let [view] = ir::users(ir::result(op, 0))[..] else {
+            return None;
+        };
+        let swapped = [0, b, h, l, ev, l * h * ev, ev, h * ev, 1];
+        if ir::op_name(view) != names::VIEW || i64s(view, "layout") != swapped {
+            return None;
+        }
+        let out = self.direct_out.get(&(ir::result(view, 0).ptr as usize))?;
+        Some((view, out.clone()))
     }
 }

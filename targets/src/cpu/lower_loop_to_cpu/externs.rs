@@ -390,6 +390,11 @@ impl Gen {
 
     /// A strided view (`loop.view`) copied into its output buffer.
     pub(super) fn view_copy(&mut self, op: MlirOperation) -> Result<(), CodegenError> {
+        if self.bufs.contains_key(&(ir::result(op, 0).ptr as usize)) {
+            // Written already by the op it views (an attention writing the returned
+            // output through this view's strides).
+            return Ok(());
+        }
         let out = self.result_buffer(op)?;
         let base = self.buffer(op, ir::operand(op, 0))?;
         self.copy_strided(&base, &i64s(op, "layout"), &out);
