@@ -4,7 +4,6 @@
 use super::{attr, names, ExternKind};
 use crate::{attrs, ir};
 
-/// The kind of `op` if it is a `loop.extern`.
 /// The kind of the `loop.extern` `op` (`None` for another op or an unknown kind).
 pub fn extern_kind(op: mlir_sys::MlirOperation) -> Option<ExternKind> {
     if ir::op_name(op) != names::EXTERN {

@@ -5,8 +5,10 @@ pub mod body;
 mod combine;
 mod concat;
 pub mod index;
+mod view_layout;
 pub use combine::combine_op;
 pub use concat::{concat_part, concat_slices, extern_kind, is_concat, written_into_concat};
+pub use view_layout::{view_layout, ViewLayout};
 
 use crate::{
     attrs,
@@ -342,33 +344,6 @@ pub fn operand_views(op: mlir_sys::MlirOperation) -> Vec<Vec<i64>> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-/// A `loop.view`'s `layout`: the source read at `offset + sum(i_k strides_k)` for an
-/// index `i` over `sizes`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ViewLayout {
-    /// Element offset into the source.
-    pub offset: i64,
-    /// The view's shape.
-    pub sizes: Vec<i64>,
-    /// Element strides into the source, one per dim.
-    pub strides: Vec<i64>,
-}
-
-/// The `layout` of the `loop.view` `op` (`[offset, sizes..., strides...]`), if it has a
-/// well-formed one.
-pub fn view_layout(op: mlir_sys::MlirOperation) -> Option<ViewLayout> {
-    let layout = crate::ir::i64s(op, "layout");
-    if layout.len().is_multiple_of(2) {
-        return None;
-    }
-    let rank = (layout.len() - 1) / 2;
-    Some(ViewLayout {
-        offset: layout[0],
-        sizes: layout[1..=rank].to_vec(),
-        strides: layout[rank + 1..].to_vec(),
-    })
 }
 
 /// A typed view of any `loop` operation.

@@ -25,6 +25,7 @@
 
 use super::*;
 use fuselab_dialects::build::CmpF;
+use fuselab_dialects::loops::ViewLayout;
 
 /// The most bytes of scores one block of query rows keeps (the rows of a block: this
 /// over `4 S`, at least 1, at most `L`). Larger blocks make the two products larger
@@ -97,13 +98,19 @@ impl Gen {
                     ),
                 ));
             }
-            let (offset, sizes, strides) = match views.get(position).filter(|v| !v.is_empty()) {
-                Some(v) => {
-                    let rank = (v.len() - 1) / 2;
-                    (v[0], v[1..=rank].to_vec(), v[rank + 1..].to_vec())
-                }
-                None => (0, buf.ty.shape.clone(), contiguous_strides(&buf.ty.shape)),
+            let layout = match views.get(position).filter(|v| !v.is_empty()) {
+                Some(v) => ViewLayout::parse(v).ok_or_else(|| err(op, "a malformed sdpa operand view"))?,
+                None => ViewLayout {
+                    offset: 0,
+                    sizes: buf.ty.shape.clone(),
+                    strides: contiguous_strides(&buf.ty.shape),
+                },
             };
+            let ViewLayout {
+                offset,
+                sizes,
+                strides,
+            } = layout;
             if sizes.len() > 4 {
                 return Err(err(op, format!("an sdpa operand of rank {}", sizes.len())));
             }
@@ -187,7 +194,6 @@ impl Gen {
             scores,
             inverse,
         };
-        self.in_parallel_body = outlined;
         let block = |row0, rows| Block {
             b: nest.ivs[0],
             h: nest.ivs[1],
@@ -207,7 +213,6 @@ impl Gen {
             let row0 = self.b.index(blocks * rows);
             self.attention_block(&plan, &work, &block(row0, rest));
         }
-        self.in_parallel_body = false;
         self.close_nest(nest);
         if let Some(view) = view {
             // The view's result is `out`, written: its copy has nothing left to do.

@@ -246,7 +246,7 @@ impl Gen {
             .map(|&v| self.b.int(64, v))
             .collect();
         let beta_c = self.b.f32(beta);
-        let symbol = if self.in_parallel_body {
+        let symbol = if self.func.runs_in_parallel_loop() {
             SGEMM_SERIAL
         } else {
             SGEMM
@@ -261,11 +261,11 @@ impl Gen {
         );
     }
 
-    /// N-d convolution as im2col + GEMM, per image, group and tile of output rows: the receptive fields of
-    /// every output position are gathered into a scratch `col[(c, k...), (s...)]`
-    /// (0 where the window leaves the input: padding), then `out[n, group] = W[group] x
-    /// col` by `fuselab_sgemm` (on top of the bias, broadcast first). f16/bf16 run in
-    /// f32 scratch buffers, as matmuls do.
+    /// N-d convolution as im2col + GEMM, per image, group and tile of output rows: the
+    /// receptive fields of every output position of the tile are gathered into a scratch
+    /// `col[(c, k...), (s...)]` (0 where the window leaves the input: padding), then
+    /// `out[n, group, tile] = W[group] x col` by `fuselab_sgemm` (on top of the bias,
+    /// broadcast first). f16/bf16 run in f32 scratch buffers, as matmuls do.
     pub(super) fn convolution(
         &mut self,
         op: MlirOperation,

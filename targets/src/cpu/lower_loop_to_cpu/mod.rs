@@ -201,8 +201,17 @@ struct Buf {
 struct Function {
     entry: MlirBlock,
     globals: BTreeMap<usize, (MlirOperation, Value)>,
-    /// Arguments before the buffer parameters (a parallel step's row range: 2).
+    /// Arguments before the buffer parameters (a parallel step's row range: 2, then
+    /// the enclosing loop variables it was passed; 0 outside parallel loops).
     param_offset: usize,
+}
+
+impl Function {
+    /// Whether this is the outlined body of a parallel loop ([`Gen::open_nest`]):
+    /// GEMMs there call [`SGEMM_SERIAL`] (the threads are taken already).
+    fn runs_in_parallel_loop(&self) -> bool {
+        self.param_offset > 0
+    }
 }
 
 struct Gen {
@@ -220,9 +229,6 @@ struct Gen {
     row_scratch: row_scratch::RowScratches,
     /// The GEMM entry points called so far ([`SGEMM`], [`SGEMM_SERIAL`]).
     sgemm_symbols: BTreeSet<&'static str>,
-    /// Whether code is being generated inside the body of a parallel loop: GEMMs there
-    /// call [`SGEMM_SERIAL`] (the threads are taken already).
-    in_parallel_body: bool,
     /// Whether steps may run their rows in parallel.
     parallel: bool,
     /// Element operations a step needs to run in parallel (at least 1).
@@ -435,7 +441,6 @@ fn cpu_function(
         inline: HashMap::new(),
         row_scratch: Default::default(),
         sgemm_symbols: BTreeSet::new(),
-        in_parallel_body: false,
         parallel: options.parallel,
         parallel_min_work: if options.parallel_min_work > 0 {
             options.parallel_min_work
