@@ -465,6 +465,33 @@ irdl.dialect @aten {
     %t4 = irdl.base "!builtin.tensor"
     irdl.results(result: %t4)
   }
+  // fused_lstm_cell(gates [2B,4H], cx [B,H], biases (none, or input and hidden bias
+  // [4H])) -> [2,B,H]: PyTorch's `_thnn_fused_lstm_cell` (the cell `lstm_cell` runs on
+  // CUDA) with the input and hidden gate products stacked along dim 0 (rows 0..B and
+  // B..2B) and hy, cy stacked in the result. Gates g = input + hidden (+ biases), split
+  // in four along dim 1: cy = sigmoid(g1) * cx + sigmoid(g0) * tanh(g2),
+  // hy = sigmoid(g3) * tanh(cy). Made by --fuse-rnn-cells where the target runs it.
+  irdl.operation @fused_lstm_cell {
+    %t0 = irdl.base "!builtin.tensor"
+    %t1 = irdl.base "!builtin.tensor"
+    %t2 = irdl.base "!builtin.tensor"
+    irdl.operands(gates: %t0, cx: %t1, biases: variadic %t2)
+    %t3 = irdl.base "!builtin.tensor"
+    irdl.results(result: %t3)
+  }
+  // fused_gru_cell(gates [2B,3H], hx [B,H], biases (none, or input and hidden bias
+  // [3H])) -> [B,H]: PyTorch's `_thnn_fused_gru_cell` (the cell `gru_cell` runs on CUDA),
+  // gate products stacked as in fused_lstm_cell. With i = input (+ its bias) and
+  // h = hidden (+ its bias) split in three along dim 1: r = sigmoid(i0 + h0),
+  // z = sigmoid(i1 + h1), n = tanh(i2 + r * h2), hy = n + z * (hx - n).
+  irdl.operation @fused_gru_cell {
+    %t0 = irdl.base "!builtin.tensor"
+    %t1 = irdl.base "!builtin.tensor"
+    %t2 = irdl.base "!builtin.tensor"
+    irdl.operands(gates: %t0, hx: %t1, biases: variadic %t2)
+    %t3 = irdl.base "!builtin.tensor"
+    irdl.results(result: %t3)
+  }
   // addmm(self (bias, broadcast to [M,N]), mat1 [M,K], mat2 [K,N])
   irdl.operation @addmm {
     %t0 = irdl.base "!builtin.tensor"

@@ -64,7 +64,9 @@ irdl.dialect @loop {
   // ConcatKernel, `dim` attribute) takes two or more mm results that are written into
   // its slices; an `sdpa` (fused scaled dot-product attention, `scale` attribute) takes
   // value, an optional additive mask, query and key (this order: IRDL binds one type to
-  // all of the variadic operands, and query and key agree) and writes [B, L, H, Ev]. The
+  // all of the variadic operands, and query and key agree) and writes [B, L, H, Ev]; an
+  // `lstm_cell` / `gru_cell` (PyTorch's fused recurrent cells) takes the two gate products
+  // stacked [2B, G*H], the state [B, H] and none or two biases [G*H]. The
   // verifier checks each kind's arity. Further attributes (stride, padding, ...) ride
   // along as discardable attributes.
   irdl.operation @extern {
@@ -74,7 +76,9 @@ irdl.dialect @loop {
     %k_conv = irdl.is "convolution"
     %k_cat = irdl.is "concat"
     %k_sdpa = irdl.is "sdpa"
-    %kind = irdl.any_of(%k_mm, %k_bmm, %k_conv, %k_cat, %k_sdpa)
+    %k_lstm = irdl.is "lstm_cell"
+    %k_gru = irdl.is "gru_cell"
+    %kind = irdl.any_of(%k_mm, %k_bmm, %k_conv, %k_cat, %k_sdpa, %k_lstm, %k_gru)
     %origins = irdl.base "#builtin.array"
     irdl.attributes { "name" = %name, "kind" = %kind, "origins" = %origins }
     %input = irdl.base "!builtin.tensor"

@@ -444,6 +444,11 @@ pub fn eval_op(op: &AtenOp, args: &[&Tensor], out: &TensorType) -> Result<Tensor
             let scale = op.float("scale").ok_or("missing scale")?;
             crate::attention::sdpa(x, args[1], args[2], args.get(3).copied(), scale, out.dtype)
         }
+        FusedLstmCell | FusedGruCell => {
+            let cell = fuselab_dialects::aten::CellKind::of_aten(kind).ok_or("not a recurrent cell")?;
+            crate::rnn_cell::fused_cell(cell, x, args[1], &args[2..], out.dtype)
+                .ok_or("operands that do not fit the cell")?
+        }
         View | Reshape | Unsqueeze | Squeeze => Tensor {
             shape: out.shape.clone(),
             ..x.clone()

@@ -14,6 +14,7 @@ pub mod attention;
 mod constant;
 pub mod inputs;
 pub mod loops;
+pub mod rnn_cell;
 pub mod scalar;
 mod shaped;
 pub mod spyre;

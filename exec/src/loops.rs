@@ -456,6 +456,13 @@ pub fn extern_result_as(
             );
             crate::attention::heads_last(&logical)
         }
+        "lstm_cell" | "gru_cell" => {
+            let cell = fuselab_dialects::aten::CellKind::of_extern(&kind)
+                .ok_or_else(|| ExecError::at(op, "not a recurrent cell"))?;
+            let biases: Vec<&Tensor> = operands[2..].iter().collect();
+            crate::rnn_cell::fused_cell(cell, &operands[0], &operands[1], &biases, out.dtype)
+                .ok_or_else(|| ExecError::at(op, format!("operands that do not fit a {kind}")))?
+        }
         "convolution" => {
             let params = ConvParams::of(op, operands[0].rank() - 2);
             convolution(&params, &operands[0], &operands[1], operands.get(2), &out)

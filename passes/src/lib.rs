@@ -28,6 +28,7 @@ pub use registry::{
 pub static PASSES: &[PassInfo] = &[
     analysis::verify_shapes::INFO,
     transforms::fuse_attention::INFO,
+    transforms::fuse_rnn_cells::INFO,
     transforms::pointless_cumsum::INFO,
     transforms::aten_decompose::INFO,
     conversion::lower_aten_to_loop::INFO,

@@ -283,6 +283,15 @@ pub trait Target: Sync {
         false
     }
 
+    /// Whether an LSTM or GRU cell over `dtype` runs here as PyTorch's fused cell kernel
+    /// (`_thnn_fused_lstm_cell` / `_thnn_fused_gru_cell`: RNN.cpp takes them for CUDA
+    /// inputs), which Inductor keeps as a library call (`--fuse-rnn-cells`). The default
+    /// is no: the cell's gates stay pointwise ops.
+    fn fused_rnn_cells(&self, dtype: fuselab_dialects::types::DType) -> bool {
+        let _ = dtype;
+        false
+    }
+
     /// Whether Inductor's loop reordering after fusion applies to nodes on this device
     /// (scheduler.py `shared_data_after_reordering_loop`: never for CPU nodes, whose C++
     /// back end does not reorder). The default is no.

@@ -64,16 +64,17 @@
 // CHECK: bart_encoder 15 15 yes
 // CHECK: whisper_encoder 14 14 yes
 // CHECK: mpnet 12 12 yes
-// Blocks and losses. Inductor runs the LSTM and GRU cells' gates as ATen's fused
-// fallbacks (_thnn_fused_lstm_cell, _thnn_fused_gru_cell): no generated kernel;
-// fuselab fuses them into one.
-// CHECK: lstm_cell 0 1 NO
+// Blocks and losses. On CUDA the LSTM and GRU cells are two unbiased mms and ATen's
+// fused cell kernels (_thnn_fused_lstm_cell, _thnn_fused_gru_cell), library calls for
+// Inductor: no generated kernel. --fuse-rnn-cells puts the fused cell back into the
+// CPU-traced export (1 fused kernel before it).
+// CHECK: lstm_cell 0 0 yes
 // CHECK: unet_attention 7 7 yes
 // CHECK: pool_ceil 5 5 yes
 // CHECK: unet_resblock 8 8 yes
-// CHECK: gru_cell 0 1 NO
+// CHECK: gru_cell 0 0 yes
 // CHECK: dense_layer 4 4 yes
 // CHECK: cross_entropy_ignore 2 2 yes
 // CHECK: cross_entropy_smooth 2 2 yes
-// CHECK: exact kernel-count matches: 33 of 41
+// CHECK: exact kernel-count matches: 35 of 41
 // CHECK: programs that do not import or compile: 1 of 41

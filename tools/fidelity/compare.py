@@ -1,6 +1,6 @@
 """fuselab's strategies against the real systems on the programs of `programs.py`:
-imports each exported archive (`fuse-import`), runs `--aten-decompose
---lower-aten-to-loop --fuse=strategy=S` for the target the reference was measured on,
+imports each exported archive (`fuse-import`), runs strategy S's pipeline from aten
+(as `fuse-opt --help` prints it) for the target the reference was measured on,
 and compares the number of kernels with the reference's: for the Inductor strategy the
 generated (non-library) kernels against the kernels Inductor generated
 (`inductor_probe.py`'s JSON), for the TVM strategy every fused group (TVM fuses
@@ -24,6 +24,18 @@ import subprocess
 import sys
 
 
+def strategy_pipeline(binary_dir, strategy):
+    """The pipeline from aten of `strategy`, from `fuse-opt --help` ("pipeline from aten:")."""
+    text = subprocess.run(
+        [os.path.join(binary_dir, "fuse-opt"), "--help"], capture_output=True, text=True, check=True
+    ).stdout
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.split()[:1] == [strategy] and i + 1 < len(lines) and "pipeline from aten:" in lines[i + 1]:
+            return lines[i + 1].split("pipeline from aten:", 1)[1].strip()
+    raise SystemExit(f"fuse-opt --help names no pipeline for strategy {strategy!r}")
+
+
 def fuselab_kernels(binary_dir, archive, target, strategy):
     """fuselab's kernels (names) for one archive, or an error message."""
     imported = subprocess.run(
@@ -36,14 +48,9 @@ def fuselab_kernels(binary_dir, archive, target, strategy):
             os.path.join(binary_dir, "fuse-opt"),
             "-",
             f"--target={target}",
-            # The Inductor strategy's graph passes (Strategy::graph_passes): attention
-            # calls PyTorch dispatches to a fused kernel stay one op.
-            *(["--fuse-attention", "--pointless-cumsum"] if strategy == "inductor" else []),
-            "--aten-decompose",
-            # The TVM strategy's own lowering (Strategy::lowering_options): views are
-            # nodes of their own, as Relax's reshape/permute ops are.
-            "--lower-aten-to-loop=materialize-views=true concat-kernels=false channels-last=false convolution-bias=add" if strategy == "tvm" else "--lower-aten-to-loop",
-            f"--fuse=strategy={strategy}",
+            # The strategy's whole pipeline from aten (its graph passes, lowering options
+            # and fusion), as fuse-opt --help prints it: one source of truth.
+            f"--pass-pipeline=builtin.module({strategy_pipeline(binary_dir, strategy)})",
             "--fusion-report=-",
             "-o",
             os.devnull,

@@ -151,6 +151,18 @@ class Bundle:
             mask = ins[at[3]] if len(at) == 4 else None
             y = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=s["scale"])
             out.copy_(y.transpose(1, 2))
+        elif kind in ("lstm_cell", "gru_cell"):
+            # ATen's fused cell kernels, as Inductor's fallback calls them: the two gate
+            # products (stacked [2B, G*H] by fuselab), the state, the biases if any.
+            rows = ins[1].shape[0]
+            gates = ins[0].reshape(2, rows, -1)
+            biases = ins[2:4] if len(ins) == 4 else [None, None]
+            if kind == "lstm_cell":
+                hy, cy, _ = torch.ops.aten._thnn_fused_lstm_cell(gates[0], gates[1], ins[1], *biases)
+                out.copy_(torch.stack([hy, cy]))
+            else:
+                hy, _ = torch.ops.aten._thnn_fused_gru_cell(gates[0], gates[1], ins[1], *biases)
+                out.copy_(hy)
         elif kind == "convolution":
             x, w = ins[0], ins[1]
             bias = ins[2] if len(ins) > 2 else None

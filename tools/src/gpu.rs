@@ -621,6 +621,8 @@ pub fn validate(m: &Json, ptx: &str) -> Result<(), Vec<String>> {
             Some("extern") => {
                 let valid = match s["kind"].as_str() {
                     Some("mm" | "bmm" | "convolution") => args.len() >= 3,
+                    // Gate products, state, biases? and the output.
+                    Some("lstm_cell" | "gru_cell") => args.len() == 3 || args.len() == 5,
                     // query, key, value, mask? (at sdpa_operands), output; a scale.
                     Some("sdpa") => {
                         (4..=5).contains(&args.len())

@@ -1,9 +1,11 @@
 //! The `aten` dialect: typed op kinds, accessors, builders and the shape verifier.
 
 mod ops;
+mod rnn_cell;
 mod verify;
 
 pub use ops::{attr, AtenOpClass, AtenOpKind};
+pub use rnn_cell::{CellKind, RnnCell};
 pub use verify::{check_op, verify_aten};
 
 use crate::{attrs, types::TensorType, types::TensorTypeError};

@@ -104,6 +104,8 @@ aten_ops! {
     Mm = "mm": Contraction,
     Bmm = "bmm": Contraction,
     ScaledDotProductAttention = "scaled_dot_product_attention": Contraction,
+    FusedLstmCell = "fused_lstm_cell": Contraction,
+    FusedGruCell = "fused_gru_cell": Contraction,
     Addmm = "addmm": Contraction,
     Linear = "linear": Contraction,
     Convolution = "convolution": Contraction,

@@ -383,6 +383,10 @@ fn check_contraction(op: &AtenOp, inputs: &[TensorType], result: &TensorType) ->
             out
         }
         AtenOpKind::ScaledDotProductAttention => check_attention(op, inputs)?,
+        AtenOpKind::FusedLstmCell | AtenOpKind::FusedGruCell => {
+            let kind = super::CellKind::of_aten(op.kind()).ok_or("not a recurrent cell")?;
+            super::RnnCell::from_types(kind, inputs)?.result_shape()
+        }
         AtenOpKind::Bmm => {
             let (a, b) = (&inputs[0], &inputs[1]);
             expect_rank("a batch of matrices", a, 3)?;

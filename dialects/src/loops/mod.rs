@@ -5,6 +5,7 @@ pub mod body;
 mod combine;
 mod concat;
 pub mod index;
+mod rnn_cell;
 mod view_layout;
 pub use combine::combine_op;
 pub use concat::{concat_part, concat_slices, extern_kind, is_concat, written_into_concat};
@@ -173,12 +174,26 @@ pub enum ExternKind {
     /// `scale`; its result [B, L, H, Ev] (PyTorch's efficient-attention output layout,
     /// heads after rows).
     Sdpa,
+    /// PyTorch's fused LSTM cell (`_thnn_fused_lstm_cell`): the two gate products
+    /// stacked `[2B, 4H]`, cx `[B, H]`, none or two biases; hy and cy stacked
+    /// `[2, B, H]` (`crate::aten::RnnCell`).
+    LstmCell,
+    /// PyTorch's fused GRU cell (`_thnn_fused_gru_cell`): the two gate products stacked
+    /// `[2B, 3H]`, hx `[B, H]`, none or two biases; hy `[B, H]`.
+    GruCell,
 }
 
 impl ExternKind {
     /// All kinds.
-    pub const ALL: &'static [ExternKind] =
-        &[Self::Mm, Self::Bmm, Self::Convolution, Self::Concat, Self::Sdpa];
+    pub const ALL: &'static [ExternKind] = &[
+        Self::Mm,
+        Self::Bmm,
+        Self::Convolution,
+        Self::Concat,
+        Self::Sdpa,
+        Self::LstmCell,
+        Self::GruCell,
+    ];
 
     /// The `kind` attribute value.
     pub const fn as_str(self) -> &'static str {
@@ -188,6 +203,8 @@ impl ExternKind {
             Self::Convolution => "convolution",
             Self::Concat => "concat",
             Self::Sdpa => "sdpa",
+            Self::LstmCell => "lstm_cell",
+            Self::GruCell => "gru_cell",
         }
     }
 
@@ -675,6 +692,7 @@ fn check_loop_op(node: &LoopOp) -> Result<(), String> {
                 attr::SDPA_OPERANDS
             )),
             Some(ExternKind::Sdpa) => Ok(()),
+            Some(kind @ (ExternKind::LstmCell | ExternKind::GruCell)) => rnn_cell::check_rnn_cell(node, kind),
             Some(kind) if op.operand_count() > 3 => Err(format!(
                 "a '{}' extern takes two operands and an optional bias, got {}",
                 kind.as_str(),

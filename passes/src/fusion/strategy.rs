@@ -208,7 +208,7 @@ mod tests {
         }
         assert_eq!(
             strategy_pipeline(strategy("inductor").expect("inductor")).text(),
-            "fuse-attention,pointless-cumsum,aten-decompose,lower-aten-to-loop,unroll-small-reductions,split-reductions,inline-pointwise,inductor-fuse"
+            "fuse-attention,fuse-rnn-cells,pointless-cumsum,aten-decompose,lower-aten-to-loop,unroll-small-reductions,split-reductions,inline-pointwise,inductor-fuse"
         );
         assert_eq!(
             strategy_pipeline(strategy("tvm").expect("tvm")).text(),

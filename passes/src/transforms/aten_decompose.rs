@@ -61,6 +61,8 @@ pub fn is_composite(kind: AtenOpKind) -> bool {
             | Linear
             | Addmm
             | ScaledDotProductAttention
+            | FusedLstmCell
+            | FusedGruCell
     )
 }
 
@@ -148,6 +150,87 @@ impl Emitter {
 
     fn unary(&self, kind: AtenOpKind, a: MlirValue, out: &TensorType) -> MlirValue {
         self.op(kind, &[a], &[], out)
+    }
+
+    /// `x[start..end]` along `dim` (step 1), of type `out`.
+    fn slice(&self, x: MlirValue, dim: i64, start: i64, end: i64, out: &TensorType) -> MlirValue {
+        let attrs = [
+            (attr::DIM, ir::i64_attr(self.ctx, dim)),
+            (attr::START, ir::i64_attr(self.ctx, start)),
+            (attr::END, ir::i64_attr(self.ctx, end)),
+            (attr::STEP, ir::i64_attr(self.ctx, 1)),
+        ];
+        self.op(AtenOpKind::Slice, &[x], &attrs, out)
+    }
+
+    /// A fused LSTM / GRU cell (`fuselab_dialects::aten::RnnCell`) as the gates that
+    /// PyTorch's CPU `lstm_cell` / `gru_cell` compute (RNN.cpp; the form `torch.export`
+    /// writes): the products unstacked, biases added, chunks along dim 1, then LSTM
+    /// `cy = sigmoid(f) cx + sigmoid(i) tanh(g)`, `hy = sigmoid(o) tanh(cy)`, stacked as
+    /// [hy; cy]; GRU `n = tanh(in + r hn)`, `hy = (hx - n) z + n`.
+    fn rnn_cell(
+        &self,
+        cell: &fuselab_dialects::aten::RnnCell,
+        args: &[MlirValue],
+        dtype: DType,
+    ) -> MlirValue {
+        use fuselab_dialects::aten::CellKind;
+        let (b, h) = (cell.batch, cell.hidden);
+        let t = |shape: Vec<i64>| TensorType { shape, dtype };
+        let product_t = t(vec![b, cell.kind.gates() * h]);
+        let state_t = t(vec![b, h]);
+        let product = |k: i64| {
+            let p = self.slice(args[0], 0, k * b, (k + 1) * b, &product_t);
+            match args.get(2 + k as usize) {
+                Some(&bias) => self.binary(AtenOpKind::Add, p, bias, &product_t),
+                None => p,
+            }
+        };
+        let (input, hidden) = (product(0), product(1));
+        let chunk = |p: MlirValue, k: i64| self.slice(p, 1, k * h, (k + 1) * h, &state_t);
+        let unary = |kind, x| self.unary(kind, x, &state_t);
+        let binary = |kind, x, y| self.binary(kind, x, y, &state_t);
+        match cell.kind {
+            CellKind::Lstm => {
+                let gates = self.binary(AtenOpKind::Add, input, hidden, &product_t);
+                let i = unary(AtenOpKind::Sigmoid, chunk(gates, 0));
+                let f = unary(AtenOpKind::Sigmoid, chunk(gates, 1));
+                let g = unary(AtenOpKind::Tanh, chunk(gates, 2));
+                let o = unary(AtenOpKind::Sigmoid, chunk(gates, 3));
+                let cy = binary(
+                    AtenOpKind::Add,
+                    binary(AtenOpKind::Mul, f, args[1]),
+                    binary(AtenOpKind::Mul, i, g),
+                );
+                let hy = binary(AtenOpKind::Mul, o, unary(AtenOpKind::Tanh, cy));
+                let one_t = t(vec![1, b, h]);
+                let dim0 = [(attr::DIM, ir::i64_attr(self.ctx, 0))];
+                let parts: Vec<MlirValue> = [hy, cy]
+                    .iter()
+                    .map(|&v| self.op(AtenOpKind::Unsqueeze, &[v], &dim0, &one_t))
+                    .collect();
+                self.op(AtenOpKind::Cat, &parts, &dim0, &t(vec![2, b, h]))
+            }
+            CellKind::Gru => {
+                let gate = |k| {
+                    unary(
+                        AtenOpKind::Sigmoid,
+                        binary(AtenOpKind::Add, chunk(input, k), chunk(hidden, k)),
+                    )
+                };
+                let (r, z) = (gate(0), gate(1));
+                let n = unary(
+                    AtenOpKind::Tanh,
+                    binary(
+                        AtenOpKind::Add,
+                        chunk(input, 2),
+                        binary(AtenOpKind::Mul, chunk(hidden, 2), r),
+                    ),
+                );
+                let gated = binary(AtenOpKind::Mul, binary(AtenOpKind::Sub, args[1], n), z);
+                binary(AtenOpKind::Add, gated, n)
+            }
+        }
     }
 
     /// Scaled dot-product attention in torch's math form (`_scaled_dot_product_attention_math`,
@@ -483,6 +566,11 @@ fn decompose(op: MlirOperation, eager_id: i64) -> Option<MlirValue> {
             e.binary(AtenOpKind::Add, mm, ir::operand(op, 0), &out)
         }
         AtenOpKind::ScaledDotProductAttention => e.attention(&args, &inputs, &out, aten.float("scale")?),
+        AtenOpKind::FusedLstmCell | AtenOpKind::FusedGruCell => {
+            let kind = fuselab_dialects::aten::CellKind::of_aten(kind)?;
+            let cell = fuselab_dialects::aten::RnnCell::from_types(kind, &inputs).ok()?;
+            e.rnn_cell(&cell, &args, xt.dtype)
+        }
         _ => return None,
     };
     Some(if upcast {
@@ -501,6 +589,13 @@ fn fused_attention(op: MlirOperation, target: &dyn crate::target::Target) -> boo
         && super::fuse_attention::runs_fused(target, &types[0], &types[1], &types[2], types.len() > 3)
 }
 
+/// Whether `op` is a fused LSTM / GRU cell the target runs as one kernel (kept for the
+/// lowering's `lstm_cell` / `gru_cell` extern; decomposed into its gates elsewhere).
+fn fused_rnn_cell(op: MlirOperation, target: &dyn crate::target::Target) -> bool {
+    let cell = AtenOpKind::from_op_name(&ir::op_name(op)).and_then(fuselab_dialects::aten::CellKind::of_aten);
+    cell.is_some() && ir::tensor_type(ir::result(op, 0)).is_some_and(|t| target.fused_rnn_cells(t.dtype))
+}
+
 fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     let func = func.to_raw();
     let target = cx.target();
@@ -508,7 +603,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
         AtenOpKind::from_op_name(name).is_some_and(is_composite)
     })
     .into_iter()
-    .filter(|&op| !fused_attention(op, target))
+    .filter(|&op| !fused_attention(op, target) && !fused_rnn_cell(op, target))
     .collect::<Vec<_>>();
     for (eager_id, op) in composites.into_iter().enumerate() {
         if let Some(value) = decompose(op, eager_id as i64) {

@@ -2,6 +2,7 @@
 
 pub mod aten_decompose;
 pub mod fuse_attention;
+pub mod fuse_rnn_cells;
 pub mod inline_pointwise;
 pub mod pointless_cumsum;
 pub mod split_reductions;

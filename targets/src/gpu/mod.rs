@@ -92,6 +92,12 @@ impl Target for Gpu {
         dtype.is_float() && head_dims.iter().all(|&d| d > 0 && d % alignment == 0)
     }
 
+    /// CUDA's `lstm_cell` / `gru_cell` call the fused cell kernels (RNN.cpp, every
+    /// floating dtype: `AT_DISPATCH_FLOATING_TYPES_AND2(Half, BFloat16)`).
+    fn fused_rnn_cells(&self, dtype: DType) -> bool {
+        dtype.is_float()
+    }
+
     /// Inductor reorders loops after fusion on GPUs (`loop_ordering_after_fusion`).
     fn reorders_loops(&self) -> bool {
         true

@@ -441,3 +441,30 @@ func.func @attention_mask(%q: tensor<1x2x8x16xf32>, %m: tensor<1x1x4x8xf32>) -> 
   %0 = "aten.scaled_dot_product_attention"(%q, %q, %q, %m) {scale = 0.25 : f64} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x1x4x8xf32>) -> tensor<1x2x8x16xf32>
   return %0 : tensor<1x2x8x16xf32>
 }
+
+// -----
+
+// A fused GRU cell's products are 3H wide (the LSTM's are 4H).
+func.func @gru_cell_width(%g: tensor<8x128xf32>, %h: tensor<4x32xf32>) -> tensor<4x32xf32> {
+  // expected-error@+1 {{'aten.fused_gru_cell' op expects the two gate products stacked as [8, 96] for the state tensor<4x32xf32>, got tensor<8x128xf32>}}
+  %0 = "aten.fused_gru_cell"(%g, %h) : (tensor<8x128xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
+  return %0 : tensor<4x32xf32>
+}
+
+// -----
+
+// The fused LSTM cell's result stacks hy and cy: [2, B, H].
+func.func @lstm_cell_result(%g: tensor<8x128xf32>, %c: tensor<4x32xf32>) -> tensor<4x32xf32> {
+  // expected-error@+1 {{'aten.fused_lstm_cell' op result shape [4, 32] does not match the expected shape [2, 4, 32]}}
+  %0 = "aten.fused_lstm_cell"(%g, %c) : (tensor<8x128xf32>, tensor<4x32xf32>) -> tensor<4x32xf32>
+  return %0 : tensor<4x32xf32>
+}
+
+// -----
+
+// Biases come in pairs (input and hidden), each [G*H].
+func.func @lstm_cell_bias(%g: tensor<8x128xf32>, %c: tensor<4x32xf32>, %b: tensor<96xf32>) -> tensor<2x4x32xf32> {
+  // expected-error@+1 {{'aten.fused_lstm_cell' op expects biases [128], got tensor<96xf32>}}
+  %0 = "aten.fused_lstm_cell"(%g, %c, %b, %b) : (tensor<8x128xf32>, tensor<4x32xf32>, tensor<96xf32>, tensor<96xf32>) -> tensor<2x4x32xf32>
+  return %0 : tensor<2x4x32xf32>
+}

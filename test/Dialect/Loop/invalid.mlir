@@ -168,3 +168,22 @@ func.func @mm_with_four_operands(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %b: t
   %0 = "loop.extern"(%x, %w, %b, %b) {kind = "mm", name = "buf0", origins = []} : (tensor<4x8xf32>, tensor<8x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
+
+// -----
+
+// A gru_cell extern's gate products are read through their view: here the first two
+// rows only, which do not hold both products for two rows of state.
+func.func @gru_cell_view(%g: tensor<4x96xf32>, %h: tensor<2x32xf32>) -> tensor<2x32xf32> {
+  // expected-error@+1 {{'loop.extern' op a 'gru_cell' extern expects the two gate products stacked as [4, 96] for the state tensor<2x32xf32>, got tensor<2x96xf32>}}
+  %0 = "loop.extern"(%g, %h) {name = "buf0", kind = "gru_cell", origins = [], operand_views = [array<i64: 0, 2, 96, 96, 1>, array<i64>]} : (tensor<4x96xf32>, tensor<2x32xf32>) -> tensor<2x32xf32>
+  return %0 : tensor<2x32xf32>
+}
+
+// -----
+
+// An lstm_cell extern writes hy and cy stacked, [2, B, H].
+func.func @lstm_cell_result(%g: tensor<4x128xf32>, %c: tensor<2x32xf32>) -> tensor<2x32xf32> {
+  // expected-error@+1 {{'loop.extern' op a 'lstm_cell' extern over these operands gives tensor<2x2x32xf32>, not tensor<2x32xf32>}}
+  %0 = "loop.extern"(%g, %c) {name = "buf0", kind = "lstm_cell", origins = []} : (tensor<4x128xf32>, tensor<2x32xf32>) -> tensor<2x32xf32>
+  return %0 : tensor<2x32xf32>
+}

@@ -118,6 +118,10 @@ FUSELAB PASSES (flags run in the order given; options as --pass="k=v k2=v2"):
     text.push_str("\nFUSION STRATEGIES (--fuse=strategy=<name>, --fusion-compare):\n");
     for strategy in fuselab_passes::fusion::STRATEGIES {
         text.push_str(&format!("  {:<29}{}\n", strategy.name(), strategy.summary()));
+        text.push_str(&format!(
+            "      pipeline from aten: {}\n",
+            fuselab_passes::fusion::strategy::strategy_pipeline(*strategy).text()
+        ));
     }
     text.push_str("\nTARGETS (--target=<name>):\n");
     for entry in fuselab_targets::TARGETS {

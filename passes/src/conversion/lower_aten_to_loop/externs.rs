@@ -403,7 +403,10 @@ impl Lowering {
         let extern_kind = match aten.kind() {
             AtenOpKind::Mm => "mm",
             AtenOpKind::Bmm => "bmm",
-            _ => "convolution",
+            kind => match fuselab_dialects::aten::CellKind::of_aten(kind) {
+                Some(cell) => cell.extern_kind(),
+                None => "convolution",
+            },
         };
         let extra: Vec<(&str, mlir_sys::MlirAttribute)> =
             [attr::STRIDE, attr::PADDING, attr::DILATION, attr::GROUPS]

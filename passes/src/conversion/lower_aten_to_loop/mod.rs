@@ -346,9 +346,13 @@ impl Lowering {
             return Ok(());
         };
         let kind = aten.kind();
-        // An attention that --aten-decompose kept (the target runs the fused kernel)
-        // becomes the sdpa extern.
-        if is_composite(kind) && kind != AtenOpKind::ScaledDotProductAttention {
+        // An attention or a recurrent cell that --aten-decompose kept (the target runs
+        // the fused kernel) becomes an extern.
+        let kept = matches!(
+            kind,
+            AtenOpKind::ScaledDotProductAttention | AtenOpKind::FusedLstmCell | AtenOpKind::FusedGruCell
+        );
+        if is_composite(kind) && !kept {
             return Err(format!(
                 "'{}' is a composite op; run --aten-decompose before --lower-aten-to-loop",
                 kind.op_name()
@@ -443,7 +447,8 @@ impl Lowering {
                 let value = self.lower_convolution(op, &aten, &operands, &out, &origin)?;
                 ir::replace_uses(result, value);
             }
-            Mm | Bmm => {
+            // PyTorch's fused recurrent cells (made by --fuse-rnn-cells): a library call.
+            Mm | Bmm | FusedLstmCell | FusedGruCell => {
                 let value = self.lower_extern(op, &aten, &operands, &out, &origin)?;
                 ir::replace_uses(result, value);
             }

@@ -99,7 +99,7 @@ impl Strategy for Inductor {
     }
 
     fn graph_passes(&self) -> &'static [&'static str] {
-        &["fuse-attention", "pointless-cumsum"]
+        &["fuse-attention", "fuse-rnn-cells", "pointless-cumsum"]
     }
 
     fn prepare(&self) -> &'static [&'static str] {
