@@ -63,6 +63,12 @@ pub trait Runner: Sync {
     /// Compiles the fused `loop` function `func` through the target's stages.
     fn compile(&self, func: MlirOperation, options: CompileOptions)
         -> Result<Box<dyn Executable>, ExecError>;
+
+    /// Whether compiled code can run steps on several threads
+    /// ([`CompileOptions::parallel`]). The default is no.
+    fn runs_parallel_steps(&self) -> bool {
+        false
+    }
 }
 
 /// One row of the target table.

@@ -11,13 +11,25 @@
 // RUN: not fuse-run %s --target gpu --jit 2>&1 | FileCheck %s --check-prefix=NORUNNER
 // RUN: not fuse-run %s --fp-fusion false 2>&1 | FileCheck %s --check-prefix=COMPILEDONLY
 // RUN: not fuse-run %s --jit --vector-width 384 2>&1 | FileCheck %s --check-prefix=WIDTH
-// RUN: not fuse-run %s --jit --parallel-min-work 1 2>&1 | FileCheck %s --check-prefix=MINWORK
+// RUN: not fuse-run %s --jit --parallel false --parallel-min-work 1 2>&1 | FileCheck %s --check-prefix=MINWORK
+// RUN: not fuse-run %s --target ascend --jit --parallel-min-work 1 2>&1 | FileCheck %s --check-prefix=MINWORK1
+// RUN: not fuse-run %s --jit --parallel=maybe 2>&1 | FileCheck %s --check-prefix=PARVALUE
+// Parallel steps are the default where the code has more than one thread to run on.
+// RUN: env OMP_NUM_THREADS=2 fuse-run %s --bench --no-check --runs 1 --strategy inductor | FileCheck %s --check-prefix=AUTO2
+// RUN: env OMP_NUM_THREADS=1 fuse-run %s --bench --no-check --runs 1 --strategy inductor | FileCheck %s --check-prefix=AUTO1
+// RUN: env OMP_NUM_THREADS=1 fuse-run %s --bench --no-check --runs 1 --strategy inductor --parallel | FileCheck %s --check-prefix=FORCED
+// AUTO2: compiled code: parallel steps, 2 threads
+// AUTO1: compiled code: one thread
+// FORCED: compiled code: parallel steps, 1 thread
+
 // RUN: not fuse-run %s --jit --parallel --parallel-min-work 0 2>&1 | FileCheck %s --check-prefix=MINWORK0
 // NORUNNER: fuse-run: error: target 'gpu' cannot run code on this machine (--jit / --bench need its runner; without them the loop interpreter checks its decisions)
 // NORUNNER-NOT: ERROR
 // COMPILEDONLY: fuse-run: error: --fp-fusion applies to compiled code: add --jit or --bench
 // WIDTH: fuse-run: error: --vector-width: vector-width must be host, llvm, 128, 256 or 512, not '384'
-// MINWORK: fuse-run: error: --parallel-min-work applies to --parallel
+// MINWORK: fuse-run: error: --parallel-min-work applies to parallel code (--parallel false was given)
+// MINWORK1: fuse-run: error: --parallel-min-work applies to parallel code (the target's compiled code runs on one thread)
+// PARVALUE: fuse-run: error: --parallel expects auto, true or false, got 'maybe'
 // MINWORK0: fuse-run: error: --parallel-min-work expects a positive integer
 
 // Seeded inputs, the aten interpreter as the oracle, every strategy through the loop

@@ -5,8 +5,9 @@
                                     [--workloads a,b] [--bin target/release] [--json FILE]
 
 Per thread count T, for --rounds alternating rounds over the workloads: fuselab's
-`fuse-run examples/W.mlir --bench --no-check --strategy inductor` (with `--parallel` and
-OMP_NUM_THREADS=T when T > 1: OpenMP row chunks and GEMMs split into T bands) and, in this process, the same
+`fuse-run examples/W.mlir --bench --no-check --strategy inductor` with OMP_NUM_THREADS=T
+(`--parallel true` when T > 1: OpenMP row chunks and GEMMs split into T bands; `--parallel
+false` at 1: the serial code) and, in this process, the same
 workload from tools/gpu/workloads.py compiled by `torch.compile` with
 `torch.set_num_threads(T)`, each the median of --runs calls after a warm-up. Prints the
 median over rounds of each side and the ratio fuselab / torch.compile, plus the machine,
@@ -39,9 +40,10 @@ def fuselab_ms(binary, workload, runs, parallel):
                "--bench", "--no-check", "--runs", str(runs), "--strategy", "inductor",
                "--bench-json", out.name]
         env = dict(os.environ)
-        if parallel:
-            cmd.append("--parallel")
-            env["OMP_NUM_THREADS"] = str(parallel)
+        # fuse-run's default (--parallel auto) is parallel steps on OMP_NUM_THREADS
+        # threads, serial code on one.
+        env["OMP_NUM_THREADS"] = str(parallel or 1)
+        cmd += ["--parallel", "true" if parallel else "false"]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env)
         data = json.load(open(out.name))
     return data["functions"][0]["strategies"][0]["median_s"] * 1e3

@@ -142,6 +142,16 @@ impl RunOptions {
     }
 }
 
+/// The threads compiled code's OpenMP loops run on: `OMP_NUM_THREADS` when it is a
+/// positive number, else the CPUs this process may run on.
+pub fn compiled_threads() -> usize {
+    std::env::var("OMP_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.split(',').next()?.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 impl Default for RunOptions {
     fn default() -> Self {
         Self {
@@ -509,10 +519,14 @@ OPTIONS:
   --no-check           With --bench: skip the check against the reference interpreter
                        (for shapes too large for it)
   --bench-json <file>  With --bench (implied): also write the timings as JSON
-  --parallel           Compiled code runs chunks of each kernel's rows in parallel
-                       (scf.parallel as OpenMP loops; OMP_NUM_THREADS threads)
-  --parallel-min-work <n>  With --parallel: steps doing fewer element operations stay
-                       on one thread (default: 65536; 1: every step of 2 or more rows)
+  --parallel [auto|true|false]  Compiled code runs chunks of each kernel's rows in
+                       parallel (scf.parallel as OpenMP loops; OMP_NUM_THREADS threads).
+                       Default auto: parallel where the code would run on more than one
+                       thread (OMP_NUM_THREADS if set, else the CPUs this process may
+                       use), else the serial code; --parallel alone is true
+  --parallel-min-work <n>  Parallel steps doing fewer element operations stay on one
+                       thread (default: 65536; 1: every step of 2 or more rows); asks
+                       for parallel code
   --fp-fusion <bool>   Compiled code may fuse a multiply and its add into one fma
                        (default: true; false: every op rounds)
   --interleave <bool>  Compiled code's innermost loops with long bodies run several
@@ -548,6 +562,8 @@ pub fn run(args: &[String]) -> i32 {
     // Options that only compiled code reads (an error without --jit or --bench).
     let mut compiled_flags: Vec<&str> = Vec::new();
     let mut parallel_min_work = false;
+    // `--parallel`: None is `auto`.
+    let mut parallel: Option<bool> = None;
     let mut i = 0;
     while i < args.len() {
         let arg = args[i].as_str();
@@ -600,8 +616,23 @@ pub fn run(args: &[String]) -> i32 {
                 return fail(format!("{flag} given twice"))
             }
             "--parallel" => {
-                options.parallel = true;
-                compiled_flags.push("--parallel");
+                // `--parallel` alone is `true`; a value may follow (`auto`, `true`, `false`).
+                let given = inline.clone().or_else(|| {
+                    let next = args.get(i).filter(|a| matches!(a.as_str(), "auto" | "true" | "false"))?;
+                    i += 1;
+                    Some(next.clone())
+                });
+                parallel = match given.as_deref() {
+                    None | Some("true") => Some(true),
+                    Some("false") => Some(false),
+                    Some("auto") => None,
+                    Some(other) => {
+                        return fail(format!("--parallel expects auto, true or false, got '{other}'"))
+                    }
+                };
+                if parallel.is_some() {
+                    compiled_flags.push("--parallel");
+                }
             }
             "--parallel-min-work" => match value(&mut i).and_then(|s| s.parse::<i64>().ok()) {
                 Some(n) if n >= 1 => {
@@ -669,8 +700,16 @@ pub fn run(args: &[String]) -> i32 {
     if !strategies.is_empty() {
         options.strategies = strategies;
     }
+    // Parallel steps by default where the compiled code has more than one thread to run
+    // on (one thread: the serial code, which the parallel code's outlined rows and
+    // OpenMP entry only slow down); `--parallel-min-work` asks for them.
+    let capable = options.target.runner.is_some_and(|r| r.runs_parallel_steps());
+    options.parallel = parallel.unwrap_or(capable && (parallel_min_work || compiled_threads() > 1));
     if parallel_min_work && !options.parallel {
-        return fail("--parallel-min-work applies to --parallel".into());
+        return fail(format!(
+            "--parallel-min-work applies to parallel code ({})",
+            if capable { "--parallel false was given" } else { "the target's compiled code runs on one thread" }
+        ));
     }
     if !options.jit && bench_runs.is_none() {
         if let Some(flag) = compiled_flags.first() {
@@ -727,7 +766,14 @@ pub fn run(args: &[String]) -> i32 {
             };
         return match bench(&text, &input, &options, runs) {
             Ok(results) => {
-                if let Err(m) = crate::print_stdout(&bench_report(&results, runs)) {
+                let threads = if options.parallel {
+                    let n = compiled_threads();
+                    format!("parallel steps, {n} thread{}", if n == 1 { "" } else { "s" })
+                } else {
+                    "one thread".to_string()
+                };
+                let table = format!("compiled code: {threads}\n{}", bench_report(&results, runs));
+                if let Err(m) = crate::print_stdout(&table) {
                     return fail(m);
                 }
                 if let Some(path) = &bench_json {

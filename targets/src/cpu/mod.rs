@@ -86,6 +86,11 @@ impl Target for Cpu {
 }
 
 impl Runner for Cpu {
+    /// Parallel steps: `scf.parallel` row chunks on OpenMP.
+    fn runs_parallel_steps(&self) -> bool {
+        true
+    }
+
     fn compile(
         &self,
         func: MlirOperation,
