@@ -26,6 +26,7 @@ use fuselab_targets::{CompileOptions, TargetEntry};
 pub mod accuracy;
 mod bench;
 mod expect;
+pub mod threads;
 
 pub use bench::{bench, bench_json_value, bench_report, copy_bandwidth, BenchResult, BenchRow};
 pub use expect::{load_expectation, Expectation};
@@ -140,16 +141,6 @@ impl RunOptions {
             )
         })
     }
-}
-
-/// The threads compiled code's OpenMP loops run on: `OMP_NUM_THREADS` when it is a
-/// positive number, else the CPUs this process may run on.
-pub fn compiled_threads() -> usize {
-    std::env::var("OMP_NUM_THREADS")
-        .ok()
-        .and_then(|v| v.split(',').next()?.trim().parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 impl Default for RunOptions {
@@ -618,17 +609,15 @@ pub fn run(args: &[String]) -> i32 {
             "--parallel" => {
                 // `--parallel` alone is `true`; a value may follow (`auto`, `true`, `false`).
                 let given = inline.clone().or_else(|| {
-                    let next = args.get(i).filter(|a| matches!(a.as_str(), "auto" | "true" | "false"))?;
+                    let next = args
+                        .get(i)
+                        .filter(|a| matches!(a.as_str(), "auto" | "true" | "false"))?;
                     i += 1;
                     Some(next.clone())
                 });
-                parallel = match given.as_deref() {
-                    None | Some("true") => Some(true),
-                    Some("false") => Some(false),
-                    Some("auto") => None,
-                    Some(other) => {
-                        return fail(format!("--parallel expects auto, true or false, got '{other}'"))
-                    }
+                parallel = match threads::parse_parallel(given.as_deref()) {
+                    Ok(p) => p,
+                    Err(m) => return fail(m),
                 };
                 if parallel.is_some() {
                     compiled_flags.push("--parallel");
@@ -700,15 +689,18 @@ pub fn run(args: &[String]) -> i32 {
     if !strategies.is_empty() {
         options.strategies = strategies;
     }
-    // Parallel steps by default where the compiled code has more than one thread to run
-    // on (one thread: the serial code, which the parallel code's outlined rows and
-    // OpenMP entry only slow down); `--parallel-min-work` asks for them.
+    // Parallel steps by default where compiled code has more than one thread (on one, the
+    // serial code: the outlined rows only slow it down); `--parallel-min-work` asks for them.
     let capable = options.target.runner.is_some_and(|r| r.runs_parallel_steps());
-    options.parallel = parallel.unwrap_or(capable && (parallel_min_work || compiled_threads() > 1));
+    options.parallel = parallel.unwrap_or(capable && (parallel_min_work || threads::compiled_threads() > 1));
     if parallel_min_work && !options.parallel {
+        let why = [
+            "the target's compiled code runs on one thread",
+            "--parallel false was given",
+        ];
         return fail(format!(
             "--parallel-min-work applies to parallel code ({})",
-            if capable { "--parallel false was given" } else { "the target's compiled code runs on one thread" }
+            why[capable as usize]
         ));
     }
     if !options.jit && bench_runs.is_none() {
@@ -766,13 +758,11 @@ pub fn run(args: &[String]) -> i32 {
             };
         return match bench(&text, &input, &options, runs) {
             Ok(results) => {
-                let threads = if options.parallel {
-                    let n = compiled_threads();
-                    format!("parallel steps, {n} thread{}", if n == 1 { "" } else { "s" })
-                } else {
-                    "one thread".to_string()
-                };
-                let table = format!("compiled code: {threads}\n{}", bench_report(&results, runs));
+                let table = format!(
+                    "compiled code: {}\n{}",
+                    threads::describe(options.parallel),
+                    bench_report(&results, runs)
+                );
                 if let Err(m) = crate::print_stdout(&table) {
                     return fail(m);
                 }

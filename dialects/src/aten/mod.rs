@@ -1,6 +1,7 @@
 //! The `aten` dialect: typed op kinds, accessors, builders and the shape verifier.
 
 mod ops;
+pub mod pattern;
 mod rnn_cell;
 mod verify;
 

@@ -28,7 +28,13 @@
 
 use crate::registry::{PassContext, PassFailed, PassId, PassInfo};
 use crate::target::Target;
-use fuselab_dialects::{aten::AtenOpKind, attrs::splat_value, ir, types::TensorType};
+use fuselab_dialects::{
+    aten::pattern::{defined_by as def, kind_of as kind, self_contained, sole_user},
+    aten::AtenOpKind,
+    attrs::splat_value,
+    ir,
+    types::TensorType,
+};
 use melior::ir::OperationRef;
 use mlir_sys::{MlirOperation, MlirValue};
 
@@ -70,23 +76,6 @@ impl Attention {
             && q[3] == k[3]
             && shape(self.result) == [q[0], q[1], q[2], v[3]];
         fits.then_some(self)
-    }
-}
-
-fn kind(op: MlirOperation) -> Option<AtenOpKind> {
-    AtenOpKind::from_op_name(&ir::op_name(op))
-}
-
-/// The op defining `v` when it is the aten op `k`.
-fn def(v: MlirValue, k: AtenOpKind) -> Option<MlirOperation> {
-    ir::defining_op(v).filter(|&op| kind(op) == Some(k))
-}
-
-/// The only user of `op`'s result.
-fn sole_user(op: MlirOperation) -> Option<MlirOperation> {
-    match ir::users(ir::result(op, 0)).as_slice() {
-        [u] => Some(*u),
-        _ => None,
     }
 }
 
@@ -357,17 +346,6 @@ pub fn runs_fused(
         && target.fused_attention(query.dtype, &[query.shape[3], value.shape[3]])
 }
 
-/// Whether every op of the form but the last is used only inside it.
-fn self_contained(a: &Attention) -> bool {
-    let inside: std::collections::HashSet<usize> = a.ops.iter().map(|o| o.ptr as usize).collect();
-    let last = ir::defining_op(a.result).map(|o| o.ptr);
-    a.ops.iter().filter(|o| Some(o.ptr) != last).all(|&o| {
-        ir::users(ir::result(o, 0))
-            .iter()
-            .all(|u| inside.contains(&(u.ptr as usize)))
-    })
-}
-
 fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     let target = cx.target();
     // Match first, rewrite after: the forms share no ops, and rewriting erases ops
@@ -391,7 +369,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
                 let [Some(q), Some(k), Some(v)] = &types(&a) else {
                     return None;
                 };
-                let fused = self_contained(&a)
+                let fused = self_contained(&a.ops, &[a.result])
                     && runs_fused(target, q, k, v, a.mask.is_some())
                     && !a.mask.is_some_and(|m| last_dim_broadcast(m, k.shape[2]));
                 fused.then_some((bmm, a))

@@ -23,6 +23,7 @@
 
 use crate::registry::{PassContext, PassFailed, PassId, PassInfo};
 use fuselab_dialects::{
+    aten::pattern::{defined_by as def, kind_of as kind, self_contained, sole_user, users_of},
     aten::{attr, AtenOpKind},
     aten::{CellKind, RnnCell},
     ir,
@@ -44,32 +45,8 @@ pub const INFO: PassInfo = PassInfo {
     id: &ID,
 };
 
-fn kind(op: MlirOperation) -> Option<AtenOpKind> {
-    AtenOpKind::from_op_name(&ir::op_name(op))
-}
-
-/// The op defining `v` when it is the aten op `k`.
-fn def(v: MlirValue, k: AtenOpKind) -> Option<MlirOperation> {
-    ir::defining_op(v).filter(|&op| kind(op) == Some(k))
-}
-
 fn tensor(v: MlirValue) -> Option<TensorType> {
     ir::tensor_type(v)
-}
-
-/// The users of `op`'s result, each once.
-fn users_of(op: MlirOperation) -> Vec<MlirOperation> {
-    let mut users = ir::users(ir::result(op, 0));
-    users.dedup_by_key(|u| u.ptr);
-    users
-}
-
-/// The only user of `op`'s result.
-fn sole_user(op: MlirOperation) -> Option<MlirOperation> {
-    match users_of(op).as_slice() {
-        [u] => Some(*u),
-        _ => None,
-    }
 }
 
 /// `op` (of kind `k`) with operands `a` and `b` in either order: the operand that is not
@@ -263,16 +240,6 @@ fn match_gru(tanh: MlirOperation) -> Option<Cell> {
     })
 }
 
-/// Whether every op of the form is read only inside it, but its results.
-fn self_contained(cell: &Cell) -> bool {
-    let inside: HashSet<usize> = cell.ops.iter().map(|o| o.ptr as usize).collect();
-    let results: HashSet<usize> = cell.results.iter().map(|v| v.ptr as usize).collect();
-    cell.ops.iter().all(|&o| {
-        let r = ir::result(o, 0);
-        results.contains(&(r.ptr as usize)) || ir::users(r).iter().all(|u| inside.contains(&(u.ptr as usize)))
-    })
-}
-
 /// The operand types of the fused op, when they fit one cell: the products' types
 /// agree, both or neither have a bias, and the state is [B, H].
 fn sizes(cell: &Cell) -> Option<(RnnCell, TensorType)> {
@@ -363,7 +330,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
             continue;
         };
         let fresh = cell.ops.iter().all(|o| !taken.contains(&(o.ptr as usize)));
-        if fresh && self_contained(&cell) && target.fused_rnn_cells(stacked.dtype) {
+        if fresh && self_contained(&cell.ops, &cell.results) && target.fused_rnn_cells(stacked.dtype) {
             taken.extend(cell.ops.iter().map(|o| o.ptr as usize));
             cells.push((cell, sizes, stacked));
         }

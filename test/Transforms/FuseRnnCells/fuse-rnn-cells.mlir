@@ -18,13 +18,13 @@
 // EXEC-COUNT-66: PASS
 // CPU-NOT: fused_
 // COUNT-LABEL: Fusion comparison of @lstm
-// COUNT: inductor {{ +}}0 {{ +}}4 {{ +}}3 
+// COUNT: inductor {{ *}}0 {{ *}}4 {{ *}}3 
 // COUNT-LABEL: Fusion comparison of @lstm_unbiased
-// COUNT: inductor {{ +}}0 {{ +}}4 {{ +}}3 
+// COUNT: inductor {{ *}}0 {{ *}}4 {{ *}}3 
 // COUNT-LABEL: Fusion comparison of @gru
-// COUNT: inductor {{ +}}0 {{ +}}4 {{ +}}3 
+// COUNT: inductor {{ *}}0 {{ *}}4 {{ *}}3 
 // COUNT-LABEL: Fusion comparison of @gru_update_swapped
-// COUNT: inductor {{ +}}1 {{ +}}2 {{ +}}3 
+// COUNT: inductor {{ *}}1 {{ *}}2 {{ *}}3 
 
 // nn.LSTMCell(32, 32) on 4 rows, as torch.export + run_decompositions() writes it.
 // CHECK-LABEL: func.func @lstm
