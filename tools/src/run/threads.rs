@@ -1,14 +1,10 @@
 //! How many threads compiled CPU code runs on, which decides `fuse-run`'s default
 //! `--parallel auto`.
 
-/// The threads compiled code's OpenMP loops run on: `OMP_NUM_THREADS` when it is a
-/// positive number, else the CPUs this process may run on.
+/// The threads compiled code's OpenMP loops run on (`OMP_NUM_THREADS` when set, else
+/// the CPUs this process may run on): the CPU target's own count.
 pub fn compiled_threads() -> usize {
-    std::env::var("OMP_NUM_THREADS")
-        .ok()
-        .and_then(|v| v.split(',').next()?.trim().parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    fuselab_targets::cpu::blas::parallel_threads()
 }
 
 /// The bench table's note on the code that ran: parallel steps on how many threads, or

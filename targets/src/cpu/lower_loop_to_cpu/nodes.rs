@@ -232,7 +232,8 @@ impl Gen {
             closers: Vec::new(),
             caller: None,
         };
-        let chunks = if self.parallel {
+        // No parallel step inside another one's chunk.
+        let chunks = if self.parallel && !self.func.runs_in_parallel_loop() {
             (work / self.parallel_min_work).min(MAX_CHUNKS)
         } else {
             1

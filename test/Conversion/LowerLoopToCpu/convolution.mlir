@@ -1,0 +1,35 @@
+// --lower-loop-to-cpu, a convolution extern: im2col + fuselab_sgemm per (image, group,
+// tile of output rows). Serially one global im2col tile is filled and multiplied for
+// every image in turn. With parallel steps every (image, group, tile) is a chunk of an
+// scf.parallel: the outlined rows function fills its tile on its own stack (no parallel
+// step nested in it: the fill is plain loops) and runs its GEMM on its own thread
+// (fuselab_sgemm_serial).
+// RUN: fuse-opt %s --aten-decompose --lower-aten-to-loop --lower-loop-to-cpu | FileCheck %s
+// RUN: fuse-opt %s --aten-decompose --lower-aten-to-loop --lower-loop-to-cpu="parallel=true parallel-min-work=1" | FileCheck %s --check-prefix=PAR
+// RUN: fuse-run %s --jit --parallel-min-work 1 | FileCheck %s --check-prefix=EXEC
+
+// CHECK-LABEL: func.func private @conv_buf0(
+// CHECK: memref.get_global @conv_g{{[0-9]+}} : memref<1296xf32>
+// CHECK-NOT: scf.parallel
+// CHECK: func.call @fuselab_sgemm(
+// CHECK-LABEL: func.func @conv(
+
+// PAR-NOT: func.func private @fuselab_sgemm(
+// PAR-LABEL: func.func private @conv_buf0_rows(
+// PAR-NEXT: memref.alloca() {{.*}} : memref<1296xf32>
+// PAR-NOT: scf.parallel
+// PAR: func.call @fuselab_sgemm_serial(
+// PAR-LABEL: func.func private @conv_buf0(
+// PAR: scf.parallel
+// PAR: func.call @conv_buf0_rows(
+// PAR-NOT: scf.parallel
+// PAR-LABEL: func.func @conv(
+
+// EXEC-NOT: {{FAIL|ERROR}}
+// EXEC-COUNT-6: PASS
+
+// 2 images of 4 channels, 3x3 to 8 channels: 36 im2col rows of 36 columns a tile.
+func.func @conv(%x: tensor<2x4x6x6xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<2x8x6x6xf32> {
+  %y = "aten.convolution"(%x, %w) {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64} : (tensor<2x4x6x6xf32>, tensor<8x4x3x3xf32>) -> tensor<2x8x6x6xf32>
+  return %y : tensor<2x8x6x6xf32>
+}
