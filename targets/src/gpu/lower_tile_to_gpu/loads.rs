@@ -9,14 +9,18 @@ use fuselab_dialects::{build::Value, ir};
 use mlir_sys::{MlirOperation, MlirValue};
 use std::collections::HashMap;
 
-/// What a `tile.load` reads: its tile block, its buffer and a structural key of its
+/// What a `tile.load` reads: its tile block, its buffer and the structural keys of its
 /// offsets, mask and `other`.
-type Key = (usize, usize, String);
+type Key = (usize, usize, [usize; 3]);
 
 /// Earlier loads by what they read.
 #[derive(Default)]
 pub(super) struct LoadCache {
-    keys: HashMap<usize, String>,
+    /// Each value's structural key.
+    keys: HashMap<usize, usize>,
+    /// Structural keys, hash-consed: an op's name, attributes, operand keys and type (a
+    /// shared subexpression is one number, so a key's text never holds a whole DAG).
+    interned: HashMap<String, usize>,
     loads: HashMap<Key, Vec<Value>>,
 }
 
@@ -24,7 +28,7 @@ impl LoadCache {
     /// The key of `tile.load` `op`.
     pub(super) fn key(&mut self, op: MlirOperation) -> Key {
         let o = ir::operands(op);
-        let what = format!("{};{};{}", self.of(o[1]), self.of(o[2]), self.of(o[3]));
+        let what = [self.of(o[1]), self.of(o[2]), self.of(o[3])];
         (ir::parent_block(op).ptr as usize, o[0].ptr as usize, what)
     }
 
@@ -46,17 +50,20 @@ impl LoadCache {
     /// A structural key of `v`: pure ops (arith, math, the tile index ops) by name,
     /// attributes and operands; anything else (block arguments, loads, reductions) by
     /// identity.
-    fn of(&mut self, v: MlirValue) -> String {
-        if let Some(k) = self.keys.get(&(v.ptr as usize)) {
-            return k.clone();
+    fn of(&mut self, v: MlirValue) -> usize {
+        if let Some(&k) = self.keys.get(&(v.ptr as usize)) {
+            return k;
         }
-        let key = match ir::defining_op(v) {
+        let text = match ir::defining_op(v) {
             Some(op) if pure(&ir::op_name(op)) && ir::result_count(op) == 1 => {
                 let attrs: Vec<String> = ir::named_attributes(op)
                     .into_iter()
                     .map(|(n, a)| format!("{n}={}", ir::attr_string(a)))
                     .collect();
-                let operands: Vec<String> = ir::operands(op).into_iter().map(|o| self.of(o)).collect();
+                let operands: Vec<String> = ir::operands(op)
+                    .into_iter()
+                    .map(|o| self.of(o).to_string())
+                    .collect();
                 format!(
                     "{}{{{}}}({}):{}",
                     ir::op_name(op),
@@ -67,7 +74,9 @@ impl LoadCache {
             }
             _ => format!("%{:x}", v.ptr as usize),
         };
-        self.keys.insert(v.ptr as usize, key.clone());
+        let next = self.interned.len();
+        let key = *self.interned.entry(text).or_insert(next);
+        self.keys.insert(v.ptr as usize, key);
         key
     }
 }
