@@ -182,6 +182,42 @@ pub fn scalar_op(op: MlirOperation, name: &str, ty: Scalar) -> Result<ScalarOp, 
         // `all` combines with them.
         "arith.ori" => ScalarOp::Binary(|a, b| ((a as i64) | (b as i64)) as f64),
         "arith.andi" => ScalarOp::Binary(|a, b| ((a as i64) & (b as i64)) as f64),
+        // Shifts and unsigned division of integer index values (a tile kernel's index
+        // math, canonicalized: `x floordiv 32` of a non-negative x is `x >> 5`), on the
+        // bits of the value's width.
+        "arith.shrui" | "arith.shli" | "arith.shrsi" | "arith.divui" | "arith.remui" => {
+            let wide = ty != Scalar::Typed(DType::I32);
+            ScalarOp::Binary(match (name, wide) {
+                ("arith.shrui", false) => {
+                    |a, b| f64::from((a as i32 as u32).checked_shr(b as u32).unwrap_or(0) as i32)
+                }
+                ("arith.shli", false) => {
+                    |a, b| f64::from((a as i32 as u32).checked_shl(b as u32).unwrap_or(0) as i32)
+                }
+                ("arith.shrsi", false) => |a, b| {
+                    f64::from(
+                        (a as i32)
+                            .checked_shr(b as u32)
+                            .unwrap_or(if a < 0.0 { -1 } else { 0 }),
+                    )
+                },
+                ("arith.divui", false) => |a, b| f64::from(((a as i32 as u32) / (b as i32 as u32)) as i32),
+                ("arith.remui", false) => |a, b| f64::from(((a as i32 as u32) % (b as i32 as u32)) as i32),
+                ("arith.shrui", true) => {
+                    |a, b| ((a as i64 as u64).checked_shr(b as u32).unwrap_or(0) as i64) as f64
+                }
+                ("arith.shli", true) => {
+                    |a, b| ((a as i64 as u64).checked_shl(b as u32).unwrap_or(0) as i64) as f64
+                }
+                ("arith.shrsi", true) => |a, b| {
+                    (a as i64)
+                        .checked_shr(b as u32)
+                        .unwrap_or(if a < 0.0 { -1 } else { 0 }) as f64
+                },
+                ("arith.divui", true) => |a, b| ((a as i64 as u64) / (b as i64 as u64)) as i64 as f64,
+                _ => |a, b| ((a as i64 as u64) % (b as i64 as u64)) as i64 as f64,
+            })
+        }
         "arith.select" => ScalarOp::Select,
         "arith.cmpf" | "arith.cmpi" => {
             let predicate =

@@ -119,6 +119,8 @@ pub fn intrinsic(op: &str) -> Option<&'static str> {
         "arith.minimumf" | "arith.minsi" => "Min",
         "arith.andi" => "And",
         "arith.ori" => "Or",
+        "arith.shrui" => "ShiftRight",
+        "arith.shli" => "ShiftLeft",
         "arith.cmpf" | "arith.cmpi" => "Compare",
         "arith.extf" | "arith.truncf" | "arith.sitofp" | "arith.uitofp" | "arith.fptosi" | "arith.extsi"
         | "arith.extui" | "arith.trunci" | "arith.index_cast" => "Cast",
@@ -139,6 +141,8 @@ fn scalar_expr(op: &str, a: &str, b: &str) -> Option<String> {
         "arith.xori" => format!("({a} ^ {b})"),
         "arith.andi" => format!("({a} & {b})"),
         "arith.ori" => format!("({a} | {b})"),
+        "arith.shrui" => format!("(int32_t)((uint32_t)({a}) >> {b})"),
+        "arith.shli" => format!("(int32_t)((uint32_t)({a}) << {b})"),
         "arith.maxsi" => format!("({a} > {b} ? {a} : {b})"),
         "arith.minsi" => format!("({a} < {b} ? {a} : {b})"),
         "arith.index_cast" | "arith.extsi" | "arith.trunci" | "arith.sitofp" | "arith.fptosi" => {
