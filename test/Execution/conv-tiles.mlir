@@ -11,7 +11,7 @@
 // RUN: fuse-run %s --jit --strategy inductor --parallel-min-work 1 | FileCheck %s
 
 // CHECK-NOT: {{FAIL|ERROR}}
-// CHECK-COUNT-3: PASS
+// CHECK-COUNT-4: PASS
 
 func.func @padded(%x: tensor<1x128x40x40xf32>, %w: tensor<8x128x3x3xf32>) -> tensor<1x8x40x40xf32> {
   %y = "aten.convolution"(%x, %w) {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x128x40x40xf32>, tensor<8x128x3x3xf32>) -> tensor<1x8x40x40xf32>
@@ -28,4 +28,12 @@ func.func @strided_dilated(%x: tensor<1x128x80x80xf32>, %w: tensor<8x128x3x3xf32
 func.func @grouped(%x: tensor<2x64x20x20xf32>, %w: tensor<16x32x3x3xf32>, %b: tensor<16xf32>) -> tensor<2x16x20x20xf32> {
   %y = "aten.convolution"(%x, %w, %b) {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 2 : i64} : (tensor<2x64x20x20xf32>, tensor<16x32x3x3xf32>, tensor<16xf32>) -> tensor<2x16x20x20xf32>
   return %y : tensor<2x16x20x20xf32>
+}
+
+// One output row's columns are 2.9 MB, above a parallel chunk's 1 MiB stack tile: the
+// tile stays in a global, the tiles run on one thread and each fill is split over input
+// channels (its outlined function takes the global itself).
+func.func @wide_rows(%x: tensor<1x512x4x160xf32>, %w: tensor<8x512x3x3xf32>) -> tensor<1x8x4x160xf32> {
+  %y = "aten.convolution"(%x, %w) {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x512x4x160xf32>, tensor<8x512x3x3xf32>) -> tensor<1x8x4x160xf32>
+  return %y : tensor<1x8x4x160xf32>
 }

@@ -17,6 +17,14 @@ pub const COL_TILE_BYTES: i64 = 1 << 22;
 /// own core's L2 (1 MiB tiles ran as fast as 4 MiB ones on one thread, above).
 pub const PARALLEL_COL_TILE_BYTES: i64 = 1 << 20;
 
+/// Where a convolution's im2col tile lives: on the stack of a parallel chunk's outlined
+/// function (used only there), or in a global that every function reaches through its
+/// own `memref.get_global` (the fill may be outlined apart from the GEMM's function).
+enum ColTile {
+    Stack(Value),
+    Global(Buf),
+}
+
 impl Gen {
     /// `mm` / `bmm` (with operand views and an optional bias) as `fuselab_sgemm` calls;
     /// `convolution` goes to [`Gen::convolution`].
@@ -325,7 +333,7 @@ impl Gen {
         // stack and running its GEMMs on its own thread (one chunk's fill and GEMM stay
         // in one core's cache; splitting each GEMM and fill over the threads instead
         // scaled resnet_block 1.17x on 2 threads). A tile above the stack budget stays
-        // in a global, on one thread.
+        // in a global, the tiles on one thread (each fill still split, below).
         let macs = if k_total * tile * 4 <= PARALLEL_COL_TILE_BYTES {
             batch * cout * s_total * k_total
         } else {
@@ -333,12 +341,14 @@ impl Gen {
         };
         let nest = self.open_nest(&[batch, groups, out_spatial[0] / rows], macs);
         let (n, g, t) = (nest.ivs[0], nest.ivs[1], nest.ivs[2]);
-        let colv = if nest.caller.is_some() {
-            self.stack_buffer(k_total * tile)
-        } else {
-            let col = self.scratch(&[k_total, tile], DType::F32);
-            self.val(&col)
+        // The tile: on the chunk's stack when the tiles are parallel chunks, else in a
+        // global, whose memref each function that touches it takes for itself (the fill
+        // below may be outlined on its own).
+        let col = match nest.caller {
+            Some(_) => ColTile::Stack(self.stack_buffer(k_total * tile)),
+            None => ColTile::Global(self.scratch(&[k_total, tile], DType::F32)),
         };
+        let colv = self.col_tile(&col);
         let (pw, pc, pcol) = (self.pointer(&w), self.pointer(&target), self.memref_pointer(colv));
         // col[(c, k...), (s...)] = x[n, g*cin_g + c, s*stride - pad + k*dil] or 0, s in
         // the tile.
@@ -389,6 +399,7 @@ impl Gen {
             None => v,
         };
         let flat = self.flat_index(&fivs, &fill);
+        let colv = self.col_tile(&col);
         self.b.store(value, colv, flat);
         self.close_loops(fill.len() - 1);
         self.close_nest(fill_nest);
@@ -411,6 +422,14 @@ impl Gen {
         self.close_nest(nest);
         self.finish_extern(op, &target, out);
         Ok(())
+    }
+
+    /// The memref of a convolution's im2col tile in the function being generated.
+    fn col_tile(&mut self, col: &ColTile) -> Value {
+        match col {
+            ColTile::Stack(v) => *v,
+            ColTile::Global(buf) => self.val(buf),
+        }
     }
 
     /// A strided view (`loop.view`) copied into its output buffer.
