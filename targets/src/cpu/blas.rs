@@ -211,25 +211,24 @@ impl Gemm {
         self.m.saturating_mul(self.n).saturating_mul(self.k)
     }
 
-    /// Rows `start..start + rows` of `C` (and `A`): the same GEMM on a band.
-    fn band(self, start: i64, rows: i64) -> Gemm {
+    /// `len` rows of `C` (and `A`) from `start`, or with `by_columns` `len` columns of
+    /// `C` (and `B`): the same GEMM on a band.
+    fn band(self, by_columns: bool, start: i64, len: i64) -> Gemm {
         let element = std::mem::size_of::<f32>() as i64;
-        Gemm {
-            m: rows,
-            a: self.a + start * self.rsa * element,
-            c: self.c + start * self.rsc * element,
-            ..self
-        }
-    }
-
-    /// Columns `start..start + cols` of `C` (and `B`): the same GEMM on a band.
-    fn column_band(self, start: i64, cols: i64) -> Gemm {
-        let element = std::mem::size_of::<f32>() as i64;
-        Gemm {
-            n: cols,
-            b: self.b + start * self.csb * element,
-            c: self.c + start * self.csc * element,
-            ..self
+        if by_columns {
+            Gemm {
+                n: len,
+                b: self.b + start * self.csb * element,
+                c: self.c + start * self.csc * element,
+                ..self
+            }
+        } else {
+            Gemm {
+                m: len,
+                a: self.a + start * self.rsa * element,
+                c: self.c + start * self.rsc * element,
+                ..self
+            }
         }
     }
 
@@ -247,14 +246,7 @@ impl Gemm {
             return self.run(large);
         }
         let size = (extent + threads - 1) / threads;
-        let part = |start: i64| {
-            let len = size.min(extent - start);
-            if by_columns {
-                self.column_band(start, len)
-            } else {
-                self.band(start, len)
-            }
-        };
+        let part = |start: i64| self.band(by_columns, start, size.min(extent - start));
         std::thread::scope(|scope| {
             let mut first = None;
             for start in (0..extent).step_by(size as usize) {
@@ -313,9 +305,10 @@ pub fn parallel_threads() -> usize {
 
 gemm_entry_point!(
     /// [`fuselab_sgemm`] for code compiled with parallel steps: a GEMM of at least
-    /// [`PARALLEL_MIN_MACS`] multiply-adds is split into bands of rows of `C` (and `A`),
-    /// one per thread ([`parallel_threads`]), each a single-threaded GEMM of the same
-    /// library choice as the whole; bands write disjoint rows, and each element is still
+    /// [`PARALLEL_MIN_MACS`] multiply-adds is split into bands of rows of `C` (columns
+    /// where `C` is wider than tall: [`Gemm::run_in_bands`]), one per thread
+    /// ([`parallel_threads`]), each a single-threaded GEMM of the same
+    /// library choice as the whole; bands write disjoint parts, and each element is still
     /// one dot product over all of `k`.
     fuselab_sgemm_parallel => |gemm| {
         let threads = if gemm.macs() >= PARALLEL_MIN_MACS { parallel_threads() } else { 1 };
