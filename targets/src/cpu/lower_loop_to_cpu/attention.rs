@@ -175,13 +175,14 @@ impl Gen {
         };
         let nest = self.open_nest(&[b, h], macs);
         let outlined = nest.caller.is_some();
-        let (scores, inverse) = if outlined {
-            (self.stack_buffer(rows * s), self.stack_buffer(rows))
-        } else {
-            let scores = self.scratch(&[rows * s], DType::F32);
-            let inverse = self.scratch(&[rows], DType::F32);
-            (self.val(&scores), self.val(&inverse))
-        };
+        let (scores, inverse) = (
+            self.nest_scratch(outlined, rows * s),
+            self.nest_scratch(outlined, rows),
+        );
+        let (scores, inverse) = (
+            self.nest_scratch_memref(&scores),
+            self.nest_scratch_memref(&inverse),
+        );
         let pointers = [
             self.pointer(&plan.q.buf),
             self.pointer(&plan.k.buf),

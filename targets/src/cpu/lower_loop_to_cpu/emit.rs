@@ -4,6 +4,14 @@
 
 use super::*;
 
+/// Scratch of a nest's work ([`Gen::nest_scratch`]).
+pub(super) enum NestScratch {
+    /// On the stack of a parallel chunk's outlined function (used only there).
+    Stack(Value),
+    /// A global, which each function reaches through its own `memref.get_global`.
+    Global(Buf),
+}
+
 impl Gen {
     pub(super) fn buffer(&self, op: MlirOperation, v: mlir_sys::MlirValue) -> Result<Buf, CodegenError> {
         self.bufs
@@ -170,6 +178,26 @@ impl Gen {
         };
         self.allocs.push(b.clone());
         b
+    }
+
+    /// `n` f32 of scratch for the work of a nest ([`Gen::open_nest`]): on the stack of
+    /// the outlined function when the nest became parallel chunks (one per thread), else
+    /// a global.
+    pub(super) fn nest_scratch(&mut self, outlined: bool, n: i64) -> NestScratch {
+        if outlined {
+            NestScratch::Stack(self.stack_buffer(n))
+        } else {
+            NestScratch::Global(self.scratch(&[n], DType::F32))
+        }
+    }
+
+    /// The memref of `scratch` in the function being generated (a global's own
+    /// `memref.get_global` there: a nest opened inside may be outlined apart).
+    pub(super) fn nest_scratch_memref(&mut self, scratch: &NestScratch) -> Value {
+        match scratch {
+            NestScratch::Stack(v) => *v,
+            NestScratch::Global(buf) => self.val(buf),
+        }
     }
 
     /// `src` converted to `dtype` in a scratch buffer (`src` itself if it has it).

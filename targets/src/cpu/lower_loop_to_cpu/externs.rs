@@ -17,14 +17,6 @@ pub const COL_TILE_BYTES: i64 = 1 << 22;
 /// own core's L2 (1 MiB tiles ran as fast as 4 MiB ones on one thread, above).
 pub const PARALLEL_COL_TILE_BYTES: i64 = 1 << 20;
 
-/// Where a convolution's im2col tile lives: on the stack of a parallel chunk's outlined
-/// function (used only there), or in a global that every function reaches through its
-/// own `memref.get_global` (the fill may be outlined apart from the GEMM's function).
-enum ColTile {
-    Stack(Value),
-    Global(Buf),
-}
-
 impl Gen {
     /// `mm` / `bmm` (with operand views and an optional bias) as `fuselab_sgemm` calls;
     /// `convolution` goes to [`Gen::convolution`].
@@ -344,11 +336,8 @@ impl Gen {
         // The tile: on the chunk's stack when the tiles are parallel chunks, else in a
         // global, whose memref each function that touches it takes for itself (the fill
         // below may be outlined on its own).
-        let col = match nest.caller {
-            Some(_) => ColTile::Stack(self.stack_buffer(k_total * tile)),
-            None => ColTile::Global(self.scratch(&[k_total, tile], DType::F32)),
-        };
-        let colv = self.col_tile(&col);
+        let col = self.nest_scratch(nest.caller.is_some(), k_total * tile);
+        let colv = self.nest_scratch_memref(&col);
         let (pw, pc, pcol) = (self.pointer(&w), self.pointer(&target), self.memref_pointer(colv));
         // col[(c, k...), (s...)] = x[n, g*cin_g + c, s*stride - pad + k*dil] or 0, s in
         // the tile.
@@ -399,7 +388,7 @@ impl Gen {
             None => v,
         };
         let flat = self.flat_index(&fivs, &fill);
-        let colv = self.col_tile(&col);
+        let colv = self.nest_scratch_memref(&col);
         self.b.store(value, colv, flat);
         self.close_loops(fill.len() - 1);
         self.close_nest(fill_nest);
@@ -422,14 +411,6 @@ impl Gen {
         self.close_nest(nest);
         self.finish_extern(op, &target, out);
         Ok(())
-    }
-
-    /// The memref of a convolution's im2col tile in the function being generated.
-    fn col_tile(&mut self, col: &ColTile) -> Value {
-        match col {
-            ColTile::Stack(v) => *v,
-            ColTile::Global(buf) => self.val(buf),
-        }
     }
 
     /// A strided view (`loop.view`) copied into its output buffer.
