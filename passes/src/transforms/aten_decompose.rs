@@ -66,6 +66,14 @@ pub fn is_composite(kind: AtenOpKind) -> bool {
     )
 }
 
+/// Whether the composite `kind` may stay one op where the target runs it as one library
+/// kernel (kept by this pass, then lowered to an extern): attention and the fused
+/// recurrent cells.
+pub fn may_stay_fused(kind: AtenOpKind) -> bool {
+    use AtenOpKind::*;
+    matches!(kind, ScaledDotProductAttention | FusedLstmCell | FusedGruCell)
+}
+
 /// Creates primitive aten ops in front of one composite op.
 struct Emitter {
     anchor: MlirOperation,

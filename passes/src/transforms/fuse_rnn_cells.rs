@@ -27,7 +27,7 @@ use fuselab_dialects::{
     aten::{attr, AtenOpKind},
     aten::{CellKind, RnnCell},
     ir,
-    types::TensorType,
+    types::{DType, TensorType},
 };
 use melior::ir::OperationRef;
 use mlir_sys::{MlirOperation, MlirValue};
@@ -44,10 +44,6 @@ pub const INFO: PassInfo = PassInfo {
     run,
     id: &ID,
 };
-
-fn tensor(v: MlirValue) -> Option<TensorType> {
-    ir::tensor_type(v)
-}
 
 /// `op` (of kind `k`) with operands `a` and `b` in either order: the operand that is not
 /// `a`'s match. `is_a` picks the operand that plays `a`.
@@ -84,8 +80,11 @@ fn projection(v: MlirValue) -> Option<Projection> {
         AtenOpKind::Addmm => (ir::operand(op, 1), ir::operand(op, 2), Some(ir::operand(op, 0))),
         _ => return None,
     };
-    let out = tensor(v)?;
-    if bias.and_then(tensor).is_some_and(|b| b.shape != [out.shape[1]]) {
+    let out = ir::tensor_type(v)?;
+    if bias
+        .and_then(ir::tensor_type)
+        .is_some_and(|b| b.shape != [out.shape[1]])
+    {
         return None;
     }
     Some(Projection { op, x, weight, bias })
@@ -104,7 +103,7 @@ fn is_chunk(op: MlirOperation, of: MlirValue, k: i64, g: i64) -> bool {
 /// The chunks of a product, in order, when its only users are `count` slices of equal
 /// width along dim 1.
 fn chunks(product: MlirOperation, count: i64) -> Option<Vec<MlirOperation>> {
-    let width = tensor(ir::result(product, 0))?.shape[1];
+    let width = ir::tensor_type(ir::result(product, 0))?.shape[1];
     let g = width / count;
     let users = users_of(product);
     if width % count != 0 || users.len() != count as usize {
@@ -186,7 +185,7 @@ fn match_gru(tanh: MlirOperation) -> Option<Cell> {
     let chunk_of = |v: MlirValue, k: i64| -> Option<(MlirOperation, Projection)> {
         let slice = def(v, AtenOpKind::Slice)?;
         let product = projection(ir::operand(slice, 0))?;
-        let g = tensor(ir::result(product.op, 0))?.shape[1] / 3;
+        let g = ir::tensor_type(ir::result(product.op, 0))?.shape[1] / 3;
         is_chunk(slice, ir::operand(slice, 0), k, g).then_some((slice, product))
     };
     let pre = def(ir::operand(tanh, 0), AtenOpKind::Add)?;
@@ -240,28 +239,28 @@ fn match_gru(tanh: MlirOperation) -> Option<Cell> {
     })
 }
 
-/// The operand types of the fused op, when they fit one cell: the products' types
+/// The sizes of the fused op, when its operands fit one cell: the products' types
 /// agree, both or neither have a bias, and the state is [B, H].
-fn sizes(cell: &Cell) -> Option<(RnnCell, TensorType)> {
-    let product = tensor(ir::result(cell.input.op, 0))?;
-    if tensor(ir::result(cell.hidden.op, 0))? != product {
+fn sizes(cell: &Cell) -> Option<RnnCell> {
+    let product = ir::tensor_type(ir::result(cell.input.op, 0))?;
+    if ir::tensor_type(ir::result(cell.hidden.op, 0))? != product {
         return None;
     }
     let stacked = TensorType {
         shape: vec![2 * product.shape[0], product.shape[1]],
         dtype: product.dtype,
     };
-    let mut types = vec![stacked.clone(), tensor(cell.state)?];
+    let mut types = vec![stacked, ir::tensor_type(cell.state)?];
     match (cell.input.bias, cell.hidden.bias) {
-        (Some(a), Some(b)) => types.extend([tensor(a)?, tensor(b)?]),
+        (Some(a), Some(b)) => types.extend([ir::tensor_type(a)?, ir::tensor_type(b)?]),
         (None, None) => {}
         _ => return None,
     }
-    Some((RnnCell::from_types(cell.kind, &types).ok()?, stacked))
+    RnnCell::from_types(cell.kind, &types).ok()
 }
 
-/// Replaces the form by two mms, their stacked products and the fused op.
-fn rewrite(cell: Cell, sizes: RnnCell, stacked: &TensorType) {
+/// Replaces the form by two mms, their stacked products and the fused op over `dtype`.
+fn rewrite(cell: Cell, sizes: RnnCell, dtype: DType) {
     let at = cell.at;
     let (ctx, loc) = (ir::context(at), ir::location(at));
     let ty = |t: &TensorType| ir::parse_type(ctx, &t.to_string()).expect("tensor types print parseably");
@@ -271,32 +270,29 @@ fn rewrite(cell: Cell, sizes: RnnCell, stacked: &TensorType) {
             ir::insert_before(at, op);
             ir::result(op, 0)
         };
-    let product = TensorType {
-        shape: vec![sizes.batch, stacked.shape[1]],
-        dtype: stacked.dtype,
-    };
+    let t = |shape: Vec<i64>| TensorType { shape, dtype };
+    let width = sizes.kind.gates() * sizes.hidden;
+    let (product, stacked) = (t(vec![sizes.batch, width]), t(vec![2 * sizes.batch, width]));
     let mm = AtenOpKind::Mm.op_name();
     let input = add(mm, &[cell.input.x, cell.input.weight], &product, &[]);
     let hidden = add(mm, &[cell.hidden.x, cell.hidden.weight], &product, &[]);
     let gates = add(
         AtenOpKind::Cat.op_name(),
         &[input, hidden],
-        stacked,
+        &stacked,
         &[(attr::DIM, ir::i64_attr(ctx, 0))],
     );
     let mut operands = vec![gates, cell.state];
     operands.extend(cell.input.bias.into_iter().chain(cell.hidden.bias));
-    let out = TensorType {
-        shape: sizes.result_shape(),
-        dtype: stacked.dtype,
-    };
-    let fused = add(cell.kind.aten().op_name(), &operands, &out, &[]);
+    let fused = add(
+        cell.kind.aten().op_name(),
+        &operands,
+        &t(sizes.result_shape()),
+        &[],
+    );
     match cell.kind {
         CellKind::Lstm => {
-            let state = TensorType {
-                shape: vec![sizes.batch, sizes.hidden],
-                dtype: stacked.dtype,
-            };
+            let state = t(vec![sizes.batch, sizes.hidden]);
             for (index, &old) in cell.results.iter().enumerate() {
                 let attrs = [
                     (attr::DIM, ir::i64_attr(ctx, 0)),
@@ -326,17 +322,17 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
         }) else {
             continue;
         };
-        let Some((sizes, stacked)) = sizes(&cell) else {
+        let (Some(sizes), Some(dtype)) = (sizes(&cell), ir::tensor_type(cell.state).map(|t| t.dtype)) else {
             continue;
         };
         let fresh = cell.ops.iter().all(|o| !taken.contains(&(o.ptr as usize)));
-        if fresh && self_contained(&cell.ops, &cell.results) && target.fused_rnn_cells(stacked.dtype) {
+        if fresh && self_contained(&cell.ops, &cell.results) && target.fused_rnn_cells(dtype) {
             taken.extend(cell.ops.iter().map(|o| o.ptr as usize));
-            cells.push((cell, sizes, stacked));
+            cells.push((cell, sizes, dtype));
         }
     }
-    for (cell, sizes, stacked) in cells {
-        rewrite(cell, sizes, &stacked);
+    for (cell, sizes, dtype) in cells {
+        rewrite(cell, sizes, dtype);
     }
     Ok(())
 }

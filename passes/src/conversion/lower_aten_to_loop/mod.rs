@@ -27,7 +27,7 @@
 
 use crate::{
     registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption},
-    transforms::aten_decompose::is_composite,
+    transforms::aten_decompose::{is_composite, may_stay_fused},
 };
 use fuselab_dialects::ir;
 use fuselab_dialects::loops::names;
@@ -348,11 +348,7 @@ impl Lowering {
         let kind = aten.kind();
         // An attention or a recurrent cell that --aten-decompose kept (the target runs
         // the fused kernel) becomes an extern.
-        let kept = matches!(
-            kind,
-            AtenOpKind::ScaledDotProductAttention | AtenOpKind::FusedLstmCell | AtenOpKind::FusedGruCell
-        );
-        if is_composite(kind) && !kept {
+        if is_composite(kind) && !may_stay_fused(kind) {
             return Err(format!(
                 "'{}' is a composite op; run --aten-decompose before --lower-aten-to-loop",
                 kind.op_name()
