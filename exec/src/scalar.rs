@@ -155,6 +155,34 @@ pub fn float_value(op: MlirOperation) -> Option<f64> {
     }
 }
 
+/// `a`, an integer of `BITS` bits, as those bits.
+fn to_bits<const BITS: u32>(a: f64) -> u64 {
+    (a as i64 as u64) & (u64::MAX >> (64 - BITS))
+}
+
+/// `BITS` bits as the signed integer they hold.
+fn from_bits<const BITS: u32>(v: u64) -> f64 {
+    ((v << (64 - BITS)) as i64 >> (64 - BITS)) as f64
+}
+
+/// A shift or unsigned division (`name`) of `BITS`-bit integers. A shift by the width or
+/// more gives 0 (-1 for an arithmetic right shift of a negative value), and a division
+/// by zero 0: undefined in MLIR, never a panic here.
+fn bit_op<const BITS: u32>(name: &str) -> fn(f64, f64) -> f64 {
+    match name {
+        "arith.shrui" => |a, b| from_bits::<BITS>(to_bits::<BITS>(a).checked_shr(b as u32).unwrap_or(0)),
+        "arith.shli" => |a, b| from_bits::<BITS>(to_bits::<BITS>(a).checked_shl(b as u32).unwrap_or(0)),
+        "arith.shrsi" => |a, b| {
+            let v = from_bits::<BITS>(to_bits::<BITS>(a)) as i64;
+            v.checked_shr(b as u32).unwrap_or(if v < 0 { -1 } else { 0 }) as f64
+        },
+        "arith.divui" => {
+            |a, b| from_bits::<BITS>(to_bits::<BITS>(a).checked_div(to_bits::<BITS>(b)).unwrap_or(0))
+        }
+        _ => |a, b| from_bits::<BITS>(to_bits::<BITS>(a).checked_rem(to_bits::<BITS>(b)).unwrap_or(0)),
+    }
+}
+
 /// The semantics of `op` (named `name`, result type `ty`).
 pub fn scalar_op(op: MlirOperation, name: &str, ty: Scalar) -> Result<ScalarOp, ExecError> {
     Ok(match name {
@@ -186,36 +214,10 @@ pub fn scalar_op(op: MlirOperation, name: &str, ty: Scalar) -> Result<ScalarOp, 
         // math, canonicalized: `x floordiv 32` of a non-negative x is `x >> 5`), on the
         // bits of the value's width.
         "arith.shrui" | "arith.shli" | "arith.shrsi" | "arith.divui" | "arith.remui" => {
-            let wide = ty != Scalar::Typed(DType::I32);
-            ScalarOp::Binary(match (name, wide) {
-                ("arith.shrui", false) => {
-                    |a, b| f64::from((a as i32 as u32).checked_shr(b as u32).unwrap_or(0) as i32)
-                }
-                ("arith.shli", false) => {
-                    |a, b| f64::from((a as i32 as u32).checked_shl(b as u32).unwrap_or(0) as i32)
-                }
-                ("arith.shrsi", false) => |a, b| {
-                    f64::from(
-                        (a as i32)
-                            .checked_shr(b as u32)
-                            .unwrap_or(if a < 0.0 { -1 } else { 0 }),
-                    )
-                },
-                ("arith.divui", false) => |a, b| f64::from(((a as i32 as u32) / (b as i32 as u32)) as i32),
-                ("arith.remui", false) => |a, b| f64::from(((a as i32 as u32) % (b as i32 as u32)) as i32),
-                ("arith.shrui", true) => {
-                    |a, b| ((a as i64 as u64).checked_shr(b as u32).unwrap_or(0) as i64) as f64
-                }
-                ("arith.shli", true) => {
-                    |a, b| ((a as i64 as u64).checked_shl(b as u32).unwrap_or(0) as i64) as f64
-                }
-                ("arith.shrsi", true) => |a, b| {
-                    (a as i64)
-                        .checked_shr(b as u32)
-                        .unwrap_or(if a < 0.0 { -1 } else { 0 }) as f64
-                },
-                ("arith.divui", true) => |a, b| ((a as i64 as u64) / (b as i64 as u64)) as i64 as f64,
-                _ => |a, b| ((a as i64 as u64) % (b as i64 as u64)) as i64 as f64,
+            ScalarOp::Binary(if ty == Scalar::Typed(DType::I32) {
+                bit_op::<32>(name)
+            } else {
+                bit_op::<64>(name)
             })
         }
         "arith.select" => ScalarOp::Select,
@@ -251,4 +253,26 @@ pub fn scalar_op(op: MlirOperation, name: &str, ty: Scalar) -> Result<ScalarOp, 
         "math.powf" => ScalarOp::Binary(f64::powf),
         other => return Err(ExecError::at(op, format!("the interpreter cannot run '{other}'"))),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shifts_and_unsigned_division_on_the_value_width() {
+        // 32 bits: -1 is 0xffffffff.
+        assert_eq!(bit_op::<32>("arith.shrui")(-1.0, 28.0), 15.0);
+        assert_eq!(bit_op::<32>("arith.shrsi")(-16.0, 2.0), -4.0);
+        assert_eq!(bit_op::<32>("arith.shli")(3.0, 31.0), f64::from(i32::MIN));
+        assert_eq!(bit_op::<32>("arith.shli")(3.0, 32.0), 0.0);
+        assert_eq!(bit_op::<32>("arith.divui")(-2.0, 2.0), f64::from(i32::MAX));
+        assert_eq!(bit_op::<32>("arith.remui")(37.0, 32.0), 5.0);
+        assert_eq!(bit_op::<32>("arith.divui")(5.0, 0.0), 0.0);
+        // 64 bits (index): 1000 >> 5 and 1000 & 31 as the tile kernels compute a row of 32.
+        assert_eq!(bit_op::<64>("arith.shrui")(1000.0, 5.0), 31.0);
+        assert_eq!(bit_op::<64>("arith.shrui")(-1.0, 60.0), 15.0);
+        assert_eq!(bit_op::<64>("arith.shrsi")(-1.0, 70.0), -1.0);
+        assert_eq!(bit_op::<64>("arith.remui")(1000.0, 32.0), 8.0);
+    }
 }
