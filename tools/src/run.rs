@@ -692,16 +692,9 @@ pub fn run(args: &[String]) -> i32 {
     // Parallel steps by default where compiled code has more than one thread (on one, the
     // serial code: the outlined rows only slow it down); `--parallel-min-work` asks for them.
     let capable = options.target.runner.is_some_and(|r| r.runs_parallel_steps());
-    options.parallel = parallel.unwrap_or(capable && (parallel_min_work || threads::compiled_threads() > 1));
+    options.parallel = parallel.unwrap_or(capable && (parallel_min_work || threads::parallel_threads() > 1));
     if parallel_min_work && !options.parallel {
-        let why = [
-            "the target's compiled code runs on one thread",
-            "--parallel false was given",
-        ];
-        return fail(format!(
-            "--parallel-min-work applies to parallel code ({})",
-            why[capable as usize]
-        ));
+        return fail(threads::min_work_unused(capable));
     }
     if !options.jit && bench_runs.is_none() {
         if let Some(flag) = compiled_flags.first() {

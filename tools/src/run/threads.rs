@@ -1,17 +1,13 @@
 //! How many threads compiled CPU code runs on, which decides `fuse-run`'s default
 //! `--parallel auto`.
 
-/// The threads compiled code's OpenMP loops run on (`OMP_NUM_THREADS` when set, else
-/// the CPUs this process may run on): the CPU target's own count.
-pub fn compiled_threads() -> usize {
-    fuselab_targets::cpu::blas::parallel_threads()
-}
+pub use fuselab_targets::cpu::blas::parallel_threads;
 
 /// The bench table's note on the code that ran: parallel steps on how many threads, or
 /// the serial code.
 pub fn describe(parallel: bool) -> String {
     if parallel {
-        let n = compiled_threads();
+        let n = parallel_threads();
         format!("parallel steps, {n} thread{}", if n == 1 { "" } else { "s" })
     } else {
         "one thread".to_string()
@@ -27,4 +23,15 @@ pub fn parse_parallel(given: Option<&str>) -> Result<Option<bool>, String> {
         Some("auto") => Ok(None),
         Some(other) => Err(format!("--parallel expects auto, true or false, got '{other}'")),
     }
+}
+
+/// Why `--parallel-min-work` has nothing to apply to: the target's compiled code runs no
+/// parallel steps (`capable` false), or `--parallel false` was given.
+pub fn min_work_unused(capable: bool) -> String {
+    let why = if capable {
+        "--parallel false was given"
+    } else {
+        "the target's compiled code runs on one thread"
+    };
+    format!("--parallel-min-work applies to parallel code ({why})")
 }
