@@ -483,6 +483,12 @@ impl Builder {
         self.op("func.call", args, &[], &[("callee", callee)]);
     }
 
+    /// `func.call @callee(args) -> result`: the call's one result.
+    pub fn call_value(&mut self, callee: &str, args: &[Value], result: MlirType) -> Value {
+        let callee = self.symbol_ref(callee);
+        self.value("func.call", args, result, &[("callee", callee)])
+    }
+
     /// A `func.func @name(inputs) -> ()` (private unless `public`) with an entry block,
     /// built detached; returns it and its entry block (not pushed).
     pub fn function(
@@ -509,7 +515,18 @@ impl Builder {
 
     /// A private `func.func` declaration (no body), detached.
     pub fn declaration(&mut self, name: &str, inputs: &[MlirType]) -> MlirOperation {
-        let ty = self.function_type(inputs, &[]);
+        self.declaration_returning(name, inputs, &[])
+    }
+
+    /// A private `func.func @name(inputs) -> (results)` with no body (an external
+    /// function), built detached.
+    pub fn declaration_returning(
+        &mut self,
+        name: &str,
+        inputs: &[MlirType],
+        results: &[MlirType],
+    ) -> MlirOperation {
+        let ty = self.function_type(inputs, results);
         let attributes = [
             ("sym_name", self.string_attr(name)),
             ("function_type", self.type_attr(ty)),

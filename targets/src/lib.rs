@@ -69,6 +69,11 @@ pub trait Runner: Sync {
     fn runs_parallel_steps(&self) -> bool {
         false
     }
+
+    /// The libraries compiled code calls (a line for reports), if any.
+    fn libraries(&self) -> Option<String> {
+        None
+    }
 }
 
 /// One row of the target table.

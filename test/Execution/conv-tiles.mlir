@@ -5,10 +5,16 @@
 // 8 tiles of 5 rows here) and every (image, group, tile) is a chunk of an scf.parallel,
 // its tile on its own stack, its GEMM on its own thread. Checked against the aten
 // interpreter on one thread and with parallel steps (every step parallel with
-// --parallel-min-work 1: @grouped's chunks are its 2 images x 2 groups).
+// --parallel-min-work 1: @grouped's chunks are its 2 images x 2 groups). Where oneDNN
+// loads, the generated code calls its convolution first (`fuselab_conv`) and runs the
+// im2col code only when that refuses; FUSELAB_BLAS=openblas keeps oneDNN out, so the
+// first three runs check the im2col code and the last two oneDNN's primitive (or the
+// im2col code again on a machine without libdnnl2).
+// RUN: env FUSELAB_BLAS=openblas fuse-run %s --jit --strategy inductor --parallel false | FileCheck %s
+// RUN: env FUSELAB_BLAS=openblas fuse-run %s --jit --strategy inductor --parallel | FileCheck %s
+// RUN: env FUSELAB_BLAS=openblas fuse-run %s --jit --strategy inductor --parallel-min-work 1 | FileCheck %s
 // RUN: fuse-run %s --jit --strategy inductor --parallel false | FileCheck %s
 // RUN: fuse-run %s --jit --strategy inductor --parallel | FileCheck %s
-// RUN: fuse-run %s --jit --strategy inductor --parallel-min-work 1 | FileCheck %s
 
 // CHECK-NOT: {{FAIL|ERROR}}
 // CHECK-COUNT-4: PASS

@@ -751,9 +751,11 @@ pub fn run(args: &[String]) -> i32 {
             };
         return match bench(&text, &input, &options, runs) {
             Ok(results) => {
+                let libraries = options.target.runner.and_then(|r| r.libraries());
                 let table = format!(
-                    "compiled code: {}\n{}",
+                    "compiled code: {}{}\n{}",
                     threads::describe(options.parallel),
+                    libraries.map(|l| format!("; {l}")).unwrap_or_default(),
                     bench_report(&results, runs)
                 );
                 if let Err(m) = crate::print_stdout(&table) {

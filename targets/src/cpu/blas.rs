@@ -1,7 +1,9 @@
 //! The BLAS behind `fuselab_sgemm`, the entry point the generated code calls for `mm`,
 //! `bmm`, `addmm` and convolution (registered in every engine).
 //!
-//! Chosen by measurement (docs/performance.md): OpenBLAS's `cblas_sgemm`, loaded at run
+//! oneDNN's `dnnl_sgemm` first where the library loads ([`super::dnnl`]: 0.91–0.94 of
+//! OpenBLAS's time on gelu_mlp's GEMMs, 0.75–0.85 on attention's blocks). Without it,
+//! chosen by measurement (docs/performance.md): OpenBLAS's `cblas_sgemm`, loaded at run
 //! time from the system (`libopenblas.so.0`, Debian's `libopenblas0-serial`, which
 //! `scripts/install-deps.sh` installs; set to one thread when it has a pool), took
 //! 0.80–0.92 of matrixmultiply's time on the workloads' large GEMMs on this VM and the
@@ -41,6 +43,12 @@ impl Library {
         // SAFETY: a NUL-terminated path; the handle is never closed.
         let handle = unsafe { dlopen(path.as_ptr(), flags) };
         (!handle.is_null()).then_some(Library(handle))
+    }
+
+    /// The process's global scope (`RTLD_DEFAULT`): [`Library::symbol`] then finds a
+    /// name where the dynamic linker binds it for every library loaded so far.
+    pub(crate) fn global_scope() -> Library {
+        Library(std::ptr::null_mut())
     }
 
     /// The address of `name`, or `None`.
@@ -171,6 +179,21 @@ fn openblas() -> Option<CblasSgemm> {
     });
     // SAFETY: the address of OpenBLAS's `cblas_sgemm`, whose C signature is CblasSgemm.
     address.map(|a| unsafe { std::mem::transmute::<usize, CblasSgemm>(a) })
+}
+
+/// Which libraries compiled code calls, for reports: oneDNN for GEMMs and
+/// convolutions where it loads ([`super::dnnl`]), else OpenBLAS for large GEMMs and
+/// matrixmultiply for the rest, convolutions by the generated im2col code.
+pub fn describe() -> String {
+    if let Some(version) = super::dnnl::version() {
+        return format!("GEMM and convolution by oneDNN {version}");
+    }
+    let gemm = if openblas().is_some() {
+        "GEMM by OpenBLAS from 2^25 multiply-adds, else matrixmultiply"
+    } else {
+        "GEMM by matrixmultiply"
+    };
+    format!("{gemm}; convolution by im2col + GEMM")
 }
 
 /// An operand with row stride `rs` and column stride `cs` as cblas sees it in row-major
@@ -312,14 +335,51 @@ gemm_entry_point!(
     /// one dot product over all of `k`.
     fuselab_sgemm_parallel => |gemm| {
         let threads = if gemm.macs() >= PARALLEL_MIN_MACS { parallel_threads() } else { 1 };
-        gemm.run_in_bands(threads)
+        if !gemm.dnnl(threads) {
+            gemm.run_in_bands(threads)
+        }
     }
 );
 
 impl Gemm {
-    /// The GEMM on this thread: OpenBLAS when `large` (and the library and the
-    /// operands' strides allow), else matrixmultiply.
+    /// The GEMM by oneDNN on `threads` threads, when the library is there and the
+    /// operands' strides suit it (as cblas: [`cblas_operand`]); `false` otherwise,
+    /// nothing written.
+    fn dnnl(&self, threads: usize) -> bool {
+        let operands = (
+            cblas_operand(self.rsa, self.csa, if self.csa == 1 { self.k } else { self.m }),
+            cblas_operand(self.rsb, self.csb, if self.csb == 1 { self.n } else { self.k }),
+            (self.csc == 1)
+                .then_some(())
+                .and_then(|_| cblas_operand(self.rsc, self.csc, self.n)),
+        );
+        let (Some((ta, lda)), Some((tb, ldb)), Some((_, ldc))) = operands else {
+            return false;
+        };
+        if self.m <= 0 || self.n <= 0 || self.k <= 0 {
+            return false;
+        }
+        let call = super::dnnl::Sgemm {
+            m: self.m,
+            n: self.n,
+            k: self.k,
+            a: (self.a as usize as *const f32, ta == TRANS, i64::from(lda)),
+            b: (self.b as usize as *const f32, tb == TRANS, i64::from(ldb)),
+            beta: self.beta,
+            c: (self.c as usize as *mut f32, i64::from(ldc)),
+        };
+        // SAFETY: the generated code passes addresses inside live buffers, and strides
+        // and extents that stay inside them; the leading dimensions are those strides.
+        unsafe { super::dnnl::sgemm(call, threads) }
+    }
+
+    /// The GEMM on this thread: oneDNN where it loads ([`Gemm::dnnl`]), else OpenBLAS
+    /// when `large` (and the library and the operands' strides allow), else
+    /// matrixmultiply.
     fn run(self, large: bool) {
+        if self.dnnl(1) {
+            return;
+        }
         let Gemm {
             m,
             n,

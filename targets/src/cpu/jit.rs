@@ -11,7 +11,7 @@
 use super::blas::{fuselab_sgemm, fuselab_sgemm_parallel, Library};
 use super::codegen_choices::CodegenChoices;
 use super::lower_loop_to_cpu::{
-    cpu_module, upstream_lowering, CpuOptions, HostSignature, SGEMM, SGEMM_SERIAL,
+    cpu_module, upstream_lowering, CpuOptions, HostSignature, CONV, SGEMM, SGEMM_SERIAL,
 };
 use fuselab_dialects::build::OwnedModule;
 use fuselab_dialects::types::{DType, TensorType};
@@ -218,6 +218,9 @@ impl Jit {
         unsafe { engine.register_symbol(SGEMM, sgemm) };
         // SAFETY: the same signature; called from inside parallel loops.
         unsafe { engine.register_symbol(SGEMM_SERIAL, fuselab_sgemm as *mut ()) };
+        // SAFETY: `fuselab_conv`'s C signature is the declaration's (CONV_PARAMS i64s
+        // -> i32).
+        unsafe { engine.register_symbol(CONV, super::dnnl::fuselab_conv as *mut ()) };
         Ok(Self {
             engine,
             entry,

@@ -11,6 +11,7 @@
 
 pub mod blas;
 pub mod codegen_choices;
+pub mod dnnl;
 pub mod jit;
 pub mod lower_loop_to_cpu;
 
@@ -89,6 +90,11 @@ impl Runner for Cpu {
     /// Parallel steps: `scf.parallel` row chunks on OpenMP.
     fn runs_parallel_steps(&self) -> bool {
         true
+    }
+
+    /// oneDNN, or OpenBLAS / matrixmultiply and im2col ([`blas::describe`]).
+    fn libraries(&self) -> Option<String> {
+        Some(blas::describe())
     }
 
     fn compile(

@@ -1,5 +1,6 @@
-// --lower-loop-to-cpu, a convolution extern: im2col + fuselab_sgemm per (image, group,
-// tile of output rows). Serially one global im2col tile is filled and multiplied for
+// --lower-loop-to-cpu, a convolution extern: first a call of fuselab_conv (oneDNN's
+// primitive, targets/src/cpu/dnnl.rs), and where that returns 0 (no library, a refused
+// shape) im2col + fuselab_sgemm per (image, group, tile of output rows). Serially one global im2col tile is filled and multiplied for
 // every image in turn. With parallel steps every (image, group, tile) is a chunk of an
 // scf.parallel: the outlined rows function fills its tile on its own stack (no parallel
 // step nested in it: the fill is plain loops) and runs its GEMM on its own thread
@@ -7,9 +8,14 @@
 // RUN: fuse-opt %s --aten-decompose --lower-aten-to-loop --lower-loop-to-cpu | FileCheck %s
 // RUN: fuse-opt %s --aten-decompose --lower-aten-to-loop --lower-loop-to-cpu="parallel=true parallel-min-work=1" | FileCheck %s --check-prefix=PAR
 // RUN: fuse-run %s --jit --parallel-min-work 1 | FileCheck %s --check-prefix=EXEC
+// RUN: env FUSELAB_BLAS=openblas fuse-run %s --jit --parallel-min-work 1 | FileCheck %s --check-prefix=EXEC
 
+// CHECK: func.func private @fuselab_conv(i64, {{(i64, )+}}i64) -> i32
 // CHECK-LABEL: func.func private @conv_buf0(
 // CHECK: memref.get_global @conv_g{{[0-9]+}} : memref<1296xf32>
+// CHECK: %[[DONE:.*]] = call @fuselab_conv(
+// CHECK: %[[REFUSED:.*]] = arith.cmpi eq, %[[DONE]], %{{.*}} : i32
+// CHECK: scf.if %[[REFUSED]] {
 // CHECK-NOT: scf.parallel
 // CHECK: func.call @fuselab_sgemm(
 // CHECK-LABEL: func.func @conv(

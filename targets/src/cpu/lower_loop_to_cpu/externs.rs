@@ -256,7 +256,7 @@ impl Gen {
         } else {
             SGEMM
         };
-        self.sgemm_symbols.insert(symbol);
+        self.runtime_symbols.insert(symbol);
         self.b.call(
             symbol,
             &[
@@ -299,6 +299,44 @@ impl Gen {
         let k_total: i64 = cin_g * kernel.iter().product::<i64>();
         let in_spatial: i64 = x.ty.shape[2..].iter().product();
         let cout = w.ty.shape[0];
+        // oneDNN's convolution first (`fuselab_conv`, on the step's threads); where it
+        // returns 0 the im2col code below runs.
+        let bias_f32 = match &bias {
+            Some(b) if b.ty.shape != [cout] => {
+                return Err(err(op, "a convolution's bias is not [out channels]"))
+            }
+            Some(b) if b.ty.dtype != DType::F32 => Some(self.convert(b, DType::F32)),
+            other => other.clone(),
+        };
+        let padded = |v: &[i64], fill: i64| -> Vec<i64> {
+            (0..3).map(|i| v.get(i).copied().unwrap_or(fill)).collect()
+        };
+        let mut ints = vec![spatial as i64, batch, cin, cout, groups];
+        ints.extend(padded(&x.ty.shape[2..], 1));
+        ints.extend(padded(&kernel, 1));
+        ints.extend(padded(&out_spatial, 1));
+        ints.extend(padded(&stride, 1));
+        ints.extend(padded(&padding, 0));
+        ints.extend(padded(&dilation, 1));
+        let threads = i64::from(!self.parallel || self.func.runs_in_parallel_loop());
+        ints.push(threads);
+        let mut args: Vec<Value> = ints.iter().map(|&v| self.b.int(64, v)).collect();
+        let zero_address = self.b.int(64, 0);
+        for buf in [Some(&x), Some(&w), bias_f32.as_ref(), Some(&target)] {
+            args.push(match buf {
+                Some(buf) => {
+                    let p = self.pointer(buf);
+                    self.address(p, None, 0, 0)
+                }
+                None => zero_address,
+            });
+        }
+        self.runtime_symbols.insert(CONV);
+        let i32t = self.b.int_type(32);
+        let done = self.b.call_value(CONV, &args, i32t);
+        let zero = self.b.int(32, 0);
+        let refused = self.b.cmpi(CmpI::Eq, done, zero);
+        self.b.open_if(refused);
         // The bias broadcast over images and positions (then C += W col).
         let ctx = self.b.context();
         let beta = if let Some(b) = bias {
@@ -409,6 +447,7 @@ impl Gen {
             (addr_c, s_total, 1),
         );
         self.close_nest(nest);
+        self.b.close("scf.yield", &[]);
         self.finish_extern(op, &target, out);
         Ok(())
     }

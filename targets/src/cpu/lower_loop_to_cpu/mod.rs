@@ -227,8 +227,8 @@ struct Gen {
     inline: HashMap<usize, MlirOperation>,
     /// Values of the current step computed once per row ([`row_scratch`]).
     row_scratch: row_scratch::RowScratches,
-    /// The GEMM entry points called so far ([`SGEMM`], [`SGEMM_SERIAL`]).
-    sgemm_symbols: BTreeSet<&'static str>,
+    /// The runtime entry points called so far ([`SGEMM`], [`SGEMM_SERIAL`], [`CONV`]).
+    runtime_symbols: BTreeSet<&'static str>,
     /// Whether steps may run their rows in parallel.
     parallel: bool,
     /// Element operations a step needs to run in parallel (at least 1).
@@ -255,6 +255,17 @@ pub const SGEMM: &str = "fuselab_sgemm";
 /// The same GEMM on the calling thread only, called from inside parallel loops
 /// (`cpu::blas::fuselab_sgemm`).
 pub const SGEMM_SERIAL: &str = "fuselab_sgemm_serial";
+
+/// The convolution the generated code tries first (`cpu::dnnl::fuselab_conv`:
+/// oneDNN's primitive where the library loads), running its own im2col code when that
+/// returns 0.
+pub const CONV: &str = "fuselab_conv";
+
+/// The number of i64 parameters of [`CONV`]: spatial dims, batch, channels in and out,
+/// groups, then input, kernel and output sizes, strides, paddings and dilations (3
+/// each, the unused ones 1 or 0), threads, and the addresses of input, weight, bias (0:
+/// none) and result; it returns an i32.
+pub const CONV_PARAMS: usize = 28;
 
 /// The parameter types of `fuselab_sgemm(m, n, k, a, rsa, csa, b, rsb, csb, beta, c, rsc,
 /// csc)`: `C = A B + beta C` with addresses as i64 and strides in elements (all i64
@@ -341,17 +352,22 @@ pub fn cpu_module(funcs: &[MlirOperation], options: CpuOptions) -> Result<CpuMod
     };
     let module = OwnedModule::new(loc);
     let mut functions = Vec::new();
-    let mut sgemm_symbols = BTreeSet::new();
+    let mut runtime_symbols = BTreeSet::new();
     for &f in funcs {
         let (signature, symbols) = cpu_function(f, module.body(), options)?;
         functions.push(signature);
-        sgemm_symbols.extend(symbols);
+        runtime_symbols.extend(symbols);
     }
     // Declared first, in reverse so that they end up in name order.
-    for symbol in sgemm_symbols.into_iter().rev() {
+    for symbol in runtime_symbols.into_iter().rev() {
         let mut b = Builder::new(loc);
-        let params = sgemm_params(&b);
-        let declaration = b.declaration(symbol, &params);
+        let declaration = if symbol == CONV {
+            let (params, result) = (vec![b.int_type(64); CONV_PARAMS], b.int_type(32));
+            b.declaration_returning(symbol, &params, &[result])
+        } else {
+            let params = sgemm_params(&b);
+            b.declaration(symbol, &params)
+        };
         match ir::block_ops(module.body()).first() {
             Some(&first) => ir::insert_before(first, declaration),
             None => ir::append(module.body(), declaration),
@@ -440,7 +456,7 @@ fn cpu_function(
         direct_out,
         inline: HashMap::new(),
         row_scratch: Default::default(),
-        sgemm_symbols: BTreeSet::new(),
+        runtime_symbols: BTreeSet::new(),
         parallel: options.parallel,
         parallel_min_work: if options.parallel_min_work > 0 {
             options.parallel_min_work
@@ -502,7 +518,7 @@ fn cpu_function(
             inputs,
             outputs,
         },
-        g.sgemm_symbols,
+        g.runtime_symbols,
     ))
 }
 
