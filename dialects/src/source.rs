@@ -185,6 +185,93 @@ pub fn parse_module<'c>(
     Module::from_operation(operation)
 }
 
+/// The magic number MLIR's bytecode files start with (`ML\xefR`).
+pub const BYTECODE_MAGIC: &[u8] = b"ML\xefR";
+
+/// Whether `bytes` are MLIR bytecode (they start with [`BYTECODE_MAGIC`]).
+pub fn is_bytecode(bytes: &[u8]) -> bool {
+    bytes.starts_with(BYTECODE_MAGIC)
+}
+
+/// Parses MLIR bytecode (as `mlir-opt --emit-bytecode` or `fuse-opt --emit-bytecode`
+/// writes it) into a module, verifying it, as [`parse_module`] parses text: errors go
+/// to `sink`, with the locations the bytecode carries.
+pub fn parse_bytecode<'c>(
+    context: &'c Context,
+    bytes: &[u8],
+    buffer_name: &str,
+    sink: &DiagnosticSink,
+) -> Option<Module<'c>> {
+    let source = mlir_sys::MlirStringRef {
+        data: bytes.as_ptr().cast(),
+        length: bytes.len(),
+    };
+    // SAFETY: the parser reads `bytes` (any bytes: the bytecode reader checks them)
+    // during the call only.
+    let raw = unsafe {
+        mlir_sys::mlirOperationCreateParse(context.to_raw(), source, StringRef::new(buffer_name).to_raw())
+    };
+    if raw.ptr.is_null() {
+        return None;
+    }
+    let operation = unsafe { Operation::from_raw(raw) };
+    if operation.name().as_string_ref().as_str() != Ok("builtin.module") {
+        sink.error(
+            operation.location(),
+            "expected a top-level 'builtin.module' in the bytecode",
+        );
+        return None;
+    }
+    Module::from_operation(operation)
+}
+
+/// MLIR source: text, or bytecode.
+#[derive(Clone, Copy, Debug)]
+pub enum Source<'a> {
+    /// Text (the textual IR form).
+    Text(&'a str),
+    /// MLIR bytecode ([`is_bytecode`]).
+    Bytecode(&'a [u8]),
+}
+
+impl Source<'_> {
+    /// The module, parsed and verified ([`parse_module`] / [`parse_bytecode`]).
+    pub fn parse<'c>(
+        self,
+        context: &'c Context,
+        buffer_name: &str,
+        sink: &DiagnosticSink,
+    ) -> Option<Module<'c>> {
+        match self {
+            Source::Text(text) => parse_module(context, text, buffer_name, sink),
+            Source::Bytecode(bytes) => parse_bytecode(context, bytes, buffer_name, sink),
+        }
+    }
+}
+
+/// `operation` as MLIR bytecode (the current bytecode version of MLIR 22).
+pub fn write_bytecode<'c: 'a, 'a>(operation: &impl melior::ir::operation::OperationLike<'c, 'a>) -> Vec<u8> {
+    unsafe extern "C" fn append(chunk: mlir_sys::MlirStringRef, data: *mut std::ffi::c_void) {
+        // SAFETY: `data` is the Vec below; the chunk is valid during the call.
+        let out = unsafe { &mut *data.cast::<Vec<u8>>() };
+        if chunk.length > 0 {
+            out.extend_from_slice(unsafe {
+                std::slice::from_raw_parts(chunk.data.cast::<u8>(), chunk.length)
+            });
+        }
+    }
+    let mut out: Vec<u8> = Vec::new();
+    // SAFETY: a live operation; the callback appends to `out`, which outlives the call.
+    unsafe {
+        mlir_sys::mlirOperationWriteBytecode(
+            operation.to_raw(),
+            Some(append),
+            (&mut out as *mut Vec<u8>).cast(),
+        )
+    };
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,6 +19,7 @@ OPTIONS:
   -o <file>          Write the MLIR to <file> instead of stdout
   --entry <name>     Name of the function (default: forward)
   --time             Print the import time to stderr
+  --emit-bytecode    Write MLIR bytecode instead of text (fuse-opt reads either)
   --list-ops         Print the op coverage table (core ATen overloads: imported or
                      rejected; the other targets imported) and exit
   --help, -h         Show this help
@@ -35,6 +36,7 @@ pub fn run(args: &[String]) -> i32 {
     let mut output = None;
     let mut options = ImportOptions::default();
     let mut time = false;
+    let mut emit_bytecode = false;
     let mut i = 0;
     let fail = |message: String| {
         let _ = writeln!(std::io::stderr(), "fuse-import: error: {message}");
@@ -53,6 +55,7 @@ pub fn run(args: &[String]) -> i32 {
                 return 0;
             }
             "--time" => time = true,
+            "--emit-bytecode" => emit_bytecode = true,
             "--list-ops" => {
                 print!("{}", fuselab_import::coverage::op_table());
                 return 0;
@@ -113,16 +116,16 @@ pub fn run(args: &[String]) -> i32 {
     };
     let sink = DiagnosticSink::new();
     sink.capture(fuse.context());
-    let verified = parse_module(fuse.context(), &imported.text, &input, &sink)
-        .is_some_and(|module| fuselab_dialects::verify_fuselab(module.as_operation(), &sink));
-    if !verified {
+    let module = parse_module(fuse.context(), &imported.text, &input, &sink)
+        .filter(|module| fuselab_dialects::verify_fuselab(module.as_operation(), &sink));
+    let Some(module) = module else {
         for diagnostic in sink.take() {
             let _ = writeln!(std::io::stderr(), "{diagnostic}");
         }
         return fail(format!(
             "{input}: the imported graph does not verify (a fuse-import bug)"
         ));
-    }
+    };
     if time {
         let _ = writeln!(
             std::io::stderr(),
@@ -132,9 +135,14 @@ pub fn run(args: &[String]) -> i32 {
             start.elapsed().as_secs_f64()
         );
     }
+    let bytes = if emit_bytecode {
+        fuselab_dialects::source::write_bytecode(&module.as_operation())
+    } else {
+        imported.text.into_bytes()
+    };
     let written = match output.as_deref() {
-        None | Some("-") => std::io::stdout().write_all(imported.text.as_bytes()),
-        Some(path) => std::fs::write(path, &imported.text),
+        None | Some("-") => std::io::stdout().write_all(&bytes),
+        Some(path) => std::fs::write(path, &bytes),
     };
     match written {
         Ok(()) => 0,

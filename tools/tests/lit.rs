@@ -239,7 +239,9 @@ fn run_stage(stage: &str, input: &[u8]) -> StageOutput {
             "fuse-run" => PathBuf::from(env!("CARGO_BIN_EXE_fuse-run")),
             "fuse-gpu" => PathBuf::from(env!("CARGO_BIN_EXE_fuse-gpu")),
             "mlir-opt" => Path::new(LLVM_BIN).join("mlir-opt"),
-            "cat" | "true" | "false" | "echo" | "diff" | "cmp" | "sed" | "python3" => PathBuf::from(&program),
+            "cat" | "head" | "true" | "false" | "echo" | "diff" | "cmp" | "sed" | "python3" => {
+                PathBuf::from(&program)
+            }
             other => return fail(format!("unknown tool '{other}' in RUN line")),
         };
         run_process(&binary, &rest, &envs, input, merge_stderr, stderr_file.as_deref())

@@ -9,7 +9,7 @@
 // RUN: not fuse-opt %S/Inputs/garbage.txt 2>&1 | FileCheck %s --check-prefix=GARBAGE
 // GARBAGE: garbage.txt:1:3: error: unexpected character
 // RUN: not fuse-opt %S/Inputs/not-utf8.bin 2>&1 | FileCheck %s --check-prefix=BINARY
-// BINARY: fuse-opt: error: {{.*}}not-utf8.bin: input is not valid UTF-8 text
+// BINARY: fuse-opt: error: {{.*}}not-utf8.bin: input is neither valid UTF-8 text nor MLIR bytecode
 // The located error also carries the real file name when the input is a bare function.
 // RUN: not fuse-opt %S/Inputs/shape-mismatch.mlir 2>&1 | FileCheck %s --check-prefix=SHAPE
 // SHAPE: shape-mismatch.mlir:3:8: error: 'aten.mm' op inner dimensions do not match: [4, 3] x [4, 5] (3 vs 4)

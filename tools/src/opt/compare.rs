@@ -16,7 +16,7 @@
 //! writes each buffer used outside it).
 
 use super::pipeline::{build_pass_manager, fuselab_step, Step};
-use fuselab_dialects::{source::parse_module, Diagnostic, DiagnosticSink, FuseContext};
+use fuselab_dialects::{source::Source, Diagnostic, DiagnosticSink, FuseContext};
 use fuselab_passes::{
     fusion::{strategy::strategy_pipeline, strategy::Pipeline, STRATEGIES},
     DriverSettings, ReportCollector, TargetRef,
@@ -118,7 +118,7 @@ fn field(v: &Value, key: &str) -> u64 {
 fn run_strategy(
     pipeline: &Pipeline,
     target: Option<TargetRef>,
-    text: &str,
+    source: Source<'_>,
     buffer_name: &str,
     sink: &DiagnosticSink,
 ) -> Result<Option<(Vec<Value>, f64)>, String> {
@@ -137,7 +137,7 @@ fn run_strategy(
     });
     let prefix = build_pass_manager(context, &steps(&pipeline.lowering)?, sink, &plain)?;
     let fusion = build_pass_manager(context, &steps(&pipeline.fusion)?, sink, &collecting)?;
-    let Some(mut module) = parse_module(context, text, buffer_name, sink) else {
+    let Some(mut module) = source.parse(context, buffer_name, sink) else {
         return Ok(None);
     };
     if !fuselab_dialects::verify_fuselab(module.as_operation(), sink) || prefix.run(&mut module).is_err() {
@@ -152,12 +152,16 @@ fn run_strategy(
 }
 
 /// Compares every strategy on one input chunk, on `target` (`None`: the generic one).
-pub fn compare(text: &str, buffer_name: &str, target: Option<TargetRef>) -> Result<Comparison, String> {
+pub fn compare(
+    source: Source<'_>,
+    buffer_name: &str,
+    target: Option<TargetRef>,
+) -> Result<Comparison, String> {
     let sink = DiagnosticSink::new();
     let mut functions: Vec<FunctionComparison> = Vec::new();
     for &strategy in STRATEGIES {
         let pipeline = strategy_pipeline(strategy);
-        let Some((reports, seconds)) = run_strategy(&pipeline, target, text, buffer_name, &sink)? else {
+        let Some((reports, seconds)) = run_strategy(&pipeline, target, source, buffer_name, &sink)? else {
             return Ok(Comparison {
                 functions: Vec::new(),
                 diagnostics: sink.take(),

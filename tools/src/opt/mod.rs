@@ -11,7 +11,10 @@ pub use compare::{compare, render, CompareFormat, FunctionComparison, Row};
 pub use pipeline::{build_pass_manager, parse_pipeline, Step};
 pub use split::{split_input, SPLIT_MARKER};
 
-use fuselab_dialects::{source::parse_module, Diagnostic, DiagnosticSink, FuseContext};
+use fuselab_dialects::{
+    source::{is_bytecode, write_bytecode, Source},
+    Diagnostic, DiagnosticSink, FuseContext,
+};
 use melior::{
     ir::operation::{OperationLike, OperationPrintingFlags},
     pass::PassIrPrintingOptions,
@@ -48,6 +51,14 @@ pub struct Options {
     pub settings: fuselab_passes::DriverSettings,
     /// `--fusion-compare[=text|json]`: compare the strategies instead of running passes.
     pub fusion_compare: Option<CompareFormat>,
+    /// Write the result as MLIR bytecode instead of text.
+    pub emit_bytecode: bool,
+}
+
+/// The input as read: text, or MLIR bytecode (recognized by its magic number).
+enum Input {
+    Text(String),
+    Bytecode(Vec<u8>),
 }
 
 /// What `parse_args` decided.
@@ -67,7 +78,8 @@ pub fn help_text() -> String {
 USAGE: fuse-opt [options] [input-file]
 
 Reads MLIR (aten / loop dialects and upstream dialects) from input-file or stdin ('-'),
-verifies it, runs the requested passes in command-line order, and prints the result.
+as text or as MLIR bytecode (recognized by its magic number), verifies it, runs the
+requested passes in command-line order, and prints the result.
 Exit status: 0 on success, 1 on any error (reported as file:line:col: error: ...).
 
 GENERAL OPTIONS:
@@ -83,6 +95,8 @@ GENERAL OPTIONS:
   --mlir-print-debuginfo       Print source locations in the output
   --mlir-print-op-generic      Print all operations in generic form
   --mlir-print-local-scope     Print attributes (affine maps) inline instead of as aliases
+  --emit-bytecode              Write the result as MLIR bytecode (parsed about twice as
+                               fast as text at 100k ops; locations included)
   --fusion-report=<file|->     Fusion passes write a JSON report (kernels, bytes, rejected
                                pairs with reasons) to <file>, or to stdout for '-'
   --fusion-explain             Fusion passes emit a remark at each rejected pair's op
@@ -182,6 +196,7 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             "--mlir-print-debuginfo" => options.print_debuginfo = true,
             "--mlir-print-op-generic" => options.print_op_generic = true,
             "--mlir-print-local-scope" => options.print_local_scope = true,
+            "--emit-bytecode" => options.emit_bytecode = true,
             "--fusion-explain" => options.settings.fusion_explain = true,
             "--target" => {
                 let name = flag_value(value, args, &mut i, "option '--target' requires a target name")?;
@@ -232,6 +247,23 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
     if options.fusion_compare.is_some() && !options.steps.is_empty() {
         return Err("--fusion-compare runs its own pipelines; it cannot be combined with pass flags".into());
     }
+    if options.emit_bytecode {
+        // Options that would be ignored: bytecode is one module and always carries
+        // locations, generic or custom form and aliases being a matter of printing.
+        let conflicting = [
+            ("--split-input-file", options.split_input_file),
+            ("--verify-diagnostics", options.verify_diagnostics),
+            ("--fusion-compare", options.fusion_compare.is_some()),
+            ("--mlir-print-debuginfo", options.print_debuginfo),
+            ("--mlir-print-op-generic", options.print_op_generic),
+            ("--mlir-print-local-scope", options.print_local_scope),
+        ];
+        if let Some((flag, _)) = conflicting.iter().find(|(_, on)| *on) {
+            return Err(format!(
+                "--emit-bytecode writes one module as bytecode; it cannot be combined with {flag}"
+            ));
+        }
+    }
     Ok(Command::Run(options))
 }
 
@@ -256,11 +288,11 @@ fn set_input(options: &mut Options, path: &str) -> Result<(), String> {
 
 /// The result of processing one chunk.
 struct ChunkResult {
-    output: Option<String>,
+    output: Option<Vec<u8>>,
     diagnostics: Vec<Diagnostic>,
 }
 
-fn process_chunk(text: &str, buffer_name: &str, options: &Options) -> Result<ChunkResult, String> {
+fn process_chunk(chunk: Source<'_>, buffer_name: &str, options: &Options) -> Result<ChunkResult, String> {
     let fuse = FuseContext::new().map_err(|e| e.to_string())?;
     let context = fuse.context();
     let sink = DiagnosticSink::new();
@@ -279,7 +311,7 @@ fn process_chunk(text: &str, buffer_name: &str, options: &Options) -> Result<Chu
         });
     }
     let mut output = None;
-    if let Some(mut module) = parse_module(context, text, buffer_name, &sink) {
+    if let Some(mut module) = chunk.parse(context, buffer_name, &sink) {
         if fuselab_dialects::verify_fuselab(module.as_operation(), &sink) && manager.run(&mut module).is_ok()
         {
             let mut flags = OperationPrintingFlags::new();
@@ -292,12 +324,15 @@ fn process_chunk(text: &str, buffer_name: &str, options: &Options) -> Result<Chu
             if options.print_local_scope {
                 flags = flags.use_local_scope();
             }
-            output = Some(
+            output = Some(if options.emit_bytecode {
+                write_bytecode(&module.as_operation())
+            } else {
                 module
                     .as_operation()
                     .to_string_with_flags(flags)
-                    .map_err(|e| e.to_string())?,
-            );
+                    .map_err(|e| e.to_string())?
+                    .into_bytes()
+            });
         }
     }
     let diagnostics = sink.take();
@@ -316,22 +351,26 @@ fn process_chunk(text: &str, buffer_name: &str, options: &Options) -> Result<Chu
     Ok(ChunkResult { output, diagnostics })
 }
 
-fn read_input(options: &Options) -> Result<(String, String), String> {
-    match options.input.as_deref() {
+fn read_input(options: &Options) -> Result<(Input, String), String> {
+    let (bytes, name) = match options.input.as_deref() {
         None | Some("-") => {
-            let mut text = String::new();
+            let mut bytes = Vec::new();
             std::io::stdin()
-                .read_to_string(&mut text)
+                .read_to_end(&mut bytes)
                 .map_err(|e| format!("cannot read stdin: {e}"))?;
-            Ok((text, "<stdin>".to_string()))
+            (bytes, "<stdin>".to_string())
         }
-        Some(path) => {
-            let bytes = std::fs::read(path).map_err(|e| format!("cannot open input file '{path}': {e}"))?;
-            let text =
-                String::from_utf8(bytes).map_err(|_| format!("{path}: input is not valid UTF-8 text"))?;
-            Ok((text, path.to_string()))
-        }
+        Some(path) => (
+            std::fs::read(path).map_err(|e| format!("cannot open input file '{path}': {e}"))?,
+            path.to_string(),
+        ),
+    };
+    if is_bytecode(&bytes) {
+        return Ok((Input::Bytecode(bytes), name));
     }
+    let text = String::from_utf8(bytes)
+        .map_err(|_| format!("{name}: input is neither valid UTF-8 text nor MLIR bytecode"))?;
+    Ok((Input::Text(text), name))
 }
 
 /// Runs `fuse-opt` with `args` (without the program name); returns the exit code.
@@ -359,15 +398,30 @@ pub fn run(args: &[String]) -> i32 {
 }
 
 fn run_options(options: &Options, stderr: &mut dyn Write) -> Result<i32, String> {
-    let (text, buffer_name) = read_input(options)?;
-    let chunks = if options.split_input_file {
-        split_input(&text)
-    } else {
-        vec![text]
+    let (input, buffer_name) = read_input(options)?;
+    let texts = match &input {
+        Input::Bytecode(_) => {
+            let text_only = [
+                ("--split-input-file", options.split_input_file),
+                ("--verify-diagnostics", options.verify_diagnostics),
+            ];
+            if let Some((flag, _)) = text_only.iter().find(|(_, on)| *on) {
+                return Err(format!(
+                    "{buffer_name}: {flag} reads text input, and this is MLIR bytecode"
+                ));
+            }
+            Vec::new()
+        }
+        Input::Text(text) if options.split_input_file => split_input(text),
+        Input::Text(text) => vec![text.clone()],
     };
-    let mut outputs = Vec::new();
+    let chunks: Vec<Source<'_>> = match &input {
+        Input::Bytecode(bytes) => vec![Source::Bytecode(bytes)],
+        Input::Text(_) => texts.iter().map(|t| Source::Text(t)).collect(),
+    };
+    let mut outputs: Vec<Vec<u8>> = Vec::new();
     let mut failed = false;
-    for chunk in &chunks {
+    for &chunk in &chunks {
         if let Some(format) = options.fusion_compare {
             let comparison = compare::compare(chunk, &buffer_name, options.settings.target)?;
             for diagnostic in &comparison.diagnostics {
@@ -383,14 +437,14 @@ fn run_options(options: &Options, stderr: &mut dyn Write) -> Result<i32, String>
                 }
                 failed = true;
             } else {
-                outputs.push(compare::render(&comparison.functions, format));
+                outputs.push(compare::render(&comparison.functions, format).into_bytes());
             }
             continue;
         }
         let result = process_chunk(chunk, &buffer_name, options)?;
-        if options.verify_diagnostics {
+        if let (true, Source::Text(text)) = (options.verify_diagnostics, chunk) {
             let expectations =
-                expected::parse_expectations(chunk).map_err(|e| format!("{buffer_name}: {e}"))?;
+                expected::parse_expectations(text).map_err(|e| format!("{buffer_name}: {e}"))?;
             for problem in expected::check(&buffer_name, expectations, &result.diagnostics) {
                 let _ = writeln!(stderr, "{problem}");
                 failed = true;
@@ -405,12 +459,12 @@ fn run_options(options: &Options, stderr: &mut dyn Write) -> Result<i32, String>
             outputs.push(output);
         }
     }
-    let text = outputs.join(&format!("{SPLIT_MARKER}\n"));
+    let text = outputs.join(format!("{SPLIT_MARKER}\n").as_bytes());
     match options.output.as_deref() {
         None | Some("-") => {
             let mut stdout = std::io::stdout().lock();
             stdout
-                .write_all(text.as_bytes())
+                .write_all(&text)
                 .map_err(|e| format!("cannot write output: {e}"))?;
         }
         Some(path) => {
