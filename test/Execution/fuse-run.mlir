@@ -14,6 +14,7 @@
 // RUN: not fuse-run %s --jit --parallel false --parallel-min-work 1 2>&1 | FileCheck %s --check-prefix=MINWORK
 // RUN: not fuse-run %s --target ascend --jit --parallel-min-work 1 2>&1 | FileCheck %s --check-prefix=MINWORK1
 // RUN: not fuse-run %s --jit --parallel=maybe 2>&1 | FileCheck %s --check-prefix=PARVALUE
+// RUN: not fuse-run %s --jit --parallel auto --parallel true 2>&1 | FileCheck %s --check-prefix=TWICE
 // Parallel steps are the default where the code has more than one thread to run on.
 // RUN: env OMP_NUM_THREADS=2 fuse-run %s --bench --no-check --runs 1 --strategy inductor | FileCheck %s --check-prefix=AUTO2
 // RUN: env OMP_NUM_THREADS=1 fuse-run %s --bench --no-check --runs 1 --strategy inductor | FileCheck %s --check-prefix=AUTO1
@@ -30,6 +31,7 @@
 // MINWORK: fuse-run: error: --parallel-min-work applies to parallel code (--parallel false was given)
 // MINWORK1: fuse-run: error: --parallel-min-work applies to parallel code (the target's compiled code runs on one thread)
 // PARVALUE: fuse-run: error: --parallel expects auto, true or false, got 'maybe'
+// TWICE: fuse-run: error: --parallel given twice
 // MINWORK0: fuse-run: error: --parallel-min-work expects a positive integer
 
 // Seeded inputs, the aten interpreter as the oracle, every strategy through the loop

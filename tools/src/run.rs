@@ -555,6 +555,7 @@ pub fn run(args: &[String]) -> i32 {
     let mut parallel_min_work = false;
     // `--parallel`: None is `auto`.
     let mut parallel: Option<bool> = None;
+    let mut parallel_given = false;
     let mut i = 0;
     while i < args.len() {
         let arg = args[i].as_str();
@@ -606,7 +607,9 @@ pub fn run(args: &[String]) -> i32 {
             "--parallel" | "--fp-fusion" | "--vector-width" if compiled_flags.contains(&flag) => {
                 return fail(format!("{flag} given twice"))
             }
+            "--parallel" if parallel_given => return fail("--parallel given twice".into()),
             "--parallel" => {
+                parallel_given = true;
                 // `--parallel` alone is `true`; a value may follow (`auto`, `true`, `false`).
                 let given = inline.clone().or_else(|| {
                     let next = args
