@@ -302,6 +302,21 @@ struct Owned {
     memories: Vec<Handle>,
 }
 
+impl Owned {
+    /// The primitive of the descriptor `pd`; both are kept to be destroyed with the plan.
+    ///
+    /// # Safety
+    /// `pd` is a primitive descriptor the library made, owned by nothing else.
+    unsafe fn primitive(&mut self, api: &Api, pd: Handle) -> Option<Handle> {
+        self.descs.push(pd);
+        let mut primitive = std::ptr::null_mut();
+        // SAFETY: an out-pointer and a live descriptor.
+        ok(unsafe { (api.dnnl_primitive_create)(&mut primitive, pd) })?;
+        self.primitives.push(primitive);
+        Some(primitive)
+    }
+}
+
 impl Drop for Owned {
     fn drop(&mut self) {
         let Some(d) = dnnl() else { return };
@@ -408,10 +423,7 @@ impl ConvShape {
                 d.engine,
                 std::ptr::null_mut(),
             ))?;
-            owned.descs.push(pd);
-            let mut conv = std::ptr::null_mut();
-            ok((api.dnnl_primitive_create)(&mut conv, pd))?;
-            owned.primitives.push(conv);
+            let conv = owned.primitive(api, pd)?;
             let chosen = [QUERY_SRC_MD, QUERY_WEIGHTS_MD, QUERY_DST_MD]
                 .map(|q| (api.dnnl_primitive_desc_query_md)(pd, q, 0));
             let memory = |owned: &mut Owned, md: *const c_void, handle: *mut c_void| {
@@ -456,11 +468,7 @@ impl ConvShape {
                     d.engine,
                     std::ptr::null_mut(),
                 ))?;
-                owned.descs.push(rpd);
-                let mut reorder = std::ptr::null_mut();
-                ok((api.dnnl_primitive_create)(&mut reorder, rpd))?;
-                owned.primitives.push(reorder);
-                reorders[i] = Some(reorder);
+                reorders[i] = Some(owned.primitive(api, rpd)?);
             }
             Some(ConvPlan {
                 _owned: owned,
@@ -485,7 +493,11 @@ impl ConvPlan {
                 ok((api.dnnl_memory_set_data_handle)(*memory, pointer))?;
             }
         }
-        let execute = |primitive: Handle, args: &[ExecArg]| {
+        let execute = |primitive: Handle, args: &[(c_int, Handle)]| {
+            let args: Vec<ExecArg> = args
+                .iter()
+                .map(|&(arg, memory)| ExecArg { arg, memory })
+                .collect();
             ok((api.dnnl_primitive_execute)(
                 primitive,
                 d.stream,
@@ -493,59 +505,23 @@ impl ConvPlan {
                 args.as_ptr(),
             ))
         };
+        let reorder = |i: usize, from: Handle, to: Handle| match self.reorders[i] {
+            Some(reorder) => execute(reorder, &[(ARG_FROM, from), (ARG_TO, to)]),
+            None => Some(()),
+        };
         for i in 0..2 {
-            if let Some(reorder) = self.reorders[i] {
-                execute(
-                    reorder,
-                    &[
-                        ExecArg {
-                            arg: ARG_FROM,
-                            memory: self.user[i],
-                        },
-                        ExecArg {
-                            arg: ARG_TO,
-                            memory: self.inner[i],
-                        },
-                    ],
-                )?;
-            }
+            reorder(i, self.user[i], self.inner[i])?;
         }
         let mut args = vec![
-            ExecArg {
-                arg: ARG_SRC,
-                memory: self.inner[0],
-            },
-            ExecArg {
-                arg: ARG_WEIGHTS,
-                memory: self.inner[1],
-            },
-            ExecArg {
-                arg: ARG_DST,
-                memory: self.inner[2],
-            },
+            (ARG_SRC, self.inner[0]),
+            (ARG_WEIGHTS, self.inner[1]),
+            (ARG_DST, self.inner[2]),
         ];
         if !buffers[3].is_null() {
-            args.push(ExecArg {
-                arg: ARG_BIAS,
-                memory: self.user[3],
-            });
+            args.push((ARG_BIAS, self.user[3]));
         }
         execute(self.conv, &args)?;
-        if let Some(reorder) = self.reorders[2] {
-            execute(
-                reorder,
-                &[
-                    ExecArg {
-                        arg: ARG_FROM,
-                        memory: self.inner[2],
-                    },
-                    ExecArg {
-                        arg: ARG_TO,
-                        memory: self.user[2],
-                    },
-                ],
-            )?;
-        }
+        reorder(2, self.inner[2], self.user[2])?;
         ok((api.dnnl_stream_wait)(d.stream))
     }
 }
