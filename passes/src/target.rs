@@ -292,6 +292,16 @@ pub trait Target: Sync {
         false
     }
 
+    /// Whether Inductor's back end for this device writes the kernels scheduled between
+    /// two library calls into one function called once (the C++ back end:
+    /// `CppScheduling.codegen_node` adds each fused node to the open `KernelGroup`, and
+    /// `Scheduler.codegen` flushes the group — one `cpp_fused_*` function — only before
+    /// an extern or template node, on a device change, or past 500 kernel arguments).
+    /// Triton back ends launch every fused node. The default is no.
+    fn groups_kernels_between_library_calls(&self) -> bool {
+        false
+    }
+
     /// Whether Inductor's loop reordering after fusion applies to nodes on this device
     /// (scheduler.py `shared_data_after_reordering_loop`: never for CPU nodes, whose C++
     /// back end does not reorder). The default is no.

@@ -62,15 +62,22 @@ def fuselab_kernels(binary_dir, archive, target, strategy):
     if fused.returncode != 0:
         return None, fused.stderr.strip().splitlines()[0] if fused.stderr else "fuse-opt failed"
     report = json.loads(fused.stdout)
-    names = [
-        k["name"]
-        for f in report["functions"]
-        for k in f["kernels"]
-        # Relax's count is its call_tirs: kernels computed from constants only are
-        # evaluated when TVM builds the module, and a builtin is no call_tir
-        # (fusion/tvm/fold_constant.rs); Inductor's is its generated kernels.
-        if (not k.get("evaluation") if strategy == "tvm" else not k.get("extern"))
-    ]
+    names = []
+    for f in report["functions"]:
+        for k in f["kernels"]:
+            # Relax's count is its call_tirs: kernels computed from constants only are
+            # evaluated when TVM builds the module, and a builtin is no call_tir
+            # (fusion/tvm/fold_constant.rs); Inductor's is its generated kernels, where
+            # the C++ back end writes the kernels between two library calls into one
+            # function (evaluation "grouped": joined to the one before it with '+').
+            if strategy == "tvm":
+                if not k.get("evaluation"):
+                    names.append(k["name"])
+            elif not k.get("extern"):
+                if k.get("evaluation") == "grouped" and names:
+                    names[-1] += "+" + k["name"]
+                else:
+                    names.append(k["name"])
     return names, None
 
 

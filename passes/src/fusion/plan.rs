@@ -70,6 +70,10 @@ pub enum Evaluation {
     /// An op the compiler does not lower to a generated kernel and runs as a runtime
     /// builtin (Relax 0.27's `cumsum`, which LegalizeOps leaves a relax op).
     Builtin,
+    /// Written into the function of the generated kernel before it, which runs both in
+    /// one call (Inductor's C++ back end: `fusion/inductor/kernel_group.rs`): no call
+    /// of its own.
+    Grouped,
 }
 
 impl Evaluation {
@@ -79,6 +83,7 @@ impl Evaluation {
             Evaluation::Kernel => None,
             Evaluation::Folded => Some("folded"),
             Evaluation::Builtin => Some("builtin"),
+            Evaluation::Grouped => Some("grouped"),
         }
     }
 }
@@ -135,17 +140,17 @@ impl FusionPlan {
     }
 }
 
+/// Builders for the fusion tests: a bare node and a plan of given groups.
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub(crate) mod test_support {
+    use super::FusionPlan;
     use crate::analysis::memory_deps::{NodeKind, SchedNode};
 
-    /// The graph of test/Transforms/AscendAutofuse/cycle.mlir: 0 = neg(y), 1 = exp(x),
-    /// 2 = add(x, #0), 3 = mul(#0, #1).
-    fn graph() -> SchedGraph {
-        let node = |i: usize, producers: &[usize]| SchedNode {
-            name: format!("buf{i}"),
-            kind: NodeKind::Pointwise,
+    /// A node `name` of `kind` over 4 elements reading `producers` (no deps).
+    pub(crate) fn node(name: &str, kind: NodeKind, producers: &[usize]) -> SchedNode {
+        SchedNode {
+            name: name.to_string(),
+            kind,
             ranges: vec![4],
             reduction_ranges: vec![],
             reads: vec![],
@@ -156,17 +161,31 @@ mod tests {
             producers: producers.to_vec(),
             is_output: false,
             nop: false,
-        };
-        SchedGraph {
-            nodes: vec![node(0, &[]), node(1, &[]), node(2, &[0]), node(3, &[0, 1])],
-            ..SchedGraph::default()
         }
     }
 
-    fn plan(groups: &[&[usize]]) -> FusionPlan {
+    /// The plan of `groups`.
+    pub(crate) fn plan(groups: &[&[usize]]) -> FusionPlan {
         FusionPlan {
             groups: groups.iter().map(|g| g.to_vec()).collect(),
             ..FusionPlan::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_support::{node, plan};
+    use super::*;
+    use crate::analysis::memory_deps::NodeKind;
+
+    /// The graph of test/Transforms/AscendAutofuse/cycle.mlir: 0 = neg(y), 1 = exp(x),
+    /// 2 = add(x, #0), 3 = mul(#0, #1).
+    fn graph() -> SchedGraph {
+        let node = |i: usize, producers: &[usize]| node(&format!("buf{i}"), NodeKind::Pointwise, producers);
+        SchedGraph {
+            nodes: vec![node(0, &[]), node(1, &[]), node(2, &[0]), node(3, &[0, 1])],
+            ..SchedGraph::default()
         }
     }
 

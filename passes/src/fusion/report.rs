@@ -28,7 +28,9 @@ pub struct KernelReport {
     pub bytes_read: u64,
     /// Bytes written to memory.
     pub bytes_written: u64,
-    /// Launches: 1, or 0 for a concat the library kernels wrote into.
+    /// Launches (calls) in the modelled compiler's output: 1, or 0 for a concat the
+    /// library kernels wrote into and for a kernel run in the call of the one before it
+    /// ([`Evaluation::Grouped`]).
     pub launches: u64,
     /// Members whose buffer never leaves the kernel.
     pub kernel_local: Vec<String>,
@@ -209,7 +211,7 @@ impl FunctionReport {
             },
             "rejected": rejected,
         });
-        for evaluation in [Evaluation::Folded, Evaluation::Builtin] {
+        for evaluation in [Evaluation::Folded, Evaluation::Builtin, Evaluation::Grouped] {
             let count = self.kernels.iter().filter(|k| k.evaluation == evaluation).count();
             if let (true, Some(name)) = (count > 0, evaluation.name()) {
                 out["totals"][format!("{name}_kernels")] = json!(count);

@@ -52,6 +52,11 @@ impl Target for Cpu {
         "cpu"
     }
 
+    /// Inductor's C++ back end: one function per run of kernels between library calls.
+    fn groups_kernels_between_library_calls(&self) -> bool {
+        true
+    }
+
     fn summary(&self) -> &'static str {
         "this machine: loop IR -> scf/memref/arith/math -> LLVM JIT (ExecutionEngine)"
     }

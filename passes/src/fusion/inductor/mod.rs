@@ -12,6 +12,7 @@
 //! pair at the second node's location. Inductor realizes buffers before it schedules,
 //! so the strategy prepares its graph with `--inline-pointwise`.
 
+pub mod kernel_group;
 pub mod loop_order;
 pub mod scheduler;
 pub mod score;
@@ -113,11 +114,17 @@ impl Strategy for Inductor {
         target: &dyn Target,
         options: &PassOptions,
     ) -> Result<Decision, String> {
+        let plan = plan_fusion(graph, config_from(options), target);
+        let evaluation = if target.groups_kernels_between_library_calls() {
+            kernel_group::kernel_groups(graph, &plan)
+        } else {
+            Vec::new()
+        };
         Ok(Decision {
-            plan: plan_fusion(graph, config_from(options), target),
+            plan,
             kernel_names: None,
             keep_single_nodes: false,
-            evaluation: Vec::new(),
+            evaluation,
         })
     }
 }
