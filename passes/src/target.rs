@@ -249,7 +249,7 @@ pub trait Target: Sync {
 
     /// Whether 2-D convolutions read their graph-input operands in channels-last order,
     /// converted by a copy kernel each (Inductor's layout optimization, graph.py
-    /// `decide_layout_opt`, on GPUs: `require_channels_last` on the input and weight of
+    /// `decide_layout_opt`, on GPUs and the CPU: `require_channels_last` on the input and weight of
     /// every convolution; the flop-weighted heuristic that can turn it off for a graph
     /// is not modelled). The default is no.
     fn converts_convolutions_to_channels_last(&self) -> bool {

@@ -15,10 +15,10 @@
 // only before an extern: passes/src/fusion/inductor/kernel_group.rs); fuselab's
 // Inductor strategy marks such a kernel "grouped" on the CPU target and counts the
 // calls, printed here joined by '+': group norm's statistics and normalization,
-// tiny_reduce_8's sums and product, gather_nll's rows and mean, each reorder_* pair —
-// one call each, as Inductor. The difference left, a rule not modelled: Inductor's
-// layout optimization converts a convolution's graph-input image and weights to
-// channels-last in a first kernel (conv_*: 2), modelled on the GPU target only.
+// tiny_reduce_8's sums and product, gather_nll's rows and mean, each reorder_* pair,
+// and a convolution's channels-last copies of its graph-input image and weight
+// (Inductor's layout optimization, on the CPU too: conv_*: the copies, then the
+// epilogue) — one call each, as Inductor.
 // CHECK: program inductor fuselab match fuselab-kernels
 // CHECK: group_norm 1 1 yes fused_group_norm_0+fused_group_norm_1
 // CHECK: group_norm_silu 1 1 yes fused_group_norm_0+fused_group_norm_mul_sigmoid_1
@@ -34,8 +34,8 @@
 // CHECK: linear_gelu 1 1 yes fused_gelu_0
 // CHECK: attention 1 1 yes
 // CHECK: attention_heads 0 0 yes
-// CHECK: conv_bn_relu 2 1 NO
-// CHECK: conv_residual 2 1 NO
+// CHECK: conv_bn_relu 2 2 yes fused_convolution_0+fused_convolution_1 fused_add_mul_relu_2
+// CHECK: conv_residual 2 2 yes fused_convolution_0+fused_convolution_1 fused_add_relu_2
 // Permuted accesses: Inductor never reorders loops of CPU nodes (as the CPU target
 // here), but its C++ back end orders each node's loops by stride when it creates it
 // (a column sum iterates rows outermost), fuses nodes sharing outer loops, and lays the
@@ -51,4 +51,4 @@
 // CHECK: cat_mm 0 0 yes
 // CHECK: cat_mm_dim0 0 0 yes
 // CHECK: cat_bmm 1 1 yes
-// CHECK: exact kernel-count matches: 55 of 57
+// CHECK: exact kernel-count matches: 57 of 57

@@ -95,11 +95,22 @@
 // TVM-TWOREDUCTIONS: "launches": 3,
 
 // RUN: fuse-import %S/Inputs/resnet_block.pt2 | fuse-opt - --aten-decompose --lower-aten-to-loop --inline-pointwise --inductor-fuse --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=RESNETBLOCK
+// With Inductor's layout optimization (the image and both weights copied to
+// channels-last: kernels 0, 1 and 3) and the C++ back end's kernel groups: 5 kernels in
+// 3 calls, as Inductor 2.15's cpp_fused_convolution_0 (both first copies),
+// cpp_fused_add_convolution_mul_relu_view_1 (the epilogue and the second weight) and
+// cpp_fused_add_mul_relu_view_2.
+// RESNETBLOCK: "name": "fused_convolution_0"
+// RESNETBLOCK: "name": "fused_convolution_1"
+// RESNETBLOCK: "evaluation": "grouped"
+// RESNETBLOCK: "name": "fused_convolution_3"
+// RESNETBLOCK: "evaluation": "grouped"
 // RESNETBLOCK: "totals": {
-// RESNETBLOCK-NEXT: "kernels": 2,
+// RESNETBLOCK-NEXT: "kernels": 5,
 // RESNETBLOCK-NEXT: "extern_kernels": 2,
+// RESNETBLOCK-NEXT: "launches": 5,
 // TVM on the export graph: 6 groups.
-// RUN: fuse-import %S/Inputs/resnet_block.pt2 | fuse-opt - --aten-decompose --lower-aten-to-loop="materialize-views=true" --tvm-fuse-ops --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=TVM-RESNETBLOCK
+// RUN: fuse-import %S/Inputs/resnet_block.pt2 | fuse-opt - --aten-decompose --lower-aten-to-loop="materialize-views=true channels-last=false" --tvm-fuse-ops --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=TVM-RESNETBLOCK
 // TVM-RESNETBLOCK: "totals": {
 // TVM-RESNETBLOCK: "launches": 6,
 

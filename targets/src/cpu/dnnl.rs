@@ -112,6 +112,7 @@ api! {
     dnnl_stream_create: fn(*mut Handle, Handle, u32) -> Status;
     dnnl_stream_wait: fn(Handle) -> Status;
     dnnl_memory_desc_init_by_tag: fn(*mut c_void, c_int, *const i64, c_int, c_int) -> Status;
+    dnnl_memory_desc_init_by_strides: fn(*mut c_void, c_int, *const i64, c_int, *const i64) -> Status;
     dnnl_memory_desc_equal: fn(*const c_void, *const c_void) -> c_int;
     dnnl_dilated_convolution_forward_desc_init: fn(
         *mut c_void, c_int, c_int, *const c_void, *const c_void, *const c_void, *const c_void,
@@ -253,6 +254,10 @@ struct ConvShape {
     stride: Vec<i64>,
     padding: Vec<i64>,
     dilation: Vec<i64>,
+    /// The input's element strides (NCHW-like order: a channels-last copy has a unit
+    /// channel stride) and the weight's.
+    input_strides: Vec<i64>,
+    weight_strides: Vec<i64>,
     bias: bool,
     threads: usize,
 }
@@ -367,6 +372,16 @@ impl ConvShape {
         }
         wei.extend_from_slice(&[self.cout / self.groups, self.cin / self.groups]);
         wei.extend_from_slice(&self.kernel);
+        // The weight's strides over those dims: a group is cout/g output channels apart.
+        let mut wei_strides = Vec::new();
+        if self.groups > 1 {
+            wei_strides.push(self.weight_strides[0] * (self.cout / self.groups));
+        }
+        wei_strides.extend_from_slice(&self.weight_strides);
+        // A channels-last input is handed to the primitive as it is (oneDNN's kernels
+        // take NHWC-like sources: no reorder); other inputs go through the layout the
+        // primitive chooses.
+        let channels_last = self.input_strides.get(1) == Some(&1) && self.spatial > 0;
         let stride = dims(&self.stride);
         let padding = dims(&self.padding);
         let dilation: Vec<i64> = self.dilation.iter().map(|d| d - 1).collect();
@@ -376,6 +391,16 @@ impl ConvShape {
         // SAFETY: every descriptor is written by the library into its own Opaque, which
         // outlives the calls that read it; handles are out-pointers.
         unsafe {
+            let init_strided = |md: &mut Opaque, shape: &[i64], strides: &[i64]| {
+                let (full, strides) = (dims(shape), dims(strides));
+                ok((api.dnnl_memory_desc_init_by_strides)(
+                    md.ptr(),
+                    shape.len() as c_int,
+                    full.as_ptr(),
+                    F32,
+                    strides.as_ptr(),
+                ))
+            };
             let init = |md: &mut Opaque, shape: &[i64], tag: c_int| {
                 let full = dims(shape);
                 ok((api.dnnl_memory_desc_init_by_tag)(
@@ -389,11 +414,15 @@ impl ConvShape {
             let [user_src, user_wei, user_dst, user_bias, any_src, any_wei, any_dst] = &mut descs[..] else {
                 return None;
             };
-            init(user_src, &src, plain_tag(rank)?)?;
-            init(user_wei, &wei, plain_tag(wei.len())?)?;
+            init_strided(user_src, &src, &self.input_strides)?;
+            init_strided(user_wei, &wei, &wei_strides)?;
             init(user_dst, &dst, plain_tag(rank)?)?;
             init(user_bias, &[self.cout], plain_tag(1)?)?;
-            init(any_src, &src, FORMAT_ANY)?;
+            if channels_last {
+                init_strided(any_src, &src, &self.input_strides)?;
+            } else {
+                init(any_src, &src, FORMAT_ANY)?;
+            }
             init(any_wei, &wei, FORMAT_ANY)?;
             init(any_dst, &dst, FORMAT_ANY)?;
             let mut op = Opaque::new();
@@ -526,8 +555,9 @@ impl ConvPlan {
     }
 }
 
-/// `y = conv(x, w) + b` for f32 NCHW-like buffers (1 to 3 spatial dims; `b` 0 for no
-/// bias; aten's padding on both sides, its dilation, `groups`), on `threads` threads
+/// `y = conv(x, w) + b` for f32 NCHW-like tensors (1 to 3 spatial dims; `x` and `w`
+/// read with the given element strides — a channels-last copy as it is; `y` contiguous;
+/// `b` 0 for no bias; aten's padding on both sides, its dilation, `groups`), on `threads` threads
 /// (0: [`super::blas::parallel_threads`]). Returns 1 when oneDNN computed `y`, 0 when
 /// it did not (no library, a shape it refuses: said once per shape on stderr): the
 /// generated code then runs its own im2col convolution. The entry point the generated code calls (`fuselab_conv`).
@@ -556,6 +586,16 @@ pub extern "C" fn fuselab_conv(
     d0: i64,
     d1: i64,
     d2: i64,
+    xs0: i64,
+    xs1: i64,
+    xs2: i64,
+    xs3: i64,
+    xs4: i64,
+    ws0: i64,
+    ws1: i64,
+    ws2: i64,
+    ws3: i64,
+    ws4: i64,
     threads: i64,
     x: i64,
     w: i64,
@@ -584,6 +624,8 @@ pub extern "C" fn fuselab_conv(
         stride: [s0, s1, s2][..n].to_vec(),
         padding: [p0, p1, p2][..n].to_vec(),
         dilation: [d0, d1, d2][..n].to_vec(),
+        input_strides: [xs0, xs1, xs2, xs3, xs4][..n + 2].to_vec(),
+        weight_strides: [ws0, ws1, ws2, ws3, ws4][..n + 2].to_vec(),
         bias: b != 0,
         threads,
     };
@@ -662,8 +704,8 @@ mod tests {
 
     /// oneDNN's convolution (the library is installed with the project's dependencies)
     /// agrees with the definition on 2-D convolutions with stride, padding, dilation,
-    /// groups and a bias — over more shapes than the plan cache keeps, so plans are
-    /// dropped and made again on the way.
+    /// groups and a bias, on row-major and on channels-last operands — over more shapes
+    /// than the plan cache keeps, so plans are dropped and made again on the way.
     #[test]
     fn fuselab_conv_matches_the_definition_past_the_plan_cache() {
         assert!(
@@ -699,6 +741,32 @@ mod tests {
                 (s, p, d, groups),
             );
             let address = |v: &[f32]| v.as_ptr() as i64;
+            // Every third case reads a channels-last copy of the input and the weight
+            // (as Inductor's layout optimization hands them over): [N, H, W, C] and
+            // [O, KH, KW, I] in memory, NCHW / OIHW strides over it.
+            let cin_g = cin / groups;
+            let channels_last = case % 3 == 2;
+            let (x_mem, xs) = if channels_last {
+                let mut m = vec![0f32; x.len()];
+                for (i, v) in x.iter().enumerate() {
+                    let (n, c, r, q) = (i / (cin * h * wd), i / (h * wd) % cin, i / wd % h, i % wd);
+                    m[((n * h + r) * wd + q) * cin + c] = *v;
+                }
+                (m, [cin * h * wd, 1, wd * cin, cin])
+            } else {
+                (x.clone(), [cin * h * wd, h * wd, wd, 1])
+            };
+            let (w_mem, ws) = if channels_last {
+                let mut m = vec![0f32; w.len()];
+                for (i, v) in w.iter().enumerate() {
+                    let (o, c, k, l) = (i / (cin_g * kh * kw), i / (kh * kw) % cin_g, i / kw % kh, i % kw);
+                    m[((o * kh + k) * kw + l) * cin_g + c] = *v;
+                }
+                (m, [cin_g * kh * kw, 1, kw * cin_g, cin_g])
+            } else {
+                (w.clone(), [cin_g * kh * kw, kh * kw, kw, 1])
+            };
+            let [xs, ws] = [xs, ws].map(|v| v.map(|e| e as i64));
             let [s, p, d] = [s, p, d].map(|v| v as i64);
             let done = fuselab_conv(
                 2,
@@ -724,9 +792,19 @@ mod tests {
                 d,
                 d,
                 1,
+                xs[0],
+                xs[1],
+                xs[2],
+                xs[3],
+                0,
+                ws[0],
+                ws[1],
+                ws[2],
+                ws[3],
+                0,
                 1,
-                address(&x),
-                address(&w),
+                address(&x_mem),
+                address(&w_mem),
                 bias.map_or(0, address),
                 y.as_mut_ptr() as i64,
             );

@@ -57,6 +57,14 @@ impl Target for Cpu {
         true
     }
 
+    /// Inductor's layout optimization holds on the CPU too (torch 2.15's output code for
+    /// resnet_block: `cpp_fused_convolution_0` copies the image and the weights to
+    /// channels-last, the convolution's result has strides `(200704, 1, 3584, 64)`);
+    /// oneDNN reads the copies as they are (`dnnl::fuselab_conv`).
+    fn converts_convolutions_to_channels_last(&self) -> bool {
+        true
+    }
+
     fn summary(&self) -> &'static str {
         "this machine: loop IR -> scf/memref/arith/math -> LLVM JIT (ExecutionEngine)"
     }

@@ -5,8 +5,14 @@
 // scf.parallel: the outlined rows function fills its tile on its own stack (no parallel
 // step nested in it: the fill is plain loops) and runs its GEMM on its own thread
 // (fuselab_sgemm_serial).
-// RUN: fuse-opt %s --aten-decompose --lower-aten-to-loop --lower-loop-to-cpu | FileCheck %s
-// RUN: fuse-opt %s --aten-decompose --lower-aten-to-loop --lower-loop-to-cpu="parallel=true parallel-min-work=1" | FileCheck %s --check-prefix=PAR
+// The structure on operands as they are (channels-last=false):
+// RUN: fuse-opt %s --aten-decompose --lower-aten-to-loop=channels-last=false --lower-loop-to-cpu | FileCheck %s
+// RUN: fuse-opt %s --aten-decompose --lower-aten-to-loop=channels-last=false --lower-loop-to-cpu="parallel=true parallel-min-work=1" | FileCheck %s --check-prefix=PAR
+// With the CPU target's layout optimization the graph-input image and weight are
+// channels-last copies: fuselab_conv reads them through their strides (image [2, 4, 6,
+// 6] as (144, 1, 24, 4), weight [8, 4, 3, 3] as (36, 1, 12, 4)); the im2col code copies
+// them out of their views only when it runs (inside the scf.if). Executed both ways below.
+// RUN: fuse-opt %s --aten-decompose --lower-aten-to-loop --lower-loop-to-cpu | FileCheck %s --check-prefix=LAYOUT
 // RUN: fuse-run %s --jit --parallel-min-work 1 | FileCheck %s --check-prefix=EXEC
 // RUN: env FUSELAB_BLAS=openblas fuse-run %s --jit --parallel-min-work 1 | FileCheck %s --check-prefix=EXEC
 
@@ -30,6 +36,11 @@
 // PAR: func.call @conv_buf0_rows(
 // PAR-NOT: scf.parallel
 // PAR-LABEL: func.func @conv(
+
+// LAYOUT: %[[DONE:.*]] = call @fuselab_conv({{.*}}, %c144_i64, %c1_i64_{{[0-9]+}}, %c24_i64, %c4_i64_{{[0-9]+}}, %c0_i64_{{[0-9]+}}, %c36_i64, %c1_i64_{{[0-9]+}}, %c12_i64, %c4_i64_{{[0-9]+}}, %c0_i64_{{[0-9]+}},
+// LAYOUT: %[[REFUSED:.*]] = arith.cmpi eq, %[[DONE]], %{{.*}} : i32
+// LAYOUT-NEXT: scf.if %[[REFUSED]] {
+// LAYOUT: func.call @fuselab_sgemm(
 
 // EXEC-NOT: {{FAIL|ERROR}}
 // EXEC-COUNT-6: PASS

@@ -126,13 +126,13 @@
 // ATTENTIONALL-NEXT: "extern_kernels": 2,
 // ATTENTIONALL-NEXT: "launches": 7,
 
-// RUN: fuse-opt %S/../../../examples/resnet_block.mlir --aten-decompose --lower-aten-to-loop="materialize-views=true" --ascend-autofuse --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=RESNETBLOCK
+// RUN: fuse-opt %S/../../../examples/resnet_block.mlir --aten-decompose --lower-aten-to-loop="materialize-views=true channels-last=false" --ascend-autofuse --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=RESNETBLOCK
 // RESNETBLOCK: "totals": {
 // RESNETBLOCK-NEXT: "kernels": 6,
 // RESNETBLOCK-NEXT: "extern_kernels": 2,
 // RESNETBLOCK-NEXT: "launches": 8,
 
-// RUN: fuse-opt %S/../../../examples/resnet_block.mlir --aten-decompose --lower-aten-to-loop="materialize-views=true" --ascend-autofuse="flags='--autofuse_enable_pass=reduce,concat,slice,gather,transpose'" --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=RESNETBLOCKALL
+// RUN: fuse-opt %S/../../../examples/resnet_block.mlir --aten-decompose --lower-aten-to-loop="materialize-views=true channels-last=false" --ascend-autofuse="flags='--autofuse_enable_pass=reduce,concat,slice,gather,transpose'" --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=RESNETBLOCKALL
 // RESNETBLOCKALL: "totals": {
 // RESNETBLOCKALL-NEXT: "kernels": 6,
 // RESNETBLOCKALL-NEXT: "extern_kernels": 2,
@@ -212,7 +212,7 @@
 // ATTENTIONMS-NEXT: "extern_kernels": 2,
 // ATTENTIONMS-NEXT: "launches": 10,
 
-// RUN: fuse-opt %S/../../../examples/resnet_block.mlir --aten-decompose --lower-aten-to-loop="materialize-views=true" --ascend-autofuse=mode=mindspore --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=RESNETBLOCKMS
+// RUN: fuse-opt %S/../../../examples/resnet_block.mlir --aten-decompose --lower-aten-to-loop="materialize-views=true channels-last=false" --ascend-autofuse=mode=mindspore --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=RESNETBLOCKMS
 // RESNETBLOCKMS: "totals": {
 // RESNETBLOCKMS-NEXT: "kernels": 2,
 // RESNETBLOCKMS-NEXT: "extern_kernels": 2,

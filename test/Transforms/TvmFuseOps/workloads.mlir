@@ -92,7 +92,7 @@
 // TWOREDUCTIONS-NEXT: "launches": 3,
 
 // TVM on the export form: 6 (4 reshape ops of the BN parameters stay alone).
-// RUN: fuse-opt %S/../../../examples/resnet_block.mlir --aten-decompose --lower-aten-to-loop="materialize-views=true" --tvm-fuse-ops --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=RESNETBLOCK
+// RUN: fuse-opt %S/../../../examples/resnet_block.mlir --aten-decompose --lower-aten-to-loop="materialize-views=true channels-last=false" --tvm-fuse-ops --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=RESNETBLOCK
 // RESNETBLOCK: "name": "fused_convolution_mul_add_add_relu
 // RESNETBLOCK: "totals": {
 // RESNETBLOCK-NEXT: "kernels": 6,
@@ -119,7 +119,7 @@
 // FOLDED-ATTENTION-NEXT: "extern_kernels": 2,
 // FOLDED-ATTENTION-NEXT: "launches": 4,
 
-// RUN: fuse-opt %S/../../../examples/resnet_block.mlir --aten-decompose --lower-aten-to-loop --tvm-fuse-ops --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=FOLDED-RESNET
+// RUN: fuse-opt %S/../../../examples/resnet_block.mlir --aten-decompose --lower-aten-to-loop=channels-last=false --tvm-fuse-ops --fusion-report=- -o /dev/null | FileCheck %s --check-prefix=FOLDED-RESNET
 // FOLDED-RESNET: "totals": {
 // FOLDED-RESNET-NEXT: "kernels": 2,
 // FOLDED-RESNET-NEXT: "extern_kernels": 0,

@@ -36,22 +36,15 @@ impl Gen {
             .and_then(fuselab_dialects::attrs::string_raw)
             .unwrap_or_default();
         if kind == "convolution" {
-            // im2col reads contiguous operands: a viewed operand (a permuted or selected
-            // input) is first copied out of its view into a scratch buffer.
-            let mut buffers = Vec::with_capacity(operands.len());
+            // Each operand's buffer with its view (a permuted or selected input, a
+            // channels-last copy), if any.
+            let mut operands_viewed = Vec::with_capacity(operands.len());
             for (i, &operand) in operands.iter().enumerate() {
                 let base = self.buffer(op, operand)?;
-                match views.get(i).filter(|v| !v.is_empty()) {
-                    Some(layout) => {
-                        let rank = (layout.len() - 1) / 2;
-                        let dense = self.scratch(&layout[1..=rank], base.ty.dtype);
-                        self.copy_strided(&base, layout, &dense);
-                        buffers.push(dense);
-                    }
-                    None => buffers.push(base),
-                }
+                let layout = views.get(i).filter(|v| !v.is_empty()).cloned();
+                operands_viewed.push((base, layout));
             }
-            return self.convolution(op, out, &buffers);
+            return self.convolution(op, out, &operands_viewed);
         }
         if kind != "mm" && kind != "bmm" {
             return Err(err(
@@ -266,21 +259,39 @@ impl Gen {
         );
     }
 
-    /// N-d convolution as im2col + GEMM, per image, group and tile of output rows: the
-    /// receptive fields of every output position of the tile are gathered into a scratch
-    /// `col[(c, k...), (s...)]` (0 where the window leaves the input: padding), then
-    /// `out[n, group, tile] = W[group] x col` by `fuselab_sgemm` (on top of the bias,
-    /// broadcast first). f16/bf16 run in f32 scratch buffers, as matmuls do.
+    /// N-d convolution: first oneDNN's primitive (`fuselab_conv`, reading the input
+    /// and weight through their views' strides — a channels-last copy as it is), and
+    /// where that returns 0 im2col + GEMM, per image, group and tile of output rows:
+    /// the viewed operands copied out of their views, the receptive fields of every
+    /// output position of the tile gathered into a scratch `col[(c, k...), (s...)]` (0
+    /// where the window leaves the input: padding), then `out[n, group, tile] =
+    /// W[group] x col` by `fuselab_sgemm` (on top of the bias, broadcast first).
+    /// f16/bf16 run in f32 scratch buffers, as matmuls do.
     pub(super) fn convolution(
         &mut self,
         op: MlirOperation,
         out: Buf,
-        operands: &[Buf],
+        operands: &[(Buf, Option<Vec<i64>>)],
     ) -> Result<(), CodegenError> {
-        let inputs = [operands[0].clone(), operands[1].clone()];
-        let bias = operands.get(2).cloned();
-        let ([x, w], target) = self.in_f32(op, "convolutions", &out, inputs)?;
-        let spatial = x.ty.rank() - 2;
+        let layouts = [operands[0].1.clone(), operands[1].1.clone()];
+        let inputs = [operands[0].0.clone(), operands[1].0.clone()];
+        let bias = match operands.get(2) {
+            Some((base, Some(layout))) => Some(self.dense_copy(base, layout)),
+            Some((base, None)) => Some(base.clone()),
+            None => None,
+        };
+        // The operands in f32 (their buffers: a view's layout still applies).
+        let ([x_src, w_src], target) = self.in_f32(op, "convolutions", &out, inputs)?;
+        // (offset, logical shape, strides) of input and weight, in elements.
+        let [(x_offset, x_shape, x_strides), (w_offset, w_shape, w_strides)] =
+            [(&x_src, &layouts[0]), (&w_src, &layouts[1])].map(|(buf, layout)| match layout {
+                Some(l) => {
+                    let rank = (l.len() - 1) / 2;
+                    (l[0], l[1..=rank].to_vec(), l[rank + 1..].to_vec())
+                }
+                None => (0, buf.ty.shape.clone(), row_major_strides(&buf.ty.shape)),
+            });
+        let spatial = x_shape.len() - 2;
         let list = |name: &str, default: i64| {
             let v = i64s(op, name);
             if v.is_empty() {
@@ -291,14 +302,14 @@ impl Gen {
         };
         let (stride, padding, dilation) = (list("stride", 1), list("padding", 0), list("dilation", 1));
         let groups = ir::integer(op, "groups").unwrap_or(1);
-        let (batch, cin) = (x.ty.shape[0], x.ty.shape[1]);
-        let (cin_g, cout_g) = (w.ty.shape[1], w.ty.shape[0] / groups.max(1));
-        let kernel: Vec<i64> = w.ty.shape[2..].to_vec();
+        let (batch, cin) = (x_shape[0], x_shape[1]);
+        let (cin_g, cout_g) = (w_shape[1], w_shape[0] / groups.max(1));
+        let kernel: Vec<i64> = w_shape[2..].to_vec();
         let out_spatial: Vec<i64> = target.ty.shape[2..].to_vec();
         let s_total: i64 = out_spatial.iter().product();
         let k_total: i64 = cin_g * kernel.iter().product::<i64>();
-        let in_spatial: i64 = x.ty.shape[2..].iter().product();
-        let cout = w.ty.shape[0];
+        let in_spatial: i64 = x_shape[2..].iter().product();
+        let cout = w_shape[0];
         // oneDNN's convolution first (`fuselab_conv`, on the step's threads); where it
         // returns 0 the im2col code below runs.
         let bias_f32 = match &bias {
@@ -308,25 +319,32 @@ impl Gen {
             Some(b) if b.ty.dtype != DType::F32 => Some(self.convert(b, DType::F32)),
             other => other.clone(),
         };
-        let padded = |v: &[i64], fill: i64| -> Vec<i64> {
-            (0..3).map(|i| v.get(i).copied().unwrap_or(fill)).collect()
+        let padded = |v: &[i64], fill: i64, n: usize| -> Vec<i64> {
+            (0..n).map(|i| v.get(i).copied().unwrap_or(fill)).collect()
         };
         let mut ints = vec![spatial as i64, batch, cin, cout, groups];
-        ints.extend(padded(&x.ty.shape[2..], 1));
-        ints.extend(padded(&kernel, 1));
-        ints.extend(padded(&out_spatial, 1));
-        ints.extend(padded(&stride, 1));
-        ints.extend(padded(&padding, 0));
-        ints.extend(padded(&dilation, 1));
+        ints.extend(padded(&x_shape[2..], 1, 3));
+        ints.extend(padded(&kernel, 1, 3));
+        ints.extend(padded(&out_spatial, 1, 3));
+        ints.extend(padded(&stride, 1, 3));
+        ints.extend(padded(&padding, 0, 3));
+        ints.extend(padded(&dilation, 1, 3));
+        ints.extend(padded(&x_strides, 0, 5));
+        ints.extend(padded(&w_strides, 0, 5));
         let threads = i64::from(!self.parallel || self.func.runs_in_parallel_loop());
         ints.push(threads);
         let mut args: Vec<Value> = ints.iter().map(|&v| self.b.int(64, v)).collect();
         let zero_address = self.b.int(64, 0);
-        for buf in [Some(&x), Some(&w), bias_f32.as_ref(), Some(&target)] {
+        for (buf, offset) in [
+            (Some(&x_src), x_offset),
+            (Some(&w_src), w_offset),
+            (bias_f32.as_ref(), 0),
+            (Some(&target), 0),
+        ] {
             args.push(match buf {
                 Some(buf) => {
                     let p = self.pointer(buf);
-                    self.address(p, None, 0, 0)
+                    self.address(p, None, 0, offset)
                 }
                 None => zero_address,
             });
@@ -337,6 +355,11 @@ impl Gen {
         let zero = self.b.int(32, 0);
         let refused = self.b.cmpi(CmpI::Eq, done, zero);
         self.b.open_if(refused);
+        // im2col reads contiguous operands: a viewed one is copied out of its view.
+        let [x, w] = [(&x_src, &layouts[0]), (&w_src, &layouts[1])].map(|(buf, layout)| match layout {
+            Some(l) => self.dense_copy(buf, l),
+            None => buf.clone(),
+        });
         // The bias broadcast over images and positions (then C += W col).
         let ctx = self.b.context();
         let beta = if let Some(b) = bias {
@@ -466,6 +489,14 @@ impl Gen {
         Ok(())
     }
 
+    /// The strided view `layout` of `base` copied into a new contiguous scratch buffer.
+    pub(super) fn dense_copy(&mut self, base: &Buf, layout: &[i64]) -> Buf {
+        let rank = (layout.len() - 1) / 2;
+        let dense = self.scratch(&layout[1..=rank], base.ty.dtype);
+        self.copy_strided(base, layout, &dense);
+        dense
+    }
+
     /// Copies the strided view `layout` (`[offset, sizes..., strides...]`) of `base` into
     /// the contiguous buffer `out` of those sizes.
     pub(super) fn copy_strided(&mut self, base: &Buf, layout: &[i64], out: &Buf) {
@@ -497,4 +528,13 @@ impl Gen {
         }
         self.close_loops(rank);
     }
+}
+
+/// Row-major strides (in elements) of `shape`.
+fn row_major_strides(shape: &[i64]) -> Vec<i64> {
+    let mut strides = vec![1; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * shape[d + 1];
+    }
+    strides
 }
