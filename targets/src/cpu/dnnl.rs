@@ -702,6 +702,21 @@ mod tests {
         y
     }
 
+    /// `data` of NCHW-ordered `dims` as stored: as it is, or channels-last ([N, H, W,
+    /// C] in memory); with its NCHW-order strides.
+    fn stored(data: &[f32], [n, c, h, w]: [usize; 4], channels_last: bool) -> (Vec<f32>, [usize; 4]) {
+        if !channels_last {
+            return (data.to_vec(), [c * h * w, h * w, w, 1]);
+        }
+        let mut m = vec![0f32; data.len()];
+        for (i, v) in data.iter().enumerate() {
+            let (b, ch, r, q) = (i / (c * h * w), i / (h * w) % c, i / w % h, i % w);
+            m[((b * h + r) * w + q) * c + ch] = *v;
+        }
+        debug_assert!(n * c * h * w == data.len());
+        (m, [c * h * w, 1, w * c, c])
+    }
+
     /// oneDNN's convolution (the library is installed with the project's dependencies)
     /// agrees with the definition on 2-D convolutions with stride, padding, dilation,
     /// groups and a bias, on row-major and on channels-last operands — over more shapes
@@ -746,26 +761,8 @@ mod tests {
             // [O, KH, KW, I] in memory, NCHW / OIHW strides over it.
             let cin_g = cin / groups;
             let channels_last = case % 3 == 2;
-            let (x_mem, xs) = if channels_last {
-                let mut m = vec![0f32; x.len()];
-                for (i, v) in x.iter().enumerate() {
-                    let (n, c, r, q) = (i / (cin * h * wd), i / (h * wd) % cin, i / wd % h, i % wd);
-                    m[((n * h + r) * wd + q) * cin + c] = *v;
-                }
-                (m, [cin * h * wd, 1, wd * cin, cin])
-            } else {
-                (x.clone(), [cin * h * wd, h * wd, wd, 1])
-            };
-            let (w_mem, ws) = if channels_last {
-                let mut m = vec![0f32; w.len()];
-                for (i, v) in w.iter().enumerate() {
-                    let (o, c, k, l) = (i / (cin_g * kh * kw), i / (kh * kw) % cin_g, i / kw % kh, i % kw);
-                    m[((o * kh + k) * kw + l) * cin_g + c] = *v;
-                }
-                (m, [cin_g * kh * kw, 1, kw * cin_g, cin_g])
-            } else {
-                (w.clone(), [cin_g * kh * kw, kh * kw, kw, 1])
-            };
+            let (x_mem, xs) = stored(&x, [batch, cin, h, wd], channels_last);
+            let (w_mem, ws) = stored(&w, [cout, cin_g, kh, kw], channels_last);
             let [xs, ws] = [xs, ws].map(|v| v.map(|e| e as i64));
             let [s, p, d] = [s, p, d].map(|v| v as i64);
             let done = fuselab_conv(
