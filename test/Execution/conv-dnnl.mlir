@@ -1,4 +1,4 @@
-// Convolutions through oneDNN's primitive (`fuselab_conv`, targets/src/cpu/dnnl.rs)
+// Convolutions through oneDNN's primitive (`fuselab_conv`, targets/src/cpu/dnnl/mod.rs)
 // against the aten interpreter: 1 and 3 spatial dims, stride with a floored output
 // size, dilation, zero padding, depthwise groups with a bias, f16 operands (computed
 // in f32 scratch buffers), and a batch of images on parallel steps. The same with

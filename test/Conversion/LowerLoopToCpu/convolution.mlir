@@ -1,5 +1,5 @@
 // --lower-loop-to-cpu, a convolution extern: first a call of fuselab_conv (oneDNN's
-// primitive, targets/src/cpu/dnnl.rs), and where that returns 0 (no library, a refused
+// primitive, targets/src/cpu/dnnl/mod.rs), and where that returns 0 (no library, a refused
 // shape) im2col + fuselab_sgemm per (image, group, tile of output rows). Serially one global im2col tile is filled and multiplied for
 // every image in turn. With parallel steps every (image, group, tile) is a chunk of an
 // scf.parallel: the outlined rows function fills its tile on its own stack (no parallel
