@@ -29,7 +29,9 @@ use mlir_sys::MlirOperation;
 /// `omp.parallel` resolve through the process's symbols, which is where the engine
 /// looks. The library stays loaded for the life of the process; its thread pool is
 /// created on the first parallel region and reused by every later call and engine.
-fn openmp_runtime() -> Result<(), ExecError> {
+/// oneDNN loads it first too (`super::dnnl`), so that its OpenMP calls bind to the same
+/// runtime (libomp provides libgomp's `GOMP_*` entry points): one thread pool.
+pub(crate) fn openmp_runtime() -> Result<(), ExecError> {
     static RUNTIME: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
     RUNTIME
         .get_or_init(|| {

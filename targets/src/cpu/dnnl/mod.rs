@@ -8,8 +8,9 @@
 //! layouts, the NCHW operands reordered in and out) 12.4 ms per resnet_block
 //! convolution against 17.4 ms for fuselab's im2col + OpenBLAS, on 1 thread.
 //!
-//! Threads: oneDNN runs on an OpenMP runtime (libgomp, or LLVM's libomp when parallel
-//! steps loaded that first: its GOMP entry points then take dnnl's calls) and uses
+//! Threads: oneDNN runs on LLVM's OpenMP runtime, the one parallel steps run on (loaded
+//! first, globally: its GOMP entry points take dnnl's calls; libgomp only where libomp
+//! is missing), and uses
 //! `omp_get_max_threads()` threads. Every call here sets that per-thread value to the
 //! threads it is given and puts it back afterwards, through the `omp_*` functions the
 //! process resolves globally — the ones dnnl's own calls were bound to.
@@ -157,6 +158,12 @@ fn dnnl() -> Option<&'static Dnnl> {
         if !wanted() {
             return None;
         }
+        // LLVM's OpenMP runtime first, global: dnnl's `GOMP_*` / `omp_*` calls then bind
+        // to it, the runtime parallel steps run on — one thread pool. Bound to its own
+        // libgomp instead (loaded before libomp, or with RTLD_DEEPBIND), the two pools'
+        // spinning workers competed: resnet_block on 2 threads 16.0-16.1 ms against
+        // 11.5-11.9 (docs/performance.md). Without libomp dnnl takes its libgomp.
+        let _ = super::jit::openmp_runtime();
         let library = Library::open_with("libdnnl.so.2", true)?;
         let api = Api::load(&library, &Library::global_scope())?;
         let (mut engine, mut stream) = (std::ptr::null_mut(), std::ptr::null_mut());
