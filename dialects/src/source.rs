@@ -166,20 +166,38 @@ pub fn parse_module<'c>(
     if let Some(fixup) = fixup {
         sink.add_fixup(fixup);
     }
+    // Cannot be anything but a module after wrapping, but never hand out a non-module.
+    parse_operation(context, text.as_bytes(), buffer_name, sink, "")
+}
+
+/// MLIR's parser on `bytes` (text or bytecode), verifying: the module it holds, or
+/// `None` after errors went to `sink` (a top level other than a module is one, named
+/// with `what`).
+fn parse_operation<'c>(
+    context: &'c Context,
+    bytes: &[u8],
+    buffer_name: &str,
+    sink: &DiagnosticSink,
+    what: &str,
+) -> Option<Module<'c>> {
+    let source = mlir_sys::MlirStringRef {
+        data: bytes.as_ptr().cast(),
+        length: bytes.len(),
+    };
+    // SAFETY: the parser reads `bytes` (any bytes: the bytecode reader checks them)
+    // during the call only.
     let raw = unsafe {
-        mlir_sys::mlirOperationCreateParse(
-            context.to_raw(),
-            StringRef::new(&text).to_raw(),
-            StringRef::new(buffer_name).to_raw(),
-        )
+        mlir_sys::mlirOperationCreateParse(context.to_raw(), source, StringRef::new(buffer_name).to_raw())
     };
     if raw.ptr.is_null() {
         return None;
     }
     let operation = unsafe { Operation::from_raw(raw) };
     if operation.name().as_string_ref().as_str() != Ok("builtin.module") {
-        // Cannot happen after wrapping, but never hand out a non-module.
-        sink.error(operation.location(), "expected a top-level 'builtin.module'");
+        sink.error(
+            operation.location(),
+            format!("expected a top-level 'builtin.module'{what}"),
+        );
         return None;
     }
     Module::from_operation(operation)
@@ -202,27 +220,7 @@ pub fn parse_bytecode<'c>(
     buffer_name: &str,
     sink: &DiagnosticSink,
 ) -> Option<Module<'c>> {
-    let source = mlir_sys::MlirStringRef {
-        data: bytes.as_ptr().cast(),
-        length: bytes.len(),
-    };
-    // SAFETY: the parser reads `bytes` (any bytes: the bytecode reader checks them)
-    // during the call only.
-    let raw = unsafe {
-        mlir_sys::mlirOperationCreateParse(context.to_raw(), source, StringRef::new(buffer_name).to_raw())
-    };
-    if raw.ptr.is_null() {
-        return None;
-    }
-    let operation = unsafe { Operation::from_raw(raw) };
-    if operation.name().as_string_ref().as_str() != Ok("builtin.module") {
-        sink.error(
-            operation.location(),
-            "expected a top-level 'builtin.module' in the bytecode",
-        );
-        return None;
-    }
-    Module::from_operation(operation)
+    parse_operation(context, bytes, buffer_name, sink, " in the bytecode")
 }
 
 /// MLIR source: text, or bytecode.

@@ -604,7 +604,7 @@ pub fn run(args: &[String]) -> i32 {
                 },
                 None => return fail("--target needs a name".into()),
             },
-            "--parallel" | "--fp-fusion" | "--vector-width" if compiled_flags.contains(&flag) => {
+            "--fp-fusion" | "--vector-width" if compiled_flags.contains(&flag) => {
                 return fail(format!("{flag} given twice"))
             }
             "--parallel" if parallel_given => return fail("--parallel given twice".into()),

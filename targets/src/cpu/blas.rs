@@ -346,19 +346,9 @@ impl Gemm {
     /// operands' strides suit it (as cblas: [`cblas_operand`]); `false` otherwise,
     /// nothing written.
     fn dnnl(&self, threads: usize) -> bool {
-        let operands = (
-            cblas_operand(self.rsa, self.csa, if self.csa == 1 { self.k } else { self.m }),
-            cblas_operand(self.rsb, self.csb, if self.csb == 1 { self.n } else { self.k }),
-            (self.csc == 1)
-                .then_some(())
-                .and_then(|_| cblas_operand(self.rsc, self.csc, self.n)),
-        );
-        let (Some((ta, lda)), Some((tb, ldb)), Some((_, ldc))) = operands else {
+        let Some([(ta, lda), (tb, ldb), (_, ldc)]) = self.blas_operands() else {
             return false;
         };
-        if self.m <= 0 || self.n <= 0 || self.k <= 0 {
-            return false;
-        }
         let call = super::dnnl::Sgemm {
             m: self.m,
             n: self.n,
@@ -371,6 +361,18 @@ impl Gemm {
         // SAFETY: the generated code passes addresses inside live buffers, and strides
         // and extents that stay inside them; the leading dimensions are those strides.
         unsafe { super::dnnl::sgemm(call, threads) }
+    }
+
+    /// `A`, `B` and `C` as a row-major BLAS call takes them — (transpose flag, leading
+    /// dimension) each ([`cblas_operand`]; `C` not transposed) — when every operand has a
+    /// unit stride and no extent is 0.
+    fn blas_operands(&self) -> Option<[(c_int, c_int); 3]> {
+        let a = cblas_operand(self.rsa, self.csa, if self.csa == 1 { self.k } else { self.m })?;
+        let b = cblas_operand(self.rsb, self.csb, if self.csb == 1 { self.n } else { self.k })?;
+        let c = (self.csc == 1)
+            .then_some(())
+            .and_then(|_| cblas_operand(self.rsc, self.csc, self.n))?;
+        (self.m > 0 && self.n > 0 && self.k > 0).then_some([a, b, c])
     }
 
     /// The GEMM on this thread: oneDNN where it loads ([`Gemm::dnnl`]), else OpenBLAS
@@ -396,38 +398,32 @@ impl Gemm {
             csc,
         } = self;
         let dims = (c_int::try_from(m), c_int::try_from(n), c_int::try_from(k));
-        if let (true, Some(cblas), (Ok(mi), Ok(ni), Ok(ki))) = (large, openblas(), dims) {
-            let operands = (
-                cblas_operand(rsa, csa, if csa == 1 { k } else { m }),
-                cblas_operand(rsb, csb, if csb == 1 { n } else { k }),
-                (csc == 1).then_some(()).and_then(|_| cblas_operand(rsc, csc, n)),
-            );
-            if let (Some((ta, lda)), Some((tb, ldb)), Some((_, ldc))) = operands {
-                if m > 0 && n > 0 && k > 0 {
-                    // SAFETY: the generated code passes addresses inside live buffers, and
-                    // strides and extents that stay inside them (the extern's verified
-                    // shapes and views); the leading dimensions are those strides.
-                    unsafe {
-                        cblas(
-                            ROW_MAJOR,
-                            ta,
-                            tb,
-                            mi,
-                            ni,
-                            ki,
-                            1.0,
-                            a as usize as *const f32,
-                            lda,
-                            b as usize as *const f32,
-                            ldb,
-                            beta,
-                            c as usize as *mut f32,
-                            ldc,
-                        )
-                    };
-                    return;
-                }
-            }
+        let operands = self.blas_operands();
+        if let (true, Some(cblas), (Ok(mi), Ok(ni), Ok(ki)), Some([(ta, lda), (tb, ldb), (_, ldc)])) =
+            (large, openblas(), dims, operands)
+        {
+            // SAFETY: the generated code passes addresses inside live buffers, and strides
+            // and extents that stay inside them (the extern's verified shapes and views);
+            // the leading dimensions are those strides.
+            unsafe {
+                cblas(
+                    ROW_MAJOR,
+                    ta,
+                    tb,
+                    mi,
+                    ni,
+                    ki,
+                    1.0,
+                    a as usize as *const f32,
+                    lda,
+                    b as usize as *const f32,
+                    ldb,
+                    beta,
+                    c as usize as *mut f32,
+                    ldc,
+                )
+            };
+            return;
         }
         // SAFETY: as above.
         unsafe {

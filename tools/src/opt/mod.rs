@@ -399,8 +399,13 @@ pub fn run(args: &[String]) -> i32 {
 
 fn run_options(options: &Options, stderr: &mut dyn Write) -> Result<i32, String> {
     let (input, buffer_name) = read_input(options)?;
+    // `--split-input-file`'s chunks; otherwise the input itself is the one chunk.
     let texts = match &input {
-        Input::Bytecode(_) => {
+        Input::Text(text) if options.split_input_file => split_input(text),
+        _ => Vec::new(),
+    };
+    let chunks: Vec<Source<'_>> = match &input {
+        Input::Bytecode(bytes) => {
             let text_only = [
                 ("--split-input-file", options.split_input_file),
                 ("--verify-diagnostics", options.verify_diagnostics),
@@ -410,14 +415,10 @@ fn run_options(options: &Options, stderr: &mut dyn Write) -> Result<i32, String>
                     "{buffer_name}: {flag} reads text input, and this is MLIR bytecode"
                 ));
             }
-            Vec::new()
+            vec![Source::Bytecode(bytes)]
         }
-        Input::Text(text) if options.split_input_file => split_input(text),
-        Input::Text(text) => vec![text.clone()],
-    };
-    let chunks: Vec<Source<'_>> = match &input {
-        Input::Bytecode(bytes) => vec![Source::Bytecode(bytes)],
-        Input::Text(_) => texts.iter().map(|t| Source::Text(t)).collect(),
+        Input::Text(_) if options.split_input_file => texts.iter().map(|t| Source::Text(t)).collect(),
+        Input::Text(text) => vec![Source::Text(text)],
     };
     let mut outputs: Vec<Vec<u8>> = Vec::new();
     let mut failed = false;

@@ -20,7 +20,7 @@
 //! generated im2col code, which the generated code runs when [`fuselab_conv`] returns 0.
 
 use super::blas::Library;
-use std::collections::HashMap;
+use std::collections::{hash_map::Entry, HashMap};
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::{Mutex, OnceLock};
 
@@ -146,12 +146,12 @@ unsafe impl Sync for Dnnl {}
 
 /// Which BLAS `FUSELAB_BLAS` asks for: unset or `dnnl` lets oneDNN take GEMMs where it
 /// loads; `openblas` or `matrixmultiply` keeps it out (for measuring one against another).
-pub(crate) fn wanted() -> bool {
+fn wanted() -> bool {
     std::env::var("FUSELAB_BLAS").map_or(true, |v| v == "dnnl")
 }
 
-/// oneDNN, loaded once (`RTLD_GLOBAL`, so that its OpenMP runtime's `omp_*` resolve
-/// globally), or `None`.
+/// oneDNN, loaded once (after LLVM's OpenMP runtime, both `RTLD_GLOBAL`: its `omp_*`
+/// then resolve globally, to the runtime it calls), or `None`.
 fn dnnl() -> Option<&'static Dnnl> {
     static DNNL: OnceLock<Option<Dnnl>> = OnceLock::new();
     DNNL.get_or_init(|| {
@@ -169,8 +169,8 @@ fn dnnl() -> Option<&'static Dnnl> {
         let (mut engine, mut stream) = (std::ptr::null_mut(), std::ptr::null_mut());
         // SAFETY: out-pointers to handles; the engine outlives the stream (never freed).
         unsafe {
-            ((api.dnnl_engine_create)(&mut engine, ENGINE_CPU, 0) == SUCCESS).then_some(())?;
-            ((api.dnnl_stream_create)(&mut stream, engine, STREAM_DEFAULT) == SUCCESS).then_some(())?;
+            ok((api.dnnl_engine_create)(&mut engine, ENGINE_CPU, 0))?;
+            ok((api.dnnl_stream_create)(&mut stream, engine, STREAM_DEFAULT))?;
         }
         Some(Dnnl { api, engine, stream })
     })
@@ -425,11 +425,13 @@ impl ConvShape {
             init_strided(user_wei, &wei, &wei_strides)?;
             init(user_dst, &dst, plain_tag(rank)?)?;
             init(user_bias, &[self.cout], plain_tag(1)?)?;
-            if channels_last {
-                init_strided(any_src, &src, &self.input_strides)?;
+            // The primitive's source: the caller's channels-last layout, or its choice.
+            let src_md = if channels_last {
+                user_src.ptr()
             } else {
                 init(any_src, &src, FORMAT_ANY)?;
-            }
+                any_src.ptr()
+            };
             init(any_wei, &wei, FORMAT_ANY)?;
             init(any_dst, &dst, FORMAT_ANY)?;
             let mut op = Opaque::new();
@@ -442,7 +444,7 @@ impl ConvShape {
                 op.ptr(),
                 FORWARD_INFERENCE,
                 CONVOLUTION_DIRECT,
-                any_src.ptr(),
+                src_md,
                 any_wei.ptr(),
                 bias_md,
                 any_dst.ptr(),
@@ -642,17 +644,21 @@ pub extern "C" fn fuselab_conv(
         plans.clear();
     }
     d.with_threads(threads, || {
-        let plan = plans.entry(shape.clone()).or_insert_with(|| {
-            let plan = shape.plan(d);
-            if plan.is_none() {
-                // Once per shape: the result is still right (the im2col code computes
-                // it), but slower, and a test can tell which code ran.
-                eprintln!(
-                    "fuselab: oneDNN refused a convolution ({shape}); the generated im2col code runs it"
-                );
+        let plan = match plans.entry(shape) {
+            Entry::Occupied(known) => known.into_mut(),
+            Entry::Vacant(new) => {
+                let plan = new.key().plan(d);
+                if plan.is_none() {
+                    // Once per shape: the result is still right (the im2col code
+                    // computes it), but slower, and a test can tell which code ran.
+                    eprintln!(
+                        "fuselab: oneDNN refused a convolution ({}); the generated im2col code runs it",
+                        new.key()
+                    );
+                }
+                new.insert(plan)
             }
-            plan
-        });
+        };
         let buffers = [x, w, y, b].map(|p| p as usize as *mut c_void);
         // SAFETY: the generated code passes live buffers of the convolution's shape.
         match plan.as_ref().map(|plan| unsafe { plan.run(d, buffers) }) {

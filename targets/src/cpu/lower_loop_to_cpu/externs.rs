@@ -289,7 +289,7 @@ impl Gen {
                     let rank = (l.len() - 1) / 2;
                     (l[0], l[1..=rank].to_vec(), l[rank + 1..].to_vec())
                 }
-                None => (0, buf.ty.shape.clone(), row_major_strides(&buf.ty.shape)),
+                None => (0, buf.ty.shape.clone(), buf.ty.contiguous_strides()),
             });
         let spatial = x_shape.len() - 2;
         let list = |name: &str, default: i64| {
@@ -528,13 +528,4 @@ impl Gen {
         }
         self.close_loops(rank);
     }
-}
-
-/// Row-major strides (in elements) of `shape`.
-fn row_major_strides(shape: &[i64]) -> Vec<i64> {
-    let mut strides = vec![1; shape.len()];
-    for d in (0..shape.len().saturating_sub(1)).rev() {
-        strides[d] = strides[d + 1] * shape[d + 1];
-    }
-    strides
 }
