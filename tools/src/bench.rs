@@ -231,7 +231,7 @@ pub fn measure(
         analysis.push(start.elapsed().as_secs_f64());
         let start = Instant::now();
         kernels = strategy
-            .decide(func, &graph, &Generic, &defaults)?
+            .decide(func, &graph, &Generic, &defaults, false)?
             .plan
             .groups
             .len();

@@ -267,7 +267,11 @@ pub fn run_strategy(
                 return Err(PassFailed);
             }
         };
-        let mut decision = match strategy.decide(func, &graph, target, &cx.options) {
+        // The rejected pairs (millions on large graphs) are recorded, and move into the
+        // report, only where a report is written or explained.
+        let keep_reports = cx.settings.fusion_report.is_some() || cx.settings.report_collector.is_some();
+        let wants_rejections = keep_reports || cx.settings.fusion_explain;
+        let mut decision = match strategy.decide(func, &graph, target, &cx.options, wants_rejections) {
             Ok(decision) => decision,
             Err(message) => {
                 cx.sink.error(loc, format!("cannot decide the fusion: {message}"));
@@ -293,9 +297,6 @@ pub fn run_strategy(
         if cx.settings.fusion_explain {
             explain(cx, &graph, plan, SourceLoc::from_location(loc));
         }
-        // The rejected pairs (millions on large graphs) move into the report, and only
-        // where a report is written.
-        let keep_reports = cx.settings.fusion_report.is_some() || cx.settings.report_collector.is_some();
         let rejections = std::mem::take(&mut decision.plan.rejections);
         if keep_reports {
             report.rejections = rejections;

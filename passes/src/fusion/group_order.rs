@@ -10,24 +10,46 @@
 //! Used by Inductor's scheduler (`fusion/inductor/scheduler.rs`, with its own cached
 //! searches over the positions), GE AutoFuse's decider and MindSpore's splitter.
 
-/// Positions of the live groups in a topological order of the group graph.
-#[derive(Clone, Debug, Default)]
+/// No group (end of the list).
+const NONE: usize = usize::MAX;
+/// Label distance between neighbours when the order is (re)labelled.
+const SPACING: usize = 1 << 32;
+
+/// The live groups in a topological order of the group graph: a doubly linked list with
+/// order labels (sparse, increasing along the list) for O(1) "is placed before" tests.
+///
+/// A merge moves only the merged group and the groups that depend on the earlier of the
+/// two (found by a search bounded by the later one's label) to just after the later
+/// one's place; the groups in between that stay are not touched, so a merge costs the
+/// size of what moves, not of the window between the two. Where the labels between two
+/// neighbours run out, the whole list is relabelled (rare: gaps start at 2^32).
+#[derive(Clone, Debug)]
 pub struct GroupOrder {
-    /// Slots in order; `None` where a group was merged away.
-    order: Vec<Option<usize>>,
-    /// Each live group's slot.
-    pos: Vec<usize>,
+    /// Each group's label; only live groups' labels are meaningful.
+    label: Vec<usize>,
+    next: Vec<usize>,
+    prev: Vec<usize>,
+    head: usize,
     /// Search marks, stamped with `epoch` (never cleared).
     marks: Vec<u32>,
     epoch: u32,
+}
+
+impl Default for GroupOrder {
+    /// No groups.
+    fn default() -> Self {
+        GroupOrder::new(0)
+    }
 }
 
 impl GroupOrder {
     /// Groups `0..n`, one per node, in program order (a topological order).
     pub fn new(n: usize) -> Self {
         GroupOrder {
-            order: (0..n).map(Some).collect(),
-            pos: (0..n).collect(),
+            label: (0..n).map(|i| i * SPACING).collect(),
+            next: (0..n).map(|i| if i + 1 < n { i + 1 } else { NONE }).collect(),
+            prev: (0..n).map(|i| if i > 0 { i - 1 } else { NONE }).collect(),
+            head: if n > 0 { 0 } else { NONE },
             marks: vec![0; n],
             epoch: 0,
         }
@@ -54,16 +76,16 @@ impl GroupOrder {
     where
         I: IntoIterator<Item = usize>,
     {
-        let (from, to) = if self.pos[from] <= self.pos[to] {
+        let (from, to) = if self.label[from] <= self.label[to] {
             (from, to)
         } else {
             (to, from)
         };
-        let limit = self.pos[to];
+        let limit = self.label[to];
         let epoch = self.new_epoch();
         let mut stack: Vec<usize> = Vec::new();
         for s in successors(from) {
-            if s != to && s != from && self.pos[s] < limit && self.marks[s] != epoch {
+            if s != to && s != from && self.label[s] < limit && self.marks[s] != epoch {
                 self.marks[s] = epoch;
                 stack.push(s);
             }
@@ -73,7 +95,7 @@ impl GroupOrder {
                 if s == to {
                     return true;
                 }
-                if s != from && self.pos[s] < limit && self.marks[s] != epoch {
+                if s != from && self.label[s] < limit && self.marks[s] != epoch {
                     self.marks[s] = epoch;
                     stack.push(s);
                 }
@@ -91,8 +113,8 @@ impl GroupOrder {
         if from == to {
             return true;
         }
-        let limit = self.pos[to];
-        if self.pos[from] > limit {
+        let limit = self.label[to];
+        if self.label[from] > limit {
             return false;
         }
         let epoch = self.new_epoch();
@@ -103,7 +125,7 @@ impl GroupOrder {
                 if s == to {
                     return true;
                 }
-                if self.pos[s] < limit && self.marks[s] != epoch {
+                if self.label[s] < limit && self.marks[s] != epoch {
                     self.marks[s] = epoch;
                     stack.push(s);
                 }
@@ -114,53 +136,128 @@ impl GroupOrder {
 
     /// Records that `dropped` merged into `kept` (call before the strategy merges its own
     /// data, with `successors` over the groups as they were; the merge must not close a
-    /// cycle). The merged group takes the later slot of the two: every group between
-    /// them that depends on the earlier one moves after it, the rest stay before.
+    /// cycle). The merged group takes the later place of the two: every group between
+    /// them that depends on the earlier one moves after it (in its order), the rest stay
+    /// before.
     pub fn merge<I>(&mut self, kept: usize, dropped: usize, successors: impl Fn(usize) -> I)
     where
         I: IntoIterator<Item = usize>,
     {
-        let (early, late) = if self.pos[kept] < self.pos[dropped] {
+        let (early, late) = if self.label[kept] < self.label[dropped] {
             (kept, dropped)
         } else {
             (dropped, kept)
         };
-        let (p_early, p_late) = (self.pos[early], self.pos[late]);
+        let l_late = self.label[late];
         let epoch = self.new_epoch();
+        let mut dependent: Vec<usize> = Vec::new();
         let mut stack = vec![early];
         while let Some(g) = stack.pop() {
             for s in successors(g) {
-                if s != late && s != early && self.pos[s] < p_late && self.marks[s] != epoch {
+                if s != late && s != early && self.label[s] < l_late && self.marks[s] != epoch {
                     self.marks[s] = epoch;
+                    dependent.push(s);
                     stack.push(s);
                 }
             }
         }
-        let window: Vec<usize> = self.order[p_early..=p_late].iter().flatten().copied().collect();
-        let (dependent, independent): (Vec<usize>, Vec<usize>) = window
-            .into_iter()
-            .filter(|&g| g != early && g != late)
-            .partition(|&g| self.marks[g] == epoch);
-        let mut rewritten: Vec<Option<usize>> = independent.into_iter().map(Some).collect();
-        rewritten.push(Some(kept));
-        rewritten.extend(dependent.into_iter().map(Some));
-        rewritten.resize(p_late - p_early + 1, None);
-        for (offset, slot) in rewritten.into_iter().enumerate() {
-            if let Some(g) = slot {
-                self.pos[g] = p_early + offset;
-            }
-            self.order[p_early + offset] = slot;
+        dependent.sort_unstable_by_key(|&g| self.label[g]);
+        self.unlink(early);
+        for &g in &dependent {
+            self.unlink(g);
+        }
+        if kept != late {
+            // `kept` (the earlier) takes the later one's place in the list.
+            let (p, n) = (self.prev[late], self.next[late]);
+            self.link_between(kept, p, n);
+            self.label[kept] = l_late;
+        }
+        let mut at = kept;
+        for &g in &dependent {
+            let n = self.next[at];
+            self.link_between(g, at, n);
+            at = g;
+        }
+        self.label_after(kept, dependent.len());
+    }
+
+    /// Removes `g` from the list.
+    fn unlink(&mut self, g: usize) {
+        let (p, n) = (self.prev[g], self.next[g]);
+        if p == NONE {
+            self.head = n;
+        } else {
+            self.next[p] = n;
+        }
+        if n != NONE {
+            self.prev[n] = p;
         }
     }
 
-    /// Group `g`'s position (slot) in the order: smaller before larger.
+    /// Puts `g` between the neighbours `p` and `n` (either may be NONE).
+    fn link_between(&mut self, g: usize, p: usize, n: usize) {
+        self.prev[g] = p;
+        self.next[g] = n;
+        if p == NONE {
+            self.head = g;
+        } else {
+            self.next[p] = g;
+        }
+        if n != NONE {
+            self.prev[n] = g;
+        }
+    }
+
+    /// Labels the `count` groups linked after `first` (whose label stays) evenly between
+    /// it and the next group; relabels the whole list where there is no room.
+    fn label_after(&mut self, first: usize, count: usize) {
+        if count == 0 {
+            return;
+        }
+        let mut end = first;
+        for _ in 0..count {
+            end = self.next[end];
+        }
+        let low = self.label[first];
+        let high = match self.next[end] {
+            NONE => low.saturating_add(SPACING.saturating_mul(count + 1)),
+            n => self.label[n],
+        };
+        let step = (high - low) / (count + 1);
+        if step == 0 {
+            self.relabel();
+            return;
+        }
+        let mut g = first;
+        for k in 1..=count {
+            g = self.next[g];
+            self.label[g] = low + step * k;
+        }
+    }
+
+    /// Spreads the labels of the whole list evenly again.
+    fn relabel(&mut self) {
+        let mut g = self.head;
+        let mut k = 0;
+        while g != NONE {
+            self.label[g] = k * SPACING;
+            k += 1;
+            g = self.next[g];
+        }
+    }
+
+    /// Group `g`'s position label in the order: smaller is before larger (labels are
+    /// sparse and change when groups merge; compare them, do not count with them).
     pub fn position(&self, g: usize) -> usize {
-        self.pos[g]
+        self.label[g]
     }
 
     /// The live groups in the order.
     pub fn groups(&self) -> impl Iterator<Item = usize> + '_ {
-        self.order.iter().flatten().copied()
+        std::iter::successors((self.head != NONE).then_some(self.head), move |&g| {
+            let n = self.next[g];
+            (n != NONE).then_some(n)
+        })
     }
 }
 
@@ -269,6 +366,83 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The order the merges produce is exactly the window rule's (the groups between the
+    /// two that depend on the earlier one move after the merged group, the others stay
+    /// before it, each in its order), computed here by rewriting the whole window.
+    #[test]
+    fn merges_reorder_as_the_window_rule() {
+        for seed in 1..=300u64 {
+            let mut next = crate::analysis::test_rng(seed);
+            let n = 4 + next(40);
+            let producers: Vec<Vec<usize>> = (0..n)
+                .map(|i| (0..next(3)).filter(|_| i > 0).map(|_| next(i)).collect())
+                .collect();
+            let mut groups = Groups {
+                producers,
+                group_of: (0..n).collect(),
+            };
+            let mut order = GroupOrder::new(n);
+            let mut reference: Vec<usize> = (0..n).collect();
+            for _ in 0..4 * n {
+                let (a, b) = (groups.group_of[next(n)], groups.group_of[next(n)]);
+                if a == b || groups.through_other(a, b) || groups.through_other(b, a) {
+                    continue;
+                }
+                let (kept, dropped) = if next(2) == 0 { (a, b) } else { (b, a) };
+                let at = |g: usize| reference.iter().position(|&x| x == g).expect("live");
+                let (early, late) = if at(kept) < at(dropped) {
+                    (kept, dropped)
+                } else {
+                    (dropped, kept)
+                };
+                let (lo, hi) = (at(early), at(late));
+                let window: Vec<usize> = reference[lo + 1..hi].to_vec();
+                let (dependent, independent): (Vec<usize>, Vec<usize>) =
+                    window.into_iter().partition(|&g| groups.reaches(early, g));
+                let mut rewritten = independent;
+                rewritten.push(kept);
+                rewritten.extend(dependent);
+                reference.splice(lo..=hi, rewritten);
+                order.merge(kept, dropped, |g| groups.successors(g));
+                for g in groups.group_of.iter_mut() {
+                    if *g == dropped {
+                        *g = kept;
+                    }
+                }
+                let live: Vec<usize> = order.groups().collect();
+                assert_eq!(
+                    live, reference,
+                    "seed {seed}: after merging {dropped} into {kept}"
+                );
+                for pair in live.windows(2) {
+                    assert!(
+                        order.position(pair[0]) < order.position(pair[1]),
+                        "seed {seed}: labels"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Labels run out between two neighbours: the whole list is relabelled, order kept.
+    #[test]
+    fn exhausted_labels_are_relabelled() {
+        // 0 -> 1; 2 and 3 independent; labels packed so nothing fits after 2.
+        let groups = Groups {
+            producers: vec![vec![], vec![0], vec![], vec![]],
+            group_of: vec![0, 1, 2, 3],
+        };
+        let mut order = GroupOrder::new(4);
+        order.label = vec![0, 1, 2, 3];
+        order.merge(0, 2, |g| groups.successors(g));
+        let live: Vec<usize> = order.groups().collect();
+        assert_eq!(live, vec![0, 1, 3]);
+        assert_eq!(
+            live.iter().map(|&g| order.position(g)).collect::<Vec<_>>(),
+            vec![0, SPACING, 2 * SPACING]
+        );
     }
 
     /// The case node order misses: {0, 3} and {1, 2} with 0 -> 2 and 1 -> 3.

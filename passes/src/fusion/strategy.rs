@@ -68,13 +68,17 @@ pub trait Strategy: Sync {
     }
 
     /// The decision for one function: which of `graph`'s nodes share a kernel on
-    /// `target`. `options` are the strategy pass's parsed options.
+    /// `target`. `options` are the strategy pass's parsed options. `rejections`: whether
+    /// the rejected pairs are wanted (a report or `--fusion-explain` remarks); where
+    /// false, a strategy may leave [`FusionPlan::rejections`](super::plan::FusionPlan)
+    /// empty (large graphs reject millions of pairs), never decide differently.
     fn decide(
         &self,
         func: MlirOperation,
         graph: &SchedGraph,
         target: &dyn Target,
         options: &PassOptions,
+        rejections: bool,
     ) -> Result<Decision, String>;
 }
 

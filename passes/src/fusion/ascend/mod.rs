@@ -139,6 +139,7 @@ impl Strategy for Ascend {
         graph: &SchedGraph,
         target: &dyn Target,
         options: &PassOptions,
+        _rejections: bool,
     ) -> Result<Decision, String> {
         let plan = match options.string("mode") {
             "ge" => plan_autofuse(graph, &config_from(options)?, target),

@@ -83,6 +83,7 @@ pub fn config_from(options: &PassOptions) -> FusionConfig {
         max_rounds: options.uint("max-rounds") as usize,
         aggressive: options.flag("aggressive"),
         loop_ordering: options.flag("loop-ordering-after-fusion"),
+        record_rejections: true,
     }
 }
 
@@ -113,8 +114,13 @@ impl Strategy for Inductor {
         graph: &SchedGraph,
         target: &dyn Target,
         options: &PassOptions,
+        rejections: bool,
     ) -> Result<Decision, String> {
-        let plan = plan_fusion(graph, config_from(options), target);
+        let config = FusionConfig {
+            record_rejections: rejections,
+            ..config_from(options)
+        };
+        let plan = plan_fusion(graph, config, target);
         let evaluation = if target.groups_kernels_between_library_calls() {
             kernel_group::kernel_groups(graph, &plan)
         } else {

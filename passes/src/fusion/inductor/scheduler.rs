@@ -250,6 +250,9 @@ impl<'g> Scheduler<'g> {
     }
 
     fn reject(&mut self, g1: usize, g2: usize, reason: Reason) -> bool {
+        if !self.config.record_rejections {
+            return false;
+        }
         let id = match self.reason_ids.get(&reason) {
             Some(&id) => id,
             None => {
@@ -504,6 +507,12 @@ impl<'g> Scheduler<'g> {
         if g1 == g2 {
             return false;
         }
+        let members = self.group(g1).members.len() + self.group(g2).members.len();
+        if members > self.config.max_fusion_size && !self.config.record_rejections && !self.reorder_round {
+            // Every later check only names the reason: a pair over the size cap never
+            // fuses (the reordering round has its side effect first, so it goes on).
+            return false;
+        }
         if self.group(g1).is_extern || self.group(g2).is_extern {
             let which = if self.group(g1).is_extern {
                 "node1"
@@ -528,7 +537,7 @@ impl<'g> Scheduler<'g> {
         if shared == 0 && (!self.config.aggressive || r1 || r2) {
             return self.reject(g1, g2, Reason::Fixed("no shared data"));
         }
-        if self.group(g1).members.len() + self.group(g2).members.len() > self.config.max_fusion_size {
+        if members > self.config.max_fusion_size {
             return self.reject(g1, g2, Reason::Fixed("exceeds max fusion"));
         }
         if self.reaches(g1, g2, false) {

@@ -18,6 +18,10 @@ pub struct FusionConfig {
     /// extra round in which a pointwise node's loops may be reordered to share data,
     /// on targets where Inductor does it ([`crate::target::Target::reorders_loops`]).
     pub loop_ordering: bool,
+    /// Whether rejected pairs are recorded in the plan (for reports and remarks); off,
+    /// the decision is the same and checks whose only effect is a rejection's reason
+    /// may be skipped.
+    pub record_rejections: bool,
 }
 
 impl Default for FusionConfig {
@@ -29,6 +33,7 @@ impl Default for FusionConfig {
             max_rounds: 10,
             aggressive: false,
             loop_ordering: true,
+            record_rejections: true,
         }
     }
 }

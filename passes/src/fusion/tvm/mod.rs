@@ -257,6 +257,7 @@ impl Strategy for Tvm {
         graph: &SchedGraph,
         _target: &dyn Target,
         options: &PassOptions,
+        _rejections: bool,
     ) -> Result<Decision, String> {
         let mode = PatternMode::from_options(options)?;
         refuse_misread_pipelines(func, graph, options.string("mode"))?;

@@ -6,11 +6,24 @@ use super::super::loop_order::{
 };
 use super::{union, BufId, DepId, Group, Scheduler};
 use crate::analysis::memory_deps::{MemoryDep, NodeKind};
+use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
-impl Scheduler<'_> {
+/// The scheduler's interning tables, borrowed apart from its graph so that a node's
+/// deps are interned where they are, without copying the node.
+struct Tables<'s> {
+    deps: &'s mut Vec<MemoryDep>,
+    dep_ids: &'s mut FxHashMap<MemoryDep, DepId>,
+    buf_ids: &'s mut FxHashMap<String, BufId>,
+    dep_buffer: &'s mut Vec<BufId>,
+    producer: &'s mut Vec<Option<usize>>,
+    buffer_bytes: &'s mut Vec<u64>,
+    producer_of: &'s FxHashMap<String, usize>,
+}
+
+impl Tables<'_> {
     /// The id of `dep`, interning it (and its buffer) on first sight.
-    pub(super) fn intern(&mut self, dep: &MemoryDep) -> DepId {
+    fn intern(&mut self, dep: &MemoryDep) -> DepId {
         if let Some(&id) = self.dep_ids.get(dep) {
             return id;
         }
@@ -30,12 +43,23 @@ impl Scheduler<'_> {
         self.dep_ids.insert(dep.clone(), id);
         id
     }
+}
 
+impl Scheduler<'_> {
     /// Node `i`'s reads and writes as sorted, unique dep ids.
     pub(super) fn intern_node(&mut self, i: usize) -> (Vec<DepId>, Vec<DepId>) {
-        let node = self.graph.nodes[i].clone();
-        let mut reads: Vec<DepId> = node.reads.iter().map(|d| self.intern(d)).collect();
-        let mut writes: Vec<DepId> = node.writes.iter().map(|d| self.intern(d)).collect();
+        let node = &self.graph.nodes[i];
+        let mut tables = Tables {
+            deps: &mut self.deps,
+            dep_ids: &mut self.dep_ids,
+            buf_ids: &mut self.buf_ids,
+            dep_buffer: &mut self.dep_buffer,
+            producer: &mut self.producer,
+            buffer_bytes: &mut self.buffer_bytes,
+            producer_of: &self.producer_of,
+        };
+        let mut reads: Vec<DepId> = node.reads.iter().map(|d| tables.intern(d)).collect();
+        let mut writes: Vec<DepId> = node.writes.iter().map(|d| tables.intern(d)).collect();
         reads.sort_unstable();
         reads.dedup();
         writes.sort_unstable();

@@ -212,3 +212,27 @@ fn vertical_deps_compare_without_unit_dims_and_normalized_across_loop_counts() {
     assert!(fusable_read_and_write(&read, &flat, true));
     assert!(!fusable_read_and_write(&read, &flat, false));
 }
+
+/// Without rejections recorded (no report asked for), the decision is the same: the
+/// checks skipped then (a pair over the size cap) only ever named a reason.
+#[test]
+fn recording_rejections_does_not_change_the_decision() {
+    for seed in 0..200u64 {
+        let graph = random_graph(seed * 104_729 + 3, 80);
+        let recorded = FusionConfig {
+            max_fusion_size: 6,
+            ..Default::default()
+        };
+        let silent = FusionConfig {
+            record_rejections: false,
+            ..recorded.clone()
+        };
+        let (a, b) = (
+            plan_fusion(&graph, recorded, &Generic),
+            plan_fusion(&graph, silent, &Generic),
+        );
+        assert_eq!(a.groups, b.groups, "seed {seed}");
+        assert!(b.rejections.is_empty(), "seed {seed}: rejections recorded anyway");
+        assert!(!a.rejections.is_empty(), "seed {seed}: nothing was rejected");
+    }
+}
