@@ -74,6 +74,11 @@ pub fn string_raw(attribute: mlir_sys::MlirAttribute) -> Option<String> {
     string(unsafe { Attribute::from_raw(attribute) })
 }
 
+/// [`string_array`] for a raw attribute handle.
+pub fn string_array_raw(attribute: mlir_sys::MlirAttribute) -> Option<Vec<String>> {
+    string_array(unsafe { Attribute::from_raw(attribute) })
+}
+
 /// Attribute naming the aten op a primitive (or a loop node) came from.
 pub const ORIGIN_ATTR: &str = "fuselab.origin";
 /// Discardable attribute of an aten op that asks for Inductor's `realize_hint()` on the

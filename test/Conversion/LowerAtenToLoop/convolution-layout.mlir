@@ -12,7 +12,10 @@
 //   a 2-D convolution reads a graph-input input or weight through a copy into
 //   channels-last order, one kernel each, unless that order is the stored one (one
 //   channel, as a depthwise weight [C, 1, k, k], or one spatial element, as a 1x1
-//   weight); activations computed by kernels are not copied;
+//   weight); an input computed by a pointwise kernel that only the convolution reads
+//   is computed in channels-last order instead (Inductor fixes its FlexibleLayout
+//   channels-last: the copy reads it, and takes its place once it is inlined — no
+//   kernel more), a library call's output is read as it is;
 // - on GPUs, kernel/conv.py "peel off the bias, cudnn is slower with it": the library call
 //   convolves without the bias and a pointwise node of origin `convolution` adds it.
 // Measured on the model corpus (test/Models/corpus.mlir): ResNet 12 calls, ResNet-18 36,
@@ -34,7 +37,8 @@
 // GPU: "loop.load"(%arg2) {index = #{{.*}}} : (tensor<4xf32>) -> f32
 // GPU: arith.addf
 // GPU: origins = ["convolution"], ranges = array<i64: 1, 4, 8, 8>}
-// GPU: "loop.extern"(%{{.*}}, %arg3) {{.*}}operand_views = [array<i64>, array<i64>]
+// GPU: origins = ["relu"], ranges = array<i64: 1, 8, 8, 4>} : () -> tensor<1x8x8x4xf32>
+// GPU: "loop.extern"(%{{.*}}, %arg3) {{.*}}operand_views = [array<i64: 0, 1, 4, 8, 8, 256, 1, 32, 4>, array<i64>]
 // GPU: "loop.extern"(%{{.*}}, %arg4) {{.*}}groups = 4 : i64{{.*}}operand_views = [array<i64>, array<i64>]
 
 // On the CPU the same copies (Inductor's layout optimization holds there too: torch

@@ -3,15 +3,27 @@
 
 use super::*;
 
-/// The shape and dtype of a 4-D graph input read as it is stored whose channels-last
-/// order differs from its contiguous one.
-fn channels_last_source(access: &Access) -> Option<(Vec<i64>, DType)> {
-    let argument = access
+/// The shape and dtype of a 4-D convolution operand read through a channels-last copy:
+/// a graph input read as it is stored, or a pointwise node's result read whole that
+/// only this convolution uses (`value`: the aten operand) — Inductor's layout
+/// optimization gives such a buffer (FlexibleLayout; its `clone` lowering ignores
+/// `memory_format`) the channels-last layout, and the copy that computes it in that
+/// order takes the node's place once the node is inlined into it — where its
+/// channels-last order differs from its contiguous one.
+fn channels_last_source(access: &Access, value: MlirValue) -> Option<(Vec<i64>, DType)> {
+    let relaid = access
         .stored_buffer()
-        .is_some_and(|base| ir::defining_op(base).is_none());
+        .is_some_and(|base| match ir::defining_op(base) {
+            None => true,
+            Some(node) => {
+                ir::op_name(node) == names::POINTWISE
+                    && ir::attr(node, fuselab_dialects::loops::INLINE).is_none()
+                    && ir::users(value).len() == 1
+            }
+        });
     let shape = access.shape();
     let differs = shape.len() == 4 && shape[1] > 1 && shape[2] * shape[3] > 1;
-    (argument && differs).then(|| (shape.to_vec(), access.dtype()))
+    (relaid && differs).then(|| (shape.to_vec(), access.dtype()))
 }
 
 impl Lowering {
@@ -235,8 +247,8 @@ impl Lowering {
         operands: &[Access],
     ) -> Result<Vec<Access>, String> {
         let mut out = operands.to_vec();
-        for slot in out.iter_mut().take(2) {
-            let Some((shape, dtype)) = channels_last_source(slot) else {
+        for (slot, value) in out.iter_mut().zip(ir::operands(op)).take(2) {
+            let Some((shape, dtype)) = channels_last_source(slot, value) else {
                 continue;
             };
             let [n, c, h, w] = shape[..] else { continue };
@@ -244,18 +256,20 @@ impl Lowering {
                 shape: vec![n, h, w, c],
                 dtype,
             };
+            // A graph input's copy is a kernel of origin `convolution`; a computed
+            // input's copy stands for the node itself laid out channels-last.
+            let origin = slot
+                .stored_buffer()
+                .and_then(ir::defining_op)
+                .and_then(|node| ir::attr(node, "origins"))
+                .and_then(fuselab_dialects::attrs::string_array_raw)
+                .and_then(|origins| origins.into_iter().next())
+                .unwrap_or_else(|| "convolution".to_string());
             let source = slot.clone();
-            let copy = self.emit_node(
-                op,
-                "convolution",
-                &nhwc,
-                nhwc.shape.clone(),
-                None,
-                move |this, bx| {
-                    let d = |k| IndexExpr::dim(k);
-                    Ok(this.read(bx, &source, &[d(0), d(3), d(1), d(2)]))
-                },
-            )?;
+            let copy = self.emit_node(op, &origin, &nhwc, nhwc.shape.clone(), None, move |this, bx| {
+                let d = |k| IndexExpr::dim(k);
+                Ok(this.read(bx, &source, &[d(0), d(3), d(1), d(2)]))
+            })?;
             let index = IndexExpr::dim(0)
                 .scale(h * w * c)
                 .add(&IndexExpr::dim(1))
