@@ -273,6 +273,26 @@ mod tests {
     }
 
     impl Groups {
+        /// A random DAG of `n` nodes (each reads up to two earlier ones), one group each.
+        fn random(next: &mut impl FnMut(usize) -> usize, n: usize) -> Self {
+            let producers: Vec<Vec<usize>> = (0..n)
+                .map(|i| (0..next(3)).filter(|_| i > 0).map(|_| next(i)).collect())
+                .collect();
+            Groups {
+                producers,
+                group_of: (0..n).collect(),
+            }
+        }
+
+        /// Records that `dropped` merged into `kept`.
+        fn merge(&mut self, kept: usize, dropped: usize) {
+            for g in self.group_of.iter_mut() {
+                if *g == dropped {
+                    *g = kept;
+                }
+            }
+        }
+
         fn successors(&self, g: usize) -> Vec<usize> {
             let mut out = BTreeSet::new();
             for (c, ps) in self.producers.iter().enumerate() {
@@ -326,13 +346,7 @@ mod tests {
         for seed in 1..=200u64 {
             let mut next = crate::analysis::test_rng(seed);
             let n = 6 + next(20);
-            let producers: Vec<Vec<usize>> = (0..n)
-                .map(|i| (0..next(3)).filter(|_| i > 0).map(|_| next(i)).collect())
-                .collect();
-            let mut groups = Groups {
-                producers,
-                group_of: (0..n).collect(),
-            };
+            let mut groups = Groups::random(&mut next, n);
             let mut order = GroupOrder::new(n);
             for _ in 0..3 * n {
                 let (a, b) = (groups.group_of[next(n)], groups.group_of[next(n)]);
@@ -352,11 +366,7 @@ mod tests {
                 }
                 let (kept, dropped) = (a.min(b), a.max(b));
                 order.merge(kept, dropped, |g| groups.successors(g));
-                for g in groups.group_of.iter_mut() {
-                    if *g == dropped {
-                        *g = kept;
-                    }
-                }
+                groups.merge(kept, dropped);
                 let live: Vec<usize> = order.groups().collect();
                 let position = |g: usize| live.iter().position(|&x| x == g).expect("a live group");
                 for &g in &live {
@@ -376,13 +386,7 @@ mod tests {
         for seed in 1..=300u64 {
             let mut next = crate::analysis::test_rng(seed);
             let n = 4 + next(40);
-            let producers: Vec<Vec<usize>> = (0..n)
-                .map(|i| (0..next(3)).filter(|_| i > 0).map(|_| next(i)).collect())
-                .collect();
-            let mut groups = Groups {
-                producers,
-                group_of: (0..n).collect(),
-            };
+            let mut groups = Groups::random(&mut next, n);
             let mut order = GroupOrder::new(n);
             let mut reference: Vec<usize> = (0..n).collect();
             for _ in 0..4 * n {
@@ -406,11 +410,7 @@ mod tests {
                 rewritten.extend(dependent);
                 reference.splice(lo..=hi, rewritten);
                 order.merge(kept, dropped, |g| groups.successors(g));
-                for g in groups.group_of.iter_mut() {
-                    if *g == dropped {
-                        *g = kept;
-                    }
-                }
+                groups.merge(kept, dropped);
                 let live: Vec<usize> = order.groups().collect();
                 assert_eq!(
                     live, reference,
