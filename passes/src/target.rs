@@ -248,10 +248,11 @@ pub trait Target: Sync {
     }
 
     /// Whether 2-D convolutions read their graph-input operands in channels-last order,
-    /// converted by a copy kernel each (Inductor's layout optimization, graph.py
-    /// `decide_layout_opt`, on GPUs and the CPU: `require_channels_last` on the input and weight of
-    /// every convolution; the flop-weighted heuristic that can turn it off for a graph
-    /// is not modelled). The default is no.
+    /// converted by a copy kernel each, and a pointwise result only the convolution
+    /// reads computed in that order (Inductor's layout optimization, graph.py
+    /// `decide_layout_opt`, on GPUs and the CPU: `require_channels_last` on the input and
+    /// weight of every convolution; the flop-weighted heuristic that can turn it off for
+    /// a graph is not modelled). The default is no.
     fn converts_convolutions_to_channels_last(&self) -> bool {
         false
     }

@@ -7,7 +7,7 @@
 //! The decision itself is plain data computed by an analysis.
 
 use super::{
-    plan::{Evaluation, FusionPlan, PlanDefect},
+    plan::{FusionPlan, PlanDefect},
     report::{write_reports, FunctionReport},
     strategy::Strategy,
 };
@@ -23,7 +23,7 @@ use mlir_sys::{MlirOperation, MlirValue};
 use std::collections::HashSet;
 
 /// String attribute of a kernel (or bare node) the modelled compiler does not run as a
-/// generated kernel per call: its [`Evaluation::name`] (`folded`, `builtin`, `grouped`). fuselab
+/// generated kernel per call: its [`Evaluation::name`](super::plan::Evaluation::name) (`folded`, `builtin`, `grouped`). fuselab
 /// still runs it.
 pub const EVALUATION_ATTR: &str = "fuselab.evaluation";
 
@@ -289,10 +289,7 @@ pub fn run_strategy(
             }
         }
         for (kernel, &evaluation) in report.kernels.iter_mut().zip(&decision.evaluation) {
-            kernel.evaluation = evaluation;
-            if evaluation == Evaluation::Grouped {
-                kernel.launches = 0;
-            }
+            kernel.set_evaluation(evaluation);
         }
         if cx.settings.fusion_explain {
             explain(cx, &graph, plan, SourceLoc::from_location(loc));

@@ -41,6 +41,17 @@ pub struct KernelReport {
     pub evaluation: Evaluation,
 }
 
+impl KernelReport {
+    /// Records how the modelled compiler runs the kernel: one written into the call of
+    /// the kernel before it ([`Evaluation::Grouped`]) has no launch of its own.
+    pub fn set_evaluation(&mut self, evaluation: Evaluation) {
+        self.evaluation = evaluation;
+        if evaluation == Evaluation::Grouped {
+            self.launches = 0;
+        }
+    }
+}
+
 /// The report of one function.
 #[derive(Clone, Debug)]
 pub struct FunctionReport {

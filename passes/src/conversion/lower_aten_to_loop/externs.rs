@@ -3,27 +3,33 @@
 
 use super::*;
 
-/// The shape and dtype of a 4-D convolution operand read through a channels-last copy:
-/// a graph input read as it is stored, or a pointwise node's result read whole that
-/// only this convolution uses (`value`: the aten operand) — Inductor's layout
-/// optimization gives such a buffer (FlexibleLayout; its `clone` lowering ignores
-/// `memory_format`) the channels-last layout, and the copy that computes it in that
-/// order takes the node's place once the node is inlined into it — where its
-/// channels-last order differs from its contiguous one.
-fn channels_last_source(access: &Access, value: MlirValue) -> Option<(Vec<i64>, DType)> {
-    let relaid = access
-        .stored_buffer()
-        .is_some_and(|base| match ir::defining_op(base) {
-            None => true,
-            Some(node) => {
-                ir::op_name(node) == names::POINTWISE
-                    && ir::attr(node, fuselab_dialects::loops::INLINE).is_none()
-                    && ir::users(value).len() == 1
+/// A 4-D convolution operand read through a channels-last copy, where its channels-last
+/// order differs from its contiguous one: a graph input read as it is stored, or a
+/// pointwise node's result read whole that only this convolution uses (`value`: the
+/// aten operand) — Inductor's layout optimization gives such a buffer (FlexibleLayout;
+/// its `clone` lowering ignores `memory_format`) the channels-last layout, and the copy
+/// that computes it in that order takes the node's place once the node is inlined into
+/// it. Returns the shape, the dtype and the copy's origin (`convolution` for a graph
+/// input, else the node's first origin).
+fn channels_last_source(access: &Access, value: MlirValue) -> Option<(Vec<i64>, DType, String)> {
+    let origin = match ir::defining_op(access.stored_buffer()?) {
+        None => "convolution".to_string(),
+        Some(node) => {
+            let relaid = ir::op_name(node) == names::POINTWISE
+                && ir::attr(node, fuselab_dialects::loops::INLINE).is_none()
+                && ir::users(value).len() == 1;
+            if !relaid {
+                return None;
             }
-        });
+            ir::attr(node, "origins")
+                .and_then(fuselab_dialects::attrs::string_array_raw)
+                .and_then(|origins| origins.into_iter().next())
+                .unwrap_or_else(|| "convolution".to_string())
+        }
+    };
     let shape = access.shape();
     let differs = shape.len() == 4 && shape[1] > 1 && shape[2] * shape[3] > 1;
-    (relaid && differs).then(|| (shape.to_vec(), access.dtype()))
+    differs.then(|| (shape.to_vec(), access.dtype(), origin))
 }
 
 impl Lowering {
@@ -213,8 +219,8 @@ impl Lowering {
         Ok(true)
     }
 
-    /// A convolution: its graph-input operands through channels-last copies where the
-    /// target converts them, its bias peeled off into a pointwise add where the target
+    /// A convolution: its graph-input operands (and pointwise results only it reads)
+    /// through channels-last copies where the target converts them, its bias peeled off into a pointwise add where the target
     /// (or `convolution-bias`) says so, else one library call.
     pub(super) fn lower_convolution(
         &mut self,
@@ -236,10 +242,10 @@ impl Lowering {
         }
     }
 
-    /// The convolution's operands with every graph-input input or weight that needs it
-    /// read through a copy in channels-last order (`ExternKernel.require_channels_last`
-    /// under Inductor's layout optimization): a pointwise node of origin `convolution`
-    /// writes `[N, H, W, C]` contiguously, and the extern reads it as the `[N, C, H, W]`
+    /// The convolution's operands with every input or weight that needs it
+    /// ([`channels_last_source`]) read through a copy in channels-last order
+    /// (`ExternKernel.require_channels_last` under Inductor's layout optimization): a
+    /// pointwise node writes `[N, H, W, C]` contiguously, and the extern reads it as the `[N, C, H, W]`
     /// view with strides `(HWC, 1, WC, C)`.
     fn channels_last_operands(
         &mut self,
@@ -248,7 +254,7 @@ impl Lowering {
     ) -> Result<Vec<Access>, String> {
         let mut out = operands.to_vec();
         for (slot, value) in out.iter_mut().zip(ir::operands(op)).take(2) {
-            let Some((shape, dtype)) = channels_last_source(slot, value) else {
+            let Some((shape, dtype, origin)) = channels_last_source(slot, value) else {
                 continue;
             };
             let [n, c, h, w] = shape[..] else { continue };
@@ -256,15 +262,6 @@ impl Lowering {
                 shape: vec![n, h, w, c],
                 dtype,
             };
-            // A graph input's copy is a kernel of origin `convolution`; a computed
-            // input's copy stands for the node itself laid out channels-last.
-            let origin = slot
-                .stored_buffer()
-                .and_then(ir::defining_op)
-                .and_then(|node| ir::attr(node, "origins"))
-                .and_then(fuselab_dialects::attrs::string_array_raw)
-                .and_then(|origins| origins.into_iter().next())
-                .unwrap_or_else(|| "convolution".to_string());
             let source = slot.clone();
             let copy = self.emit_node(op, &origin, &nhwc, nhwc.shape.clone(), None, move |this, bx| {
                 let d = |k| IndexExpr::dim(k);

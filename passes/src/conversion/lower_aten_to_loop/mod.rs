@@ -90,7 +90,7 @@ pub const INFO: PassInfo = PassInfo {
             name: "channels-last",
             kind: OptionKind::Bool,
             default: "true",
-            help: "Inductor's layout optimization where the target has it (gpu, cpu): a 2-D convolution reads a graph-input input or weight through a channels-last copy (false: as it is)",
+            help: "Inductor's layout optimization where the target has it (gpu, cpu): a 2-D convolution reads a graph-input input or weight, or a pointwise result only it uses, through a channels-last copy (false: as it is)",
         },
     ],
     run,
