@@ -409,7 +409,16 @@ pub fn extern_result_as(
     buffers: &[Tensor],
     out: &TensorType,
 ) -> Result<Tensor, ExecError> {
-    let out = out.clone();
+    // A channels-last convolution computes the logical result, then stores it in its
+    // buffer's dim order.
+    let stored = fuselab_dialects::loops::StoredOrder::of(op).map_err(|m| ExecError::at(op, m))?;
+    let out = match &stored {
+        Some(order) => TensorType {
+            shape: order.logical_shape(&out.shape),
+            dtype: out.dtype,
+        },
+        None => out.clone(),
+    };
     let views: Vec<Vec<i64>> = fuselab_dialects::loops::operand_views(op);
     let operands: Vec<Tensor> = buffers
         .iter()
@@ -495,7 +504,15 @@ pub fn extern_result_as(
             ))
         }
     };
-    Ok(result)
+    Ok(match stored {
+        Some(order) => {
+            let logical = out.contiguous_strides();
+            let shape: Vec<i64> = order.0.iter().map(|&d| out.shape[d]).collect();
+            let strides: Vec<i64> = order.0.iter().map(|&d| logical[d]).collect();
+            gather_layout(&result, 0, &shape, &strides)
+        }
+        None => result,
+    })
 }
 
 impl Interp {

@@ -177,11 +177,13 @@ class Bundle:
                 dilation=s.get("dilation", [1] * spatial),
                 groups=(s.get("groups") or [1])[0],
             )
-            if y.is_contiguous() and y.shape == out.shape and y.dtype == out.dtype:
+            dense = y.is_contiguous() or y.is_contiguous(memory_format=torch.channels_last)
+            if dense and y.shape == out.shape and y.stride() == out.stride() and y.dtype == out.dtype:
                 # The library's output becomes the buffer (later steps read the new
                 # pointer), as Inductor's extern convolution returns its own
-                # buffer: no copy kernel.
-                self.flat[args[-1]] = y.reshape(-1)
+                # buffer: no copy kernel. Its strides are the plan's (contiguous, or
+                # channels-last: the out_view of a `result_order` convolution).
+                self.flat[args[-1]] = y.as_strided((y.numel(),), (1,))
             else:
                 out.copy_(y)
         else:

@@ -9,7 +9,7 @@ mod rnn_cell;
 mod view_layout;
 pub use combine::combine_op;
 pub use concat::{concat_part, concat_slices, extern_kind, is_concat, written_into_concat};
-pub use view_layout::{view_layout, ViewLayout};
+pub use view_layout::{view_layout, StoredOrder, ViewLayout};
 
 use crate::{
     attrs,
@@ -239,6 +239,8 @@ pub mod attr {
     pub const OUTPUT_INDEX: &str = "index";
     /// On externs: per operand, `[]` or `[offset, sizes..., strides...]`.
     pub const OPERAND_VIEWS: &str = "operand_views";
+    /// `array<i64>` on a convolution extern: its buffer's dim order ([`super::StoredOrder`]).
+    pub const RESULT_ORDER: &str = "result_order";
 }
 
 /// All index extents of a node (`loop.pointwise` / `loop.reduction`): ranges, then
@@ -679,6 +681,7 @@ fn check_loop_op(node: &LoopOp) -> Result<(), String> {
         }
         LoopOpKind::Extern => match node.extern_kind() {
             None => Err("requires an extern 'kind'".into()),
+            Some(_) if StoredOrder::of(op.to_raw()).is_err() => StoredOrder::of(op.to_raw()).map(|_| ()),
             Some(ExternKind::Concat) => concat::check_concat(op.to_raw()),
             Some(ExternKind::Sdpa) if !(3..=4).contains(&op.operand_count()) => Err(format!(
                 "an 'sdpa' extern takes query, key, value and an optional mask, got {} operands",

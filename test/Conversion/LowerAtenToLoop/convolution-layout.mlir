@@ -5,6 +5,9 @@
 // RUN: not fuse-opt %s --aten-decompose --lower-aten-to-loop=convolution-bias=both 2>&1 | FileCheck %s --check-prefix=BADBIAS
 // RUN: fuse-run %s --target gpu | FileCheck %s --check-prefix=EXEC
 // RUN: fuse-opt %s --target=gpu --fusion-compare | FileCheck %s --check-prefix=LAUNCHES
+// RUN: fuse-opt %s --target=gpu --aten-decompose --lower-aten-to-loop --inductor-fuse --lower-loop-to-tile | FileCheck %s --check-prefix=TILE
+// RUN: fuse-run %s --jit | FileCheck %s --check-prefix=EXEC
+// RUN: env FUSELAB_BLAS=openblas fuse-run %s --jit | FileCheck %s --check-prefix=EXEC
 
 // Two rules of Inductor's convolution lowering (torch 2.11):
 // - layout optimization (graph.py decide_layout_opt, ExternKernel.require_channels_last;
@@ -15,7 +18,11 @@
 //   weight); an input computed by a pointwise kernel that only the convolution reads
 //   is computed in channels-last order instead (Inductor fixes its FlexibleLayout
 //   channels-last: the copy reads it, and takes its place once it is inlined — no
-//   kernel more), a library call's output is read as it is;
+//   kernel more), a library call's output is read as it is; a convolution with a
+//   channels-last input or weight writes a channels-last result (the library's
+//   suggest_memory_format; Inductor's conv_layout takes the meta kernel's strides):
+//   its buffer is [N, H, W, C] (`result_order`), read as NCHW through strides, and
+//   the next convolution takes it as it is (no copy);
 // - on GPUs, kernel/conv.py "peel off the bias, cudnn is slower with it": the library call
 //   convolves without the bias and a pointwise node of origin `convolution` adds it.
 // Measured on the model corpus (test/Models/corpus.mlir): ResNet 12 calls, ResNet-18 36,
@@ -38,8 +45,17 @@
 // GPU: arith.addf
 // GPU: origins = ["convolution"], ranges = array<i64: 1, 4, 8, 8>}
 // GPU: origins = ["relu"], ranges = array<i64: 1, 8, 8, 4>} : () -> tensor<1x8x8x4xf32>
-// GPU: "loop.extern"(%{{.*}}, %arg3) {{.*}}operand_views = [array<i64: 0, 1, 4, 8, 8, 256, 1, 32, 4>, array<i64>]
-// GPU: "loop.extern"(%{{.*}}, %arg4) {{.*}}groups = 4 : i64{{.*}}operand_views = [array<i64>, array<i64>]
+// GPU: %[[P:.*]] = "loop.extern"(%{{.*}}, %arg3) {{.*}}operand_views = [array<i64: 0, 1, 4, 8, 8, 256, 1, 32, 4>, array<i64>]{{.*}}result_order = array<i64: 0, 2, 3, 1>{{.*}} -> tensor<1x8x8x4xf32>
+// GPU: %[[D:.*]] = "loop.extern"(%[[P]], %arg4) {{.*}}groups = 4 : i64{{.*}}operand_views = [array<i64: 0, 1, 4, 8, 8, 256, 1, 32, 4>, array<i64>]{{.*}}result_order = array<i64: 0, 2, 3, 1>{{.*}} -> tensor<1x8x8x4xf32>
+// GPU: %[[V:.*]] = "loop.view"(%[[D]]) {layout = array<i64: 0, 1, 4, 8, 8, 256, 1, 32, 4>} : (tensor<1x8x8x4xf32>) -> tensor<1x4x8x8xf32>
+// GPU: return %[[V]]
+
+// The GPU's library calls write their results through the channels-last view
+// (bundle `out_view`; the stored shape is `fuselab.shape`).
+// TILE-LABEL: func.func @stem
+// TILE: fuselab.out_view = array<i64: 0, 1, 4, 8, 8, 256, 1, 32, 4>, fuselab.shape = array<i64: 1, 8, 8, 4>, groups = 1 : i64, kind = "convolution"
+// TILE: fuselab.out_view = array<i64: 0, 1, 4, 8, 8, 256, 1, 32, 4>, fuselab.shape = array<i64: 1, 8, 8, 4>, groups = 1 : i64, kind = "convolution"
+// TILE: fuselab.out_view = array<i64: 0, 1, 4, 8, 8, 256, 1, 32, 4>, fuselab.shape = array<i64: 1, 8, 8, 4>, groups = 4 : i64, kind = "convolution"
 
 // On the CPU the same copies (Inductor's layout optimization holds there too: torch
 // 2.15's cpp_fused_convolution_0), and the bias stays in the library call.

@@ -187,3 +187,22 @@ func.func @lstm_cell_result(%g: tensor<4x128xf32>, %c: tensor<2x32xf32>) -> tens
   %0 = "loop.extern"(%g, %c) {name = "buf0", kind = "lstm_cell", origins = []} : (tensor<4x128xf32>, tensor<2x32xf32>) -> tensor<2x32xf32>
   return %0 : tensor<2x32xf32>
 }
+
+// -----
+
+// A convolution's `result_order` is a permutation of its result's dims.
+func.func @result_order_rank(%x: tensor<1x4x8x8xf32>, %w: tensor<4x4x1x1xf32>) -> tensor<1x8x8x4xf32> {
+  // expected-error@+1 {{'loop.extern' op 'result_order' [0, 2, 1] is not a permutation of the result's 4 dims}}
+  %0 = "loop.extern"(%x, %w) {kind = "convolution", name = "buf0", origins = [], result_order = array<i64: 0, 2, 1>} : (tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) -> tensor<1x8x8x4xf32>
+  return %0 : tensor<1x8x8x4xf32>
+}
+
+// -----
+
+// Only a convolution stores its result in another order (the other externs' code
+// generators write theirs contiguously).
+func.func @result_order_kind(%a: tensor<4x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x4xf32> {
+  // expected-error@+1 {{'loop.extern' op only a 'convolution' extern may store its result in another 'result_order'}}
+  %0 = "loop.extern"(%a, %b) {kind = "mm", name = "buf0", origins = [], result_order = array<i64: 1, 0>} : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}

@@ -229,17 +229,74 @@ impl Lowering {
         operands: &[Access],
         out: &TensorType,
         origin: &str,
-    ) -> Result<MlirValue, String> {
+    ) -> Result<Access, String> {
         let operands = if self.channels_last {
             self.channels_last_operands(op, operands)?
         } else {
             operands.to_vec()
         };
         if self.peel_conv_bias && operands.len() == 3 {
-            self.lower_peeled_convolution(op, aten, &operands, out, origin)
+            let value = self.lower_peeled_convolution(op, aten, &operands, out, origin)?;
+            self.access(value)
         } else {
-            self.lower_extern(op, aten, &operands, out, origin)
+            self.convolution_extern(op, aten, &operands, out, origin)
         }
+    }
+
+    /// The convolution's `loop.extern` and how to read its result. With a channels-last
+    /// input or weight the library writes a channels-last result (cuDNN's and oneDNN's
+    /// `suggest_memory_format`; Inductor's `conv_layout` takes the output strides from
+    /// the meta kernel, so its extern buffer is channels-last and the kernels after it
+    /// read it so): the extern's buffer is `[N, H, W, C]` (`result_order`), read as the
+    /// `[N, C, H, W]` result through strides `(HWC, 1, WC, C)`.
+    fn convolution_extern(
+        &mut self,
+        op: MlirOperation,
+        aten: &AtenOp,
+        operands: &[Access],
+        out: &TensorType,
+        origin: &str,
+    ) -> Result<Access, String> {
+        let channels_last = |a: &Access| {
+            let shape = a.shape();
+            shape.len() == 4
+                && shape[1] > 1
+                && shape[2] * shape[3] > 1
+                && matches!(a, Access::Buffer { index, .. }
+                    if index.linear_coefficients(4).is_some_and(|s| s[1] == 1))
+        };
+        let stored_nhwc = self.channels_last
+            && out.rank() == 4
+            && out.shape[1] > 1
+            && out.shape[2] * out.shape[3] > 1
+            && operands.iter().take(2).any(channels_last);
+        if !stored_nhwc {
+            let value = self.lower_extern(op, aten, operands, out, origin)?;
+            return self.access(value);
+        }
+        let order = [0usize, 2, 3, 1];
+        let physical = TensorType {
+            shape: order.iter().map(|&d| out.shape[d]).collect(),
+            dtype: out.dtype,
+        };
+        let ctx = ir::context(op);
+        let order_attr = ir::i64_array_attr(ctx, &order.map(|d| d as i64));
+        let value = self.lower_extern_as(
+            op,
+            aten,
+            operands,
+            &physical,
+            &[(fuselab_dialects::loops::attr::RESULT_ORDER, order_attr)],
+            origin,
+        )?;
+        let d = IndexExpr::dim;
+        let stored = Access::Buffer {
+            base: value,
+            shape: physical.shape.clone(),
+            dtype: out.dtype,
+            index: contiguous_index(&physical.shape),
+        };
+        Ok(stored.remap(&out.shape, &[d(0), d(2), d(3), d(1)]))
     }
 
     /// The convolution's operands with every input or weight that needs it
@@ -310,8 +367,7 @@ impl Lowering {
             bias = self.access(copy)?;
         }
         // After the reshape: the extern and its add are one op's contiguous nodes.
-        let conv = self.lower_extern(op, aten, &operands[..2], out, origin)?;
-        let conv = self.access(conv)?;
+        let conv = self.convolution_extern(op, aten, &operands[..2], out, origin)?;
         let per_channel = bias.shape().len() == 1;
         let dtypes = [conv.dtype(), bias.dtype()];
         let out_dtype = out.dtype;
@@ -410,6 +466,19 @@ impl Lowering {
         out: &TensorType,
         origin: &str,
     ) -> Result<MlirValue, String> {
+        self.lower_extern_as(op, aten, operands, out, &[], origin)
+    }
+
+    /// [`Lowering::lower_extern`] writing a buffer of type `out` with `more` attributes.
+    fn lower_extern_as(
+        &mut self,
+        op: MlirOperation,
+        aten: &AtenOp,
+        operands: &[Access],
+        out: &TensorType,
+        more: &[(&str, mlir_sys::MlirAttribute)],
+        origin: &str,
+    ) -> Result<MlirValue, String> {
         let (values, views) = self.extern_operands(op, operands)?;
         let extern_kind = match aten.kind() {
             AtenOpKind::Mm => "mm",
@@ -419,11 +488,12 @@ impl Lowering {
                 None => "convolution",
             },
         };
-        let extra: Vec<(&str, mlir_sys::MlirAttribute)> =
+        let mut extra: Vec<(&str, mlir_sys::MlirAttribute)> =
             [attr::STRIDE, attr::PADDING, attr::DILATION, attr::GROUPS]
                 .into_iter()
                 .filter_map(|a| Some((a, ir::attr(op, a)?)))
                 .collect();
+        extra.extend_from_slice(more);
         self.create_extern(op, extern_kind, &values, views, out, &extra, origin)
     }
 

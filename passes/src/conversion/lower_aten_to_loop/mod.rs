@@ -440,8 +440,8 @@ impl Lowering {
             }
             Add if out.dtype.is_float() && self.fold_bias_into_mm(op, &operands, &out)? => {}
             Convolution => {
-                let value = self.lower_convolution(op, &aten, &operands, &out, &origin)?;
-                ir::replace_uses(result, value);
+                let access = self.lower_convolution(op, &aten, &operands, &out, &origin)?;
+                self.accesses.insert(key(result), access);
             }
             // PyTorch's fused recurrent cells (made by --fuse-rnn-cells): a library call.
             Mm | Bmm | FusedLstmCell | FusedGruCell => {

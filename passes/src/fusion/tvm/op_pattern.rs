@@ -493,13 +493,18 @@ impl TvmGraph {
             };
         }
         if mode == PatternMode::Relay {
-            // The result shape of each op node: its named (leaving) member's type.
+            // The result shape of each op node: its named (leaving) member's type (a
+            // channels-last convolution's logical shape, not its buffer's).
             let shapes: Vec<Option<Vec<i64>>> = out
                 .nodes
                 .iter()
                 .map(|n| {
-                    let m = n.members.iter().find(|&&m| graph.nodes[m].name == n.name)?;
-                    ir::tensor_type(ir::result(loop_ops[*m], 0)).map(|t| t.shape)
+                    let m = loop_ops[*n.members.iter().find(|&&m| graph.nodes[m].name == n.name)?];
+                    let stored = ir::tensor_type(ir::result(m, 0))?.shape;
+                    Some(match fuselab_dialects::loops::StoredOrder::of(m) {
+                        Ok(Some(order)) => order.logical_shape(&stored),
+                        _ => stored,
+                    })
                 })
                 .collect();
             for p in graph.inputs.len()..out.nodes.len() {

@@ -265,6 +265,8 @@ struct ConvShape {
     /// channel stride) and the weight's.
     input_strides: Vec<i64>,
     weight_strides: Vec<i64>,
+    /// The result's element strides (contiguous, or channels-last: `result_order`).
+    output_strides: Vec<i64>,
     bias: bool,
     threads: usize,
 }
@@ -367,7 +369,6 @@ impl ConvShape {
             out[..v.len()].copy_from_slice(v);
             out
         };
-        let rank = self.spatial + 2;
         let mut src = vec![self.batch, self.cin];
         src.extend_from_slice(&self.input);
         let mut dst = vec![self.batch, self.cout];
@@ -423,7 +424,7 @@ impl ConvShape {
             };
             init_strided(user_src, &src, &self.input_strides)?;
             init_strided(user_wei, &wei, &wei_strides)?;
-            init(user_dst, &dst, plain_tag(rank)?)?;
+            init_strided(user_dst, &dst, &self.output_strides)?;
             init(user_bias, &[self.cout], plain_tag(1)?)?;
             // The primitive's source: the caller's channels-last layout, or its choice.
             let src_md = if channels_last {
@@ -565,7 +566,8 @@ impl ConvPlan {
 }
 
 /// `y = conv(x, w) + b` for f32 NCHW-like tensors (1 to 3 spatial dims; `x` and `w`
-/// read with the given element strides — a channels-last copy as it is; `y` contiguous;
+/// read with the given element strides — a channels-last copy as it is; `y` written
+/// with its strides, contiguous or channels-last;
 /// `b` 0 for no bias; aten's padding on both sides, its dilation, `groups`), on `threads` threads
 /// (0: [`super::blas::parallel_threads`]). Returns 1 when oneDNN computed `y`, 0 when
 /// it did not (no library, a shape it refuses: said once per shape on stderr): the
@@ -605,6 +607,11 @@ pub extern "C" fn fuselab_conv(
     ws2: i64,
     ws3: i64,
     ws4: i64,
+    ys0: i64,
+    ys1: i64,
+    ys2: i64,
+    ys3: i64,
+    ys4: i64,
     threads: i64,
     x: i64,
     w: i64,
@@ -635,6 +642,7 @@ pub extern "C" fn fuselab_conv(
         dilation: [d0, d1, d2][..n].to_vec(),
         input_strides: [xs0, xs1, xs2, xs3, xs4][..n + 2].to_vec(),
         weight_strides: [ws0, ws1, ws2, ws3, ws4][..n + 2].to_vec(),
+        output_strides: [ys0, ys1, ys2, ys3, ys4][..n + 2].to_vec(),
         bias: b != 0,
         threads,
     };

@@ -105,7 +105,13 @@ fn fuselab_conv_matches_the_definition_past_the_plan_cache() {
         let channels_last = case % 3 == 2;
         let (x_mem, xs) = stored(&x, [batch, cin, h, wd], channels_last);
         let (w_mem, ws) = stored(&w, [cout, cin_g, kh, kw], channels_last);
-        let [xs, ws] = [xs, ws].map(|v| v.map(|e| e as i64));
+        // The result too, as the library writes it after a channels-last input.
+        let ys: [usize; 4] = if channels_last {
+            [oh * ow * cout, 1, ow * cout, cout]
+        } else {
+            [cout * oh * ow, oh * ow, ow, 1]
+        };
+        let [xs, ws, ys] = [xs, ws, ys].map(|v| v.map(|e| e as i64));
         let [s, p, d] = [s, p, d].map(|v| v as i64);
         let done = fuselab_conv(
             2,
@@ -141,6 +147,11 @@ fn fuselab_conv_matches_the_definition_past_the_plan_cache() {
             ws[2],
             ws[3],
             0,
+            ys[0],
+            ys[1],
+            ys[2],
+            ys[3],
+            0,
             1,
             address(&x_mem),
             address(&w_mem),
@@ -148,7 +159,9 @@ fn fuselab_conv_matches_the_definition_past_the_plan_cache() {
             y.as_mut_ptr() as i64,
         );
         assert_eq!(done, 1, "case {case}: oneDNN refused the convolution");
-        for (i, (got, want)) in y.iter().zip(&want).enumerate() {
+        for (i, want) in want.iter().enumerate() {
+            let at = [i / (cout * oh * ow), i / (oh * ow) % cout, i / ow % oh, i % ow];
+            let got = y[at.iter().zip(ys).map(|(&k, s)| k as i64 * s).sum::<i64>() as usize];
             assert!(
                 (got - want).abs() < 1e-4,
                 "case {case}, element {i}: {got} vs {want}"

@@ -3,6 +3,7 @@
 
 use super::*;
 use fuselab_dialects::build::CmpI;
+use fuselab_dialects::loops::StoredOrder;
 
 /// The most bytes of im2col columns one tile of a convolution's output rows fills
 /// before its GEMM: the tile is still in cache when the GEMM packs it. resnet_block
@@ -305,7 +306,18 @@ impl Gen {
         let (batch, cin) = (x_shape[0], x_shape[1]);
         let (cin_g, cout_g) = (w_shape[1], w_shape[0] / groups.max(1));
         let kernel: Vec<i64> = w_shape[2..].to_vec();
-        let out_spatial: Vec<i64> = target.ty.shape[2..].to_vec();
+        // A channels-last result (`result_order`): oneDNN writes it through its strides;
+        // the im2col code below computes the logical result in a scratch buffer and
+        // copies it in.
+        let stored = StoredOrder::of(op).map_err(|m| err(op, m))?;
+        let (logical, y_strides) = match &stored {
+            Some(order) => (
+                order.logical_shape(&target.ty.shape),
+                order.logical_strides(&target.ty.shape),
+            ),
+            None => (target.ty.shape.clone(), target.ty.contiguous_strides()),
+        };
+        let out_spatial: Vec<i64> = logical[2..].to_vec();
         let s_total: i64 = out_spatial.iter().product();
         let k_total: i64 = cin_g * kernel.iter().product::<i64>();
         let in_spatial: i64 = x_shape[2..].iter().product();
@@ -331,6 +343,7 @@ impl Gen {
         ints.extend(padded(&dilation, 1, 3));
         ints.extend(padded(&x_strides, 0, 5));
         ints.extend(padded(&w_strides, 0, 5));
+        ints.extend(padded(&y_strides, 0, 5));
         let threads = i64::from(!self.parallel || self.func.runs_in_parallel_loop());
         ints.push(threads);
         let mut args: Vec<Value> = ints.iter().map(|&v| self.b.int(64, v)).collect();
@@ -355,6 +368,11 @@ impl Gen {
         let zero = self.b.int(32, 0);
         let refused = self.b.cmpi(CmpI::Eq, done, zero);
         self.b.open_if(refused);
+        let result = target.clone();
+        let target = match &stored {
+            Some(_) => self.scratch(&logical, DType::F32),
+            None => result.clone(),
+        };
         // im2col reads contiguous operands: a viewed one is copied out of its view.
         let [x, w] = [(&x_src, &layouts[0]), (&w_src, &layouts[1])].map(|(buf, layout)| match layout {
             Some(l) => self.dense_copy(buf, l),
@@ -470,8 +488,11 @@ impl Gen {
             (addr_c, s_total, 1),
         );
         self.close_nest(nest);
+        if let Some(order) = &stored {
+            self.strided_copy(&result, &order.logical_view(&result.ty.shape), &target, true);
+        }
         self.b.close("scf.yield", &[]);
-        self.finish_extern(op, &target, out);
+        self.finish_extern(op, &result, out);
         Ok(())
     }
 
@@ -505,7 +526,7 @@ impl Gen {
 
     /// Between the strided view `layout` of `strided` and the contiguous `dense`: into
     /// the view when `to_view`, out of it otherwise.
-    fn strided_copy(&mut self, strided: &Buf, layout: &[i64], dense: &Buf, to_view: bool) {
+    pub(super) fn strided_copy(&mut self, strided: &Buf, layout: &[i64], dense: &Buf, to_view: bool) {
         let rank = (layout.len() - 1) / 2;
         let (offset, sizes, strides) = (layout[0], layout[1..=rank].to_vec(), layout[rank + 1..].to_vec());
         let ivs = self.open_loops(&sizes);

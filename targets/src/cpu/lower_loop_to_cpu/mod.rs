@@ -263,10 +263,10 @@ pub const CONV: &str = "fuselab_conv";
 
 /// The number of i64 parameters of [`CONV`]: spatial dims, batch, channels in and out,
 /// groups, then input, kernel and output sizes, strides, paddings and dilations (3
-/// each, the unused ones 1 or 0), the input's and the weight's element strides (5
+/// each, the unused ones 1 or 0), the input's, the weight's and the result's element strides (5
 /// each, the unused ones 0), threads, and the addresses of input, weight, bias (0:
 /// none) and result; it returns an i32.
-pub const CONV_PARAMS: usize = 38;
+pub const CONV_PARAMS: usize = 43;
 
 /// The parameter types of `fuselab_sgemm(m, n, k, a, rsa, csa, b, rsb, csb, beta, c, rsc,
 /// csc)`: `C = A B + beta C` with addresses as i64 and strides in elements (all i64

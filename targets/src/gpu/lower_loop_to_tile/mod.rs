@@ -42,6 +42,7 @@
 //! online softmax, vector widths (the GPU lowering's business).
 
 use crate::math::widen_attr;
+use fuselab_dialects::loops::StoredOrder;
 use fuselab_dialects::{
     build::{Builder, OwnedModule, Value},
     ir::{self, i64s},
@@ -577,14 +578,18 @@ impl Lowering {
         let named = ir::named_attributes(op);
         let mut attributes: Vec<(&str, mlir_sys::MlirAttribute)> =
             named.iter().map(|(k, a)| (k.as_str(), widen_attr(*a))).collect();
-        if let Some((_, view)) = &into {
-            attributes.push(("fuselab.out_view", ir::i64_array_attr(self.b.context(), view)));
-        }
         // The result's own shape: its buffer may be an output of another shape (a
         // returned reshape of it).
         let shape = ir::tensor_type(ir::result(op, 0))
             .ok_or_else(|| err(op, "result is not a supported tensor"))?
             .shape;
+        // A channels-last convolution writes its logical result through strides.
+        let stored = StoredOrder::of(op)
+            .map_err(|m| err(op, m))?
+            .map(|order| order.logical_view(&shape));
+        if let Some(view) = into.as_ref().map(|(_, view)| view).or(stored.as_ref()) {
+            attributes.push(("fuselab.out_view", ir::i64_array_attr(self.b.context(), view)));
+        }
         attributes.push(("fuselab.shape", ir::i64_array_attr(self.b.context(), &shape)));
         self.b.open("tile.extern", &[], &[], &attributes, &[]);
         self.b.close(names::YIELD, &args);
