@@ -7,7 +7,7 @@
 //!
 //! Pipelines (`fusion::strategy::execution_pipelines`, from the strategy table):
 //! `unfused` (decompose + lower, one node per primitive op), then every strategy and
-//! its variants — today `inductor` (+ unroll-small-reductions + split-reductions + inline-pointwise + inductor-fuse), `tvm` (views
+//! its variants — today `inductor` (+ unroll-small-reductions + inline-pointwise + split-reductions + inductor-fuse), `tvm` (views
 //! materialized + tvm-fuse-ops), `tvm-folded` (views folded + tvm-fuse-ops); `all` runs
 //! them all. Compiled runs (`--jit`) use the target's runner (`--target`, default cpu).
 

@@ -3,6 +3,7 @@
 //! `conversion` or `fusion`): `tests/layering.rs` checks it.
 
 pub mod memory_deps;
+pub mod prefer_channels_last;
 pub mod print_memory_deps;
 pub mod reduction_hint;
 pub mod rows;

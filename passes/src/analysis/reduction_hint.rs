@@ -10,7 +10,7 @@ use fuselab_dialects::{
 use mlir_sys::MlirOperation;
 
 /// Whether `node` is an outer reduction (Inductor's `ReductionHint.OUTER`): of its loads
-/// whose index uses every loop index, more read with every reduction index strided than
+/// whose index uses every loop index (but those of extent 1), more read with every reduction index strided than
 /// not. `None` when no load uses every index (Inductor then does not split) and for
 /// nodes that do not reduce.
 pub fn reads_outer(node: MlirOperation) -> Option<bool> {
@@ -18,14 +18,17 @@ pub fn reads_outer(node: MlirOperation) -> Option<bool> {
         return None;
     }
     let body = ir::body(node)?;
-    let n = i64s(node, "ranges").len();
-    let all = n + i64s(node, "reduction_ranges").len();
+    let mut extents = i64s(node, "ranges");
+    let n = extents.len();
+    extents.extend(i64s(node, "reduction_ranges"));
+    let all = extents.len();
     let (mut outer, mut inner) = (0, 0);
     for load in ir::ops_named(body, names::LOAD) {
         let Some((index, _, _)) = ir::attr(load, "index").and_then(from_affine_map_attr) else {
             continue;
         };
-        if !(0..all).all(|d| index.uses_dim(d)) {
+        // Size-1 dims are no loop variables to Inductor (`index_vars_squeeze`).
+        if !(0..all).all(|d| extents[d] == 1 || index.uses_dim(d)) {
             continue;
         }
         // floordiv / mod / indirect indices: no plain stride, counted as inner.

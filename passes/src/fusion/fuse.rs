@@ -17,7 +17,7 @@ static ID: PassId = PassId::new();
 /// The registry entry.
 pub const INFO: PassInfo = PassInfo {
     argument: "fuse",
-    summary: "Fuse with a strategy of the strategy table: strategy=inductor (unroll-small-reductions + split-reductions + inline-pointwise + inductor-fuse) or tvm",
+    summary: "Fuse with a strategy of the strategy table: strategy=inductor (unroll-small-reductions + inline-pointwise + split-reductions + inductor-fuse) or tvm",
     anchor: "builtin.module",
     options: &[PassOption {
         name: "strategy",

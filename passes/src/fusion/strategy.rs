@@ -212,7 +212,7 @@ mod tests {
         }
         assert_eq!(
             strategy_pipeline(strategy("inductor").expect("inductor")).text(),
-            "fuse-attention,fuse-rnn-cells,pointless-cumsum,aten-decompose,lower-aten-to-loop,unroll-small-reductions,split-reductions,inline-pointwise,inductor-fuse"
+            "fuse-attention,fuse-rnn-cells,pointless-cumsum,aten-decompose,lower-aten-to-loop,unroll-small-reductions,inline-pointwise,split-reductions,inductor-fuse"
         );
         assert_eq!(
             strategy_pipeline(strategy("tvm").expect("tvm")).text(),

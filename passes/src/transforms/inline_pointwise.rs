@@ -17,6 +17,13 @@
 //!   and it loads more than once at a non-constant index (`StorageBox.realize_hint`:
 //!   `nontrivial_read_count > 1`).
 //!
+//! A 4-D pointwise node realized because it is reused or reads too much is stored
+//! channels-last (`[N, H, W, C]`, its readers' loads re-indexed) when it prefers that
+//! layout under layout optimization (`maybe_apply_channels_last_stride_order`;
+//! [`crate::analysis::prefer_channels_last`]): reductions over it then read it as
+//! Inductor's do (a spatial mean of a batch norm after a convolution is an outer
+//! reduction, which `--split-reductions`, run after this pass, splits as Inductor does).
+//!
 //! A node marked `inline` (a part of one computation fuse-import spells as several ops,
 //! such as a max pool's partial maximums) is stored only as a graph output or an
 //! extern's input.
@@ -26,7 +33,7 @@
 
 use crate::registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption};
 use fuselab_dialects::ir;
-use fuselab_dialects::loops::index::{from_affine_map_attr, unravel};
+use fuselab_dialects::loops::index::{from_affine_map_attr, unravel, IndexExpr};
 use fuselab_dialects::loops::{names, INLINE, REALIZE_HINT};
 use fuselab_dialects::{
     ir::string_list,
@@ -201,6 +208,77 @@ fn top_level_node(mut op: MlirOperation) -> MlirOperation {
     }
 }
 
+/// Replaces pointwise `node` over `[N, C, H, W]` by one computing the same values over
+/// `[N, H, W, C]` (stored channels-last) and re-indexes its readers' loads; returns the
+/// new node. `None` (nothing changed) where the layouts coincide (one channel or one
+/// spatial element) or a user is not a load.
+fn store_channels_last(node: MlirOperation) -> Result<Option<MlirOperation>, String> {
+    let result = ir::result(node, 0);
+    let (Some(ty), Some(body)) = (ir::tensor_type(result), ir::body(node)) else {
+        return Ok(None);
+    };
+    let users = ir::users(result);
+    let [n, c, h, w] = ty.shape[..] else {
+        return Ok(None);
+    };
+    if ir::op_name(node) != names::POINTWISE
+        || c == 1
+        || h * w == 1
+        || users.iter().any(|&u| ir::op_name(u) != names::LOAD)
+    {
+        return Ok(None);
+    }
+    let ctx = ir::context(node);
+    let stored = vec![n, h, w, c];
+    let bx = BodyBuilder::new_block(ctx, ir::location(node), stored.clone());
+    let d = IndexExpr::dim;
+    let value = bx.copy_body(body, &[d(0), d(3), d(1), d(2)], &[])?;
+    bx.finish(value);
+    let ranges = ir::i64_array_attr(ctx, &stored);
+    let attributes: Vec<(String, mlir_sys::MlirAttribute)> = ir::named_attributes(node)
+        .into_iter()
+        .map(|(name, a)| {
+            if name == "ranges" {
+                (name, ranges)
+            } else {
+                (name, a)
+            }
+        })
+        .collect();
+    let attributes: Vec<(&str, mlir_sys::MlirAttribute)> =
+        attributes.iter().map(|(name, a)| (name.as_str(), *a)).collect();
+    let stored_ty = fuselab_dialects::types::TensorType {
+        shape: stored,
+        dtype: ty.dtype,
+    };
+    let result_ty = ir::parse_type(ctx, &stored_ty.to_string()).ok_or("unprintable type")?;
+    let relaid = ir::create(
+        names::POINTWISE,
+        ir::location(node),
+        &[],
+        &[result_ty],
+        &attributes,
+        vec![ir::new_region(bx.block)],
+    );
+    ir::insert_before(node, relaid);
+    // Each reader's logical [n, c, h, w] index, now at n*HWC + c + h*WC + w*C.
+    let strides = [h * w * c, 1, w * c, c];
+    for load in users {
+        let reader_ranges = node_ranges(top_level_node(load)).ok_or("reader without ranges")?;
+        let (flat, dims, syms) = from_affine_map_attr(ir::attr(load, "index").ok_or("load without index")?)
+            .ok_or("bad load index")?;
+        let index = unravel(&flat, &ty.shape, &reader_ranges)
+            .iter()
+            .zip(strides)
+            .fold(IndexExpr::constant(0), |acc, (x, s)| acc.add(&x.scale(s)));
+        let map = ir::parse_attr(ctx, &index.to_affine_map(dims, syms)).ok_or("unprintable index")?;
+        ir::set_attr(load, "index", map);
+        ir::set_operand(load, 0, ir::result(relaid, 0));
+    }
+    ir::erase(node);
+    Ok(Some(relaid))
+}
+
 fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     let func_raw = func.to_raw();
     cx.require_loop_ir(func_raw)?;
@@ -211,6 +289,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     let opcount_threshold = cx.options.uint("realize-opcount-threshold") as usize;
     let acc_threshold = cx.options.uint("realize-acc-reads-threshold") as usize;
     let ops = ir::block_ops(block);
+    let prefer_channels_last = crate::analysis::prefer_channels_last::of_block(block);
     let mut realized: HashSet<usize> = HashSet::new();
     let mut unrealized: Vec<MlirOperation> = Vec::new();
     for &node in ops.iter().filter(|&&op| is_node(op)) {
@@ -274,6 +353,26 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
             reason = Some(RealizeReason::AccumulatedReads);
         } else if reason.is_none() && ir::attr(node, REALIZE_HINT).is_some() && nontrivial_reads(node) > 1 {
             reason = Some(RealizeReason::Hint);
+        }
+        let reused = matches!(
+            reason,
+            Some(RealizeReason::ReuseCost | RealizeReason::AccumulatedReads)
+        );
+        if reused && prefer_channels_last.contains(&(node.ptr as usize)) {
+            match store_channels_last(node) {
+                Ok(Some(relaid)) => {
+                    realized.insert(relaid.ptr as usize);
+                    continue;
+                }
+                Ok(None) => {}
+                Err(message) => {
+                    cx.sink.error(
+                        unsafe { ir::op_ref(node) }.location(),
+                        format!("cannot store channels-last: {message}"),
+                    );
+                    return Err(PassFailed);
+                }
+            }
         }
         if reason.is_some() {
             realized.insert(node.ptr as usize);

@@ -27,13 +27,16 @@
 // CPU: reduction_ranges = array<i64: 1024, 1024>
 // CPU-NOT: _split
 // With the Inductor strategy the first level fuses with the exp that feeds it, the second
-// with the negation: 2 kernels.
+// with the negation: 2 kernels. Split after the realize decisions (as Inductor splits
+// while lowering the sum, its input inlined), both levels carry the inlined exp's
+// origin, as Inductor's names do (EfficientNet's `triton_red_fused_mean_silu_4` then
+// `triton_per_fused_mean_silu_5`, H100, torch 2.11).
 // FUSED: "function": "mid_sum"
 // FUSED: "name": "fused_exp_sum_0"
 // FUSED: "iteration": [
 // FUSED-NEXT: 128,
 // FUSED-NEXT: 8192
-// FUSED: "name": "fused_neg_sum_1"
+// FUSED: "name": "fused_exp_neg_sum_1"
 // FUSED: "kernels": 2,
 func.func @mid_sum(%x: tensor<1024x1024xf32>) -> tensor<f32> {
   %e = "aten.exp"(%x) : (tensor<1024x1024xf32>) -> tensor<1024x1024xf32>

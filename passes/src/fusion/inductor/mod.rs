@@ -93,7 +93,7 @@ impl Strategy for Inductor {
     }
 
     fn summary(&self) -> &'static str {
-        "TorchInductor's scheduler: unroll-small-reductions, split-reductions, inline-pointwise, then inductor-fuse"
+        "TorchInductor's scheduler: unroll-small-reductions, inline-pointwise, split-reductions, then inductor-fuse"
     }
 
     fn pass(&self) -> &'static PassInfo {
@@ -105,7 +105,7 @@ impl Strategy for Inductor {
     }
 
     fn prepare(&self) -> &'static [&'static str] {
-        &["unroll-small-reductions", "split-reductions", "inline-pointwise"]
+        &["unroll-small-reductions", "inline-pointwise", "split-reductions"]
     }
 
     fn decide(
