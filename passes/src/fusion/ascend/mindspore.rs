@@ -36,7 +36,10 @@ use crate::{
     analysis::memory_deps::{NodeKind, SchedGraph, SchedNode},
     fusion::{group_order::GroupOrder, plan::FusionPlan},
 };
-use std::{cell::RefCell, collections::BTreeMap};
+use std::{
+    cell::RefCell,
+    collections::{BTreeMap, BTreeSet},
+};
 
 use super::autofuse::FusionPass;
 
@@ -449,49 +452,65 @@ impl<'g> Splitter<'g> {
     }
 
     /// `self.fuse(selector)`: scans the areas in order, applies the first choice, and
-    /// starts over; returns whether anything fused.
-    fn fuse(&mut self, pattern: fn(&mut Splitter<'g>, usize) -> Option<Choice>) -> bool {
+    /// starts over; returns whether anything fused. An area whose pattern did not fire
+    /// is not asked again until it or a neighbour changes: a pattern reads only the
+    /// area, its neighbours and reachability between areas, which merging only adds to
+    /// (a refusal for a cycle stands), so it would refuse again. Taking the smallest
+    /// area still to ask is then MindSpore's restart from the first area, without the
+    /// quadratic rescans (`--ascend-autofuse=mode=mindspore` took 113 s on a 100k-node
+    /// tree).
+    fn fuse(&mut self, pattern: Pattern<'g>) -> bool {
         let mut changed = false;
-        'scan: loop {
-            for i in 0..self.order.len() {
-                let dom = self.order[i];
-                let Some((mut areas, forward)) = pattern(self, dom) else {
-                    continue;
-                };
-                // limit_area_size: the smaller areas first, up to 200 nodes.
-                let total = self.area(dom).nodes.len()
-                    + areas.iter().map(|&a| self.area(a).nodes.len()).sum::<usize>();
-                if total > AREA_LIMIT {
-                    areas.sort_by_key(|&a| self.area(a).nodes.len());
-                    let mut size = self.area(dom).nodes.len();
-                    areas.retain(|&a| {
-                        size += self.area(a).nodes.len();
-                        size <= AREA_LIMIT
-                    });
-                }
-                if areas.is_empty() {
-                    continue;
-                }
-                if forward {
-                    for a in areas {
-                        self.absorb(dom, a);
-                    }
-                } else {
-                    let mut inner = dom;
-                    for a in areas {
-                        self.absorb(a, inner);
-                        inner = a;
-                    }
-                }
-                changed = true;
-                continue 'scan;
+        let mut pending: BTreeSet<usize> = self.order.iter().copied().collect();
+        while let Some(dom) = pending.pop_first() {
+            if !self.areas.contains_key(&dom) {
+                continue; // absorbed since it was queued
             }
-            return changed;
+            let Some((mut areas, forward)) = pattern(self, dom) else {
+                continue;
+            };
+            // limit_area_size: the smaller areas first, up to 200 nodes.
+            let total =
+                self.area(dom).nodes.len() + areas.iter().map(|&a| self.area(a).nodes.len()).sum::<usize>();
+            if total > AREA_LIMIT {
+                areas.sort_by_key(|&a| self.area(a).nodes.len());
+                let mut size = self.area(dom).nodes.len();
+                areas.retain(|&a| {
+                    size += self.area(a).nodes.len();
+                    size <= AREA_LIMIT
+                });
+            }
+            if areas.is_empty() {
+                continue;
+            }
+            let mut touched = Vec::new();
+            if forward {
+                for a in areas {
+                    touched.extend(self.absorb(dom, a));
+                }
+            } else {
+                let mut inner = dom;
+                for a in areas {
+                    touched.extend(self.absorb(a, inner));
+                    inner = a;
+                }
+            }
+            // The changed areas and everything whose pattern reads them.
+            for t in touched {
+                if let Some(area) = self.areas.get(&t) {
+                    pending.extend(area.ins.keys().chain(area.outs.keys()).copied());
+                    pending.insert(t);
+                }
+            }
+            changed = true;
         }
+        changed
     }
 
-    /// `area.fuse`: `into` absorbs its producer area `other`.
-    fn absorb(&mut self, into: usize, other: usize) {
+    /// `area.fuse`: `into` absorbs its producer area `other`. Returns the areas whose
+    /// own data changed: `into` and `other`'s neighbours (their relations now name
+    /// `into`).
+    fn absorb(&mut self, into: usize, other: usize) -> Vec<usize> {
         self.topo.borrow_mut().merge(into, other, |a| self.outs(a));
         let gone = self.areas.remove(&other).expect("a live area");
         let rel = self
@@ -545,13 +564,24 @@ impl<'g> Splitter<'g> {
             }
         }
         self.order.retain(|&a| a != other);
+        let mut touched: Vec<usize> = gone.ins.keys().chain(gone.outs.keys()).copied().collect();
+        touched.push(into);
+        touched
     }
 }
 
 /// MindSpore's split of `graph` into areas (`GraphSplitAscend._fuse_loop`).
 pub fn plan_mindspore(graph: &SchedGraph) -> FusionPlan {
+    plan_with(graph, Splitter::fuse)
+}
+
+/// A pattern: the choice it makes for a dominant area, if any.
+type Pattern<'g> = fn(&mut Splitter<'g>, usize) -> Option<Choice>;
+
+/// [`plan_mindspore`] with `fuse` as the scan that applies one pattern until it fires
+/// no more (the tests compare [`Splitter::fuse`] with MindSpore's literal rescans).
+fn plan_with<'g>(graph: &'g SchedGraph, fuse: fn(&mut Splitter<'g>, Pattern<'g>) -> bool) -> FusionPlan {
     let mut s = Splitter::new(graph);
-    type Pattern<'g> = fn(&mut Splitter<'g>, usize) -> Option<Choice>;
     let patterns: [Pattern; 8] = [
         Splitter::reshape,
         Splitter::elemwise_depth,
@@ -567,7 +597,7 @@ pub fn plan_mindspore(graph: &SchedGraph) -> FusionPlan {
         rounds += 1;
         let mut changed = false;
         for pattern in patterns {
-            changed |= s.fuse(pattern);
+            changed |= fuse(&mut s, pattern);
         }
         if !changed {
             break;
@@ -583,4 +613,133 @@ pub fn plan_mindspore(graph: &SchedGraph) -> FusionPlan {
         })
         .collect();
     super::plan(graph, groups, &s.rejections, rounds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::memory_deps::MemoryDep;
+    use fuselab_dialects::loops::index::contiguous_index;
+
+    /// MindSpore's `fuse` as written: after each fusion the scan starts again from the
+    /// first area.
+    fn fuse_rescanning<'g>(s: &mut Splitter<'g>, pattern: Pattern<'g>) -> bool {
+        let mut changed = false;
+        'scan: loop {
+            for i in 0..s.order.len() {
+                let dom = s.order[i];
+                let Some((mut areas, forward)) = pattern(s, dom) else {
+                    continue;
+                };
+                let total =
+                    s.area(dom).nodes.len() + areas.iter().map(|&a| s.area(a).nodes.len()).sum::<usize>();
+                if total > AREA_LIMIT {
+                    areas.sort_by_key(|&a| s.area(a).nodes.len());
+                    let mut size = s.area(dom).nodes.len();
+                    areas.retain(|&a| {
+                        size += s.area(a).nodes.len();
+                        size <= AREA_LIMIT
+                    });
+                }
+                if areas.is_empty() {
+                    continue;
+                }
+                if forward {
+                    for a in areas {
+                        s.absorb(dom, a);
+                    }
+                } else {
+                    let mut inner = dom;
+                    for a in areas {
+                        s.absorb(a, inner);
+                        inner = a;
+                    }
+                }
+                changed = true;
+                continue 'scan;
+            }
+            return changed;
+        }
+    }
+
+    /// A seeded graph of every area type: pointwise ops (elementwise, broadcasting
+    /// reads, reshapes, expands, opaque copies) over two shapes, row reductions and
+    /// matmuls, each reading up to three of the eight nodes before it.
+    fn random_graph(seed: u64, n: usize) -> SchedGraph {
+        let mut next = crate::analysis::test_rng(seed);
+        let mut nodes: Vec<SchedNode> = Vec::new();
+        for i in 0..n {
+            let (kind, origin) = match next(10) {
+                0 => (NodeKind::Extern, ["mm", "bmm"][next(2)]),
+                1 | 2 => (NodeKind::Reduction, "sum"),
+                _ => (
+                    NodeKind::Pointwise,
+                    ["add", "mul", "exp", "expand", "view", "cat"][next(6)],
+                ),
+            };
+            let ranges = if kind == NodeKind::Reduction || next(4) == 0 {
+                vec![16]
+            } else {
+                vec![16, 16]
+            };
+            let mut producers: Vec<usize> = (0..next(4))
+                .filter(|_| i > 0)
+                .map(|_| i - 1 - next(i.min(8)))
+                .collect();
+            producers.sort_unstable();
+            producers.dedup();
+            let reads = producers
+                .iter()
+                .map(|&p| {
+                    let elements: i64 = nodes[p].ranges.iter().product();
+                    MemoryDep {
+                        buffer: nodes[p].name.clone(),
+                        index: contiguous_index(&nodes[p].ranges),
+                        ranges: nodes[p].ranges.clone(),
+                        star: false,
+                        elem_bytes: 4,
+                        buffer_bytes: 4 * elements as u64,
+                    }
+                })
+                .collect();
+            nodes.push(SchedNode {
+                name: format!("buf{i}"),
+                kind,
+                reduction_ranges: if kind == NodeKind::Reduction {
+                    vec![16]
+                } else {
+                    vec![]
+                },
+                out_bytes: 4 * ranges.iter().product::<i64>() as u64,
+                ranges,
+                reads,
+                writes: vec![],
+                origins: vec![origin.to_string()],
+                loc: None,
+                producers,
+                is_output: i + 1 == n || next(10) == 0,
+                nop: false,
+            });
+        }
+        SchedGraph {
+            nodes,
+            inputs: vec![],
+            unfused: None,
+        }
+    }
+
+    /// Asking again only the areas that changed or neighbour a change, smallest first,
+    /// decides as MindSpore's rescans: same areas, same refusals and reasons, same
+    /// rounds, on 300 seeded graphs (up to 400 nodes: areas reach the 200-node cap).
+    #[test]
+    fn skipping_unchanged_areas_decides_as_rescanning() {
+        for seed in 0..300u64 {
+            let graph = random_graph(seed * 104_729 + 7, if seed % 10 == 0 { 400 } else { 60 });
+            let fast = plan_with(&graph, Splitter::fuse);
+            let slow = plan_with(&graph, fuse_rescanning);
+            assert_eq!(fast.groups, slow.groups, "seed {seed}: groups differ");
+            assert_eq!(fast.rejections, slow.rejections, "seed {seed}: refusals differ");
+            assert_eq!(fast.rounds, slow.rounds, "seed {seed}: rounds differ");
+        }
+    }
 }
