@@ -32,6 +32,19 @@ fn channels_last_source(access: &Access, value: MlirValue) -> Option<(Vec<i64>, 
     differs.then(|| (shape.to_vec(), access.dtype(), origin))
 }
 
+/// The result of shape `shape` of an extern whose buffer (`buffer`, of type `physical`)
+/// stores it in another dim order: stored dim `k` is the result's dim `order[k]`.
+fn stored_as(buffer: MlirValue, physical: &TensorType, shape: &[i64], order: &[usize]) -> Access {
+    let stored = Access::Buffer {
+        base: buffer,
+        shape: physical.shape.clone(),
+        dtype: physical.dtype,
+        index: contiguous_index(&physical.shape),
+    };
+    let at: Vec<IndexExpr> = order.iter().map(|&d| IndexExpr::dim(d)).collect();
+    stored.remap(shape, &at)
+}
+
 impl Lowering {
     /// Inductor's post-grad mm + bias patterns (torch/_inductor/fx_passes/post_grad.py,
     /// behind `config.pattern_matcher`): `add(mm(a, b), inp)` becomes one `addmm` extern
@@ -289,14 +302,7 @@ impl Lowering {
             &[(fuselab_dialects::loops::attr::RESULT_ORDER, order_attr)],
             origin,
         )?;
-        let d = IndexExpr::dim;
-        let stored = Access::Buffer {
-            base: value,
-            shape: physical.shape.clone(),
-            dtype: out.dtype,
-            index: contiguous_index(&physical.shape),
-        };
-        Ok(stored.remap(&out.shape, &[d(0), d(2), d(3), d(1)]))
+        Ok(stored_as(value, &physical, &out.shape, &order))
     }
 
     /// The convolution's operands with every input or weight that needs it
@@ -598,8 +604,9 @@ impl Lowering {
             .collect();
         let values: Vec<MlirValue> = order.iter().map(|&i| values[i]).collect();
         let views = order.iter().map(|&i| views[i]).collect();
+        let order = [0, 2, 1, 3];
         let physical = TensorType {
-            shape: vec![out.shape[0], out.shape[2], out.shape[1], out.shape[3]],
+            shape: order.iter().map(|&d| out.shape[d]).collect(),
             dtype: out.dtype,
         };
         let attrs = [
@@ -610,13 +617,6 @@ impl Lowering {
             ),
         ];
         let buffer = self.create_extern(op, "sdpa", &values, views, &physical, &attrs, origin)?;
-        let d = IndexExpr::dim;
-        let stored = Access::Buffer {
-            base: buffer,
-            shape: physical.shape.clone(),
-            dtype: out.dtype,
-            index: contiguous_index(&physical.shape),
-        };
-        Ok(stored.remap(&out.shape, &[d(0), d(2), d(1), d(3)]))
+        Ok(stored_as(buffer, &physical, &out.shape, &order))
     }
 }
