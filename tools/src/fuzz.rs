@@ -15,7 +15,7 @@
 //! log/sqrt/rsqrt/reciprocal of `1 + x*x`, pow with exponents 2 and 3, comparisons of
 //! inputs through logical_not / any / where, to_dtype (bf16 round trips of inputs,
 //! int64 arithmetic converted to floats), permute, select/unsqueeze, unsqueeze/clone/
-//! squeeze, addmm, and 1-d convolutions: every op `fuse-import` produces, in f32, f16,
+//! squeeze, addmm, and 1-d and 2-d convolutions: every op `fuse-import` produces, in f32, f16,
 //! bf16, i64 and i1.
 //! One seed in ten is an f16 graph and one a bf16 graph (every float element type
 //! replaced), checked with those dtypes' tolerances.
@@ -403,17 +403,22 @@ impl Gen {
             }
             23 if rank >= 2 => {
                 let k = x.shape[rank - 1];
-                if rank == 3 && self.rng.below(2) == 0 {
-                    // A 1-d convolution with a size-1 kernel over [N, C, L]: same shape.
-                    let c = x.shape[1];
-                    let w = self.input(vec![c, c, 1], "f32");
+                if rank >= 3 && self.rng.below(2) == 0 {
+                    // A 1-d convolution with a size-1 kernel over [N, C, L], a 2-d one with
+                    // a 3x3 kernel and padding 1 over [N, C, H, W] (channels-last on the
+                    // cpu and gpu targets): same shape.
+                    let (c, spatial) = (x.shape[1], rank - 2);
+                    let k = 2 * spatial as i64 - 1;
+                    let w = self.input([vec![c, c], vec![k; spatial]].concat(), "f32");
                     let b = self.input(vec![c], "f32");
-                    self.emit(
-                        "convolution",
-                        &[&x, &w, &b],
-                        "stride = array<i64: 1>, padding = array<i64: 0>, dilation = array<i64: 1>, groups = 1 : i64",
-                        x.shape.clone(),
-                    )
+                    let list = |v: i64| vec![v.to_string(); spatial].join(", ");
+                    let attrs = format!(
+                        "stride = array<i64: {}>, padding = array<i64: {}>, dilation = array<i64: {}>, groups = 1 : i64",
+                        list(1),
+                        list(k / 2),
+                        list(1)
+                    );
+                    self.emit("convolution", &[&x, &w, &b], &attrs, x.shape.clone())
                 } else if rank == 2 {
                     let w = self.input(vec![k, k], "f32");
                     let b = self.input(vec![k], "f32");
@@ -486,7 +491,7 @@ pub fn generate(seed: u64) -> String {
 /// One generated graph with f32 floats.
 fn generate_f32(seed: u64) -> String {
     let mut rng = Rng::new(seed);
-    let rank = 1 + rng.below(3) as usize;
+    let rank = 1 + rng.below(4) as usize;
     let base: Vec<i64> = (0..rank).map(|_| 1 + rng.below(6) as i64).collect();
     let mut g = Gen {
         rng,

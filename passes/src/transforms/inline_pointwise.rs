@@ -211,7 +211,8 @@ fn top_level_node(mut op: MlirOperation) -> MlirOperation {
 /// Replaces pointwise `node` over `[N, C, H, W]` by one computing the same values over
 /// `[N, H, W, C]` (stored channels-last) and re-indexes its readers' loads; returns the
 /// new node. `None` (nothing changed) where the layouts coincide (one channel or one
-/// spatial element) or a user is not a load.
+/// spatial element), the node's ranges are not its result's shape, or a user is not a
+/// load.
 fn store_channels_last(node: MlirOperation) -> Result<Option<MlirOperation>, String> {
     let result = ir::result(node, 0);
     let (Some(ty), Some(body)) = (ir::tensor_type(result), ir::body(node)) else {
@@ -221,7 +222,10 @@ fn store_channels_last(node: MlirOperation) -> Result<Option<MlirOperation>, Str
     let [n, c, h, w] = ty.shape[..] else {
         return Ok(None);
     };
+    // The body's indices are the node's ranges: only a node iterating its result's
+    // own dims is rebuilt (an unrolled reduction iterates its kept dims alone).
     if ir::op_name(node) != names::POINTWISE
+        || fuselab_dialects::ir::i64s(node, "ranges") != ty.shape
         || c == 1
         || h * w == 1
         || users.iter().any(|&u| ir::op_name(u) != names::LOAD)
