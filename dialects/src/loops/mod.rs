@@ -9,7 +9,7 @@ mod rnn_cell;
 mod view_layout;
 pub use combine::combine_op;
 pub use concat::{concat_part, concat_slices, extern_kind, is_concat, written_into_concat};
-pub use view_layout::{view_layout, StoredOrder, ViewLayout};
+pub use view_layout::{channels_last_differs, view_layout, StoredOrder, ViewLayout};
 
 use crate::{
     attrs,
@@ -679,29 +679,31 @@ fn check_loop_op(node: &LoopOp) -> Result<(), String> {
             }
             Ok(())
         }
-        LoopOpKind::Extern => match node.extern_kind() {
-            None => Err("requires an extern 'kind'".into()),
-            Some(_) if StoredOrder::of(op.to_raw()).is_err() => StoredOrder::of(op.to_raw()).map(|_| ()),
-            Some(ExternKind::Concat) => concat::check_concat(op.to_raw()),
-            Some(ExternKind::Sdpa) if !(3..=4).contains(&op.operand_count()) => Err(format!(
+        LoopOpKind::Extern => match (node.extern_kind(), StoredOrder::of(op.to_raw())) {
+            (None, _) => Err("requires an extern 'kind'".into()),
+            (_, Err(message)) => Err(message),
+            (Some(ExternKind::Concat), _) => concat::check_concat(op.to_raw()),
+            (Some(ExternKind::Sdpa), _) if !(3..=4).contains(&op.operand_count()) => Err(format!(
                 "an 'sdpa' extern takes query, key, value and an optional mask, got {} operands",
                 op.operand_count()
             )),
-            Some(ExternKind::Sdpa) if node.attribute("scale").and_then(attrs::float).is_none() => {
+            (Some(ExternKind::Sdpa), _) if node.attribute("scale").and_then(attrs::float).is_none() => {
                 Err("an 'sdpa' extern requires a float 'scale'".into())
             }
-            Some(ExternKind::Sdpa) if sdpa_operands(op.to_raw()).is_none() => Err(format!(
+            (Some(ExternKind::Sdpa), _) if sdpa_operands(op.to_raw()).is_none() => Err(format!(
                 "an 'sdpa' extern requires '{}', a permutation of its operand positions",
                 attr::SDPA_OPERANDS
             )),
-            Some(ExternKind::Sdpa) => Ok(()),
-            Some(kind @ (ExternKind::LstmCell | ExternKind::GruCell)) => rnn_cell::check_rnn_cell(node, kind),
-            Some(kind) if op.operand_count() > 3 => Err(format!(
+            (Some(ExternKind::Sdpa), _) => Ok(()),
+            (Some(kind @ (ExternKind::LstmCell | ExternKind::GruCell)), _) => {
+                rnn_cell::check_rnn_cell(node, kind)
+            }
+            (Some(kind), _) if op.operand_count() > 3 => Err(format!(
                 "a '{}' extern takes two operands and an optional bias, got {}",
                 kind.as_str(),
                 op.operand_count()
             )),
-            Some(_) => Ok(()),
+            (Some(_), _) => Ok(()),
         },
         LoopOpKind::View => {
             use melior::ir::ValueLike;

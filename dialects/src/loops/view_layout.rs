@@ -34,6 +34,13 @@ impl ViewLayout {
     }
 }
 
+/// Whether a `[N, C, H, W]` shape is stored differently in channels-last order than
+/// contiguously: rank 4, more than one channel and more than one spatial element (else
+/// the two orders are one).
+pub fn channels_last_differs(shape: &[i64]) -> bool {
+    shape.len() == 4 && shape[1] > 1 && shape[2] * shape[3] > 1
+}
+
 /// The dim order an extern's buffer stores its logical result in (its `result_order`,
 /// outermost first: a channels-last `[N, C, H, W]` convolution result is `[0, 2, 3, 1]`,
 /// stored as `[N, H, W, C]`); the extern's result type is the stored shape. Only

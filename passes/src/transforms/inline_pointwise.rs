@@ -225,9 +225,8 @@ fn store_channels_last(node: MlirOperation) -> Result<Option<MlirOperation>, Str
     // The body's indices are the node's ranges: only a node iterating its result's
     // own dims is rebuilt (an unrolled reduction iterates its kept dims alone).
     if ir::op_name(node) != names::POINTWISE
-        || fuselab_dialects::ir::i64s(node, "ranges") != ty.shape
-        || c == 1
-        || h * w == 1
+        || ir::i64s(node, "ranges") != ty.shape
+        || !fuselab_dialects::loops::channels_last_differs(&ty.shape)
         || users.iter().any(|&u| ir::op_name(u) != names::LOAD)
     {
         return Ok(None);

@@ -28,8 +28,7 @@ fn channels_last_source(access: &Access, value: MlirValue) -> Option<(Vec<i64>, 
         }
     };
     let shape = access.shape();
-    let differs = shape.len() == 4 && shape[1] > 1 && shape[2] * shape[3] > 1;
-    differs.then(|| (shape.to_vec(), access.dtype(), origin))
+    fuselab_dialects::loops::channels_last_differs(shape).then(|| (shape.to_vec(), access.dtype(), origin))
 }
 
 /// The result of shape `shape` of an extern whose buffer (`buffer`, of type `physical`)
@@ -270,19 +269,14 @@ impl Lowering {
         out: &TensorType,
         origin: &str,
     ) -> Result<Access, String> {
+        let differs = fuselab_dialects::loops::channels_last_differs;
         let channels_last = |a: &Access| {
-            let shape = a.shape();
-            shape.len() == 4
-                && shape[1] > 1
-                && shape[2] * shape[3] > 1
+            differs(a.shape())
                 && matches!(a, Access::Buffer { index, .. }
                     if index.linear_coefficients(4).is_some_and(|s| s[1] == 1))
         };
-        let stored_nhwc = self.channels_last
-            && out.rank() == 4
-            && out.shape[1] > 1
-            && out.shape[2] * out.shape[3] > 1
-            && operands.iter().take(2).any(channels_last);
+        let stored_nhwc =
+            self.channels_last && differs(&out.shape) && operands.iter().take(2).any(channels_last);
         if !stored_nhwc {
             let value = self.lower_extern(op, aten, operands, out, origin)?;
             return self.access(value);

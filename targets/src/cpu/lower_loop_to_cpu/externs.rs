@@ -526,7 +526,7 @@ impl Gen {
 
     /// Between the strided view `layout` of `strided` and the contiguous `dense`: into
     /// the view when `to_view`, out of it otherwise.
-    pub(super) fn strided_copy(&mut self, strided: &Buf, layout: &[i64], dense: &Buf, to_view: bool) {
+    fn strided_copy(&mut self, strided: &Buf, layout: &[i64], dense: &Buf, to_view: bool) {
         let rank = (layout.len() - 1) / 2;
         let (offset, sizes, strides) = (layout[0], layout[1..=rank].to_vec(), layout[rank + 1..].to_vec());
         let ivs = self.open_loops(&sizes);
