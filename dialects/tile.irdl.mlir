@@ -96,6 +96,19 @@ irdl.dialect @tile {
     irdl.results(result: %r)
   }
 
+  // A layout conversion (Triton's convert_layout through shared memory): the block's
+  // elements, row-major, viewed as a `shape = [A, B]` matrix, transposed:
+  // result[b * A + a] = value[a * B + b]. Lets a program load a tile along the dim its
+  // source is contiguous in and compute and store it along another.
+  irdl.operation @transpose {
+    %shape = irdl.base "#builtin.dense_array"
+    irdl.attributes { "shape" = %shape }
+    %v = irdl.base "!builtin.tensor"
+    irdl.operands(value: %v)
+    %r = irdl.base "!builtin.tensor"
+    irdl.results(result: %r)
+  }
+
   // Every thread of the program waits until all have arrived; their earlier global
   // stores are then visible to each other (a member reading another member's buffer).
   irdl.operation @barrier {

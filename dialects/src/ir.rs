@@ -248,6 +248,25 @@ pub fn region(op: MlirOperation, i: usize) -> MlirRegion {
     unsafe { mlirOperationGetRegion(op, i as isize) }
 }
 
+/// The element count of a statically shaped type (a memref or tensor), `None` for a
+/// dynamic size or another type.
+pub fn static_numel(ty: MlirType) -> Option<i64> {
+    unsafe {
+        if !mlir_sys::mlirTypeIsAShaped(ty) || !mlir_sys::mlirShapedTypeHasRank(ty) {
+            return None;
+        }
+        let mut n: i64 = 1;
+        for d in 0..mlir_sys::mlirShapedTypeGetRank(ty) {
+            let size = mlir_sys::mlirShapedTypeGetDimSize(ty, d as isize);
+            if size < 0 {
+                return None;
+            }
+            n = n.checked_mul(size)?;
+        }
+        Some(n)
+    }
+}
+
 /// First block of a region, if any.
 pub fn first_block(region: MlirRegion) -> Option<MlirBlock> {
     let b = unsafe { mlirRegionGetFirstBlock(region) };

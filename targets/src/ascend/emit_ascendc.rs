@@ -137,6 +137,8 @@ fn scalar_expr(op: &str, a: &str, b: &str) -> Option<String> {
         "arith.muli" | "arith.mulf" => format!("{a} * {b}"),
         "arith.divsi" | "arith.divf" => format!("{a} / {b}"),
         "arith.remsi" => format!("{a} % {b}"),
+        "arith.divui" => format!("(int32_t)((uint32_t)({a}) / (uint32_t)({b}))"),
+        "arith.remui" => format!("(int32_t)((uint32_t)({a}) % (uint32_t)({b}))"),
         "arith.floordivsi" => format!("({a} / {b} - (({a} % {b} != 0) && (({a} < 0) != ({b} < 0))))"),
         "arith.xori" => format!("({a} ^ {b})"),
         "arith.andi" => format!("({a} & {b})"),

@@ -39,3 +39,15 @@
   %b = "tile.splat"(%cst) : (f32) -> tensor<3x4xf32>
   gpu.yield
 }) {block = array<i64: 4, 4>, grid = array<i64: 1>, num_warps = 1 : i64, sym_name = "k"} : () -> ()
+
+// -----
+
+// tile.transpose converts a whole block: [A, B] must hold its elements.
+"tile.kernel"() ({
+^bb0(%arg0: memref<16xf32>):
+  %cst = arith.constant 0.0 : f32
+  %b = "tile.splat"(%cst) : (f32) -> tensor<16x1xf32>
+  // expected-error@+1 {{cannot lower to GPU code: tile.transpose of a block of shape [16, 1] as [4, 8]: the block must be the kernel's [16, 1] and hold A * B elements}}
+  %t = "tile.transpose"(%b) {shape = array<i64: 4, 8>} : (tensor<16x1xf32>) -> tensor<16x1xf32>
+  gpu.yield
+}) {block = array<i64: 16, 1>, grid = array<i64: 1>, num_warps = 1 : i64, sym_name = "k"} : () -> ()

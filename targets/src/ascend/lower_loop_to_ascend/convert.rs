@@ -406,6 +406,12 @@ impl Convert {
             return Ok(());
         }
         match name {
+            "tile.transpose" => {
+                return Err(err(
+                    op,
+                    "the Ascend lowering has no layout conversion ('tile.transpose' is the GPU's, through shared memory)",
+                ));
+            }
             "tile.arange" => {
                 let axis = ir::integer(op, "axis").unwrap_or(0);
                 let (_, dst) = self.result_tile(op);

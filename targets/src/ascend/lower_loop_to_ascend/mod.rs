@@ -103,6 +103,8 @@ fn tile_config(chunk: i64, fp32_inside: bool) -> TileConfig {
         fp32_inside,
         hoist_loads: false,
         outer: None,
+        layout_conversion: false,
+        narrow_index: false,
         ..TileConfig::default()
     }
 }

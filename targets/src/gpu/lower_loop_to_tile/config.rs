@@ -30,6 +30,13 @@ pub struct TileConfig {
     /// 1.22 for Inductor's own 64 x 8 and 1.92 for the row rule): this layout gives each
     /// thread 4 consecutive inner elements, Triton's outer layout runs threads along x.
     pub outer: Option<(i64, i64)>,
+    /// Convert a 2-D tiled kernel's transposing loads to its store order with
+    /// `tile.transpose` (the GPU's shared memory); `false` for a target without one
+    /// (the Ascend lowering), whose loads are then read in the store's order.
+    pub layout_conversion: bool,
+    /// Divide rows into dims on 32-bit integers where a kernel's buffers are small
+    /// enough (the GPU); `false` keeps `index` arithmetic (the Ascend lowering).
+    pub narrow_index: bool,
 }
 
 impl Default for TileConfig {
@@ -44,6 +51,8 @@ impl Default for TileConfig {
             fp32_inside: false,
             hoist_loads: false,
             outer: Some((32, 16)),
+            layout_conversion: true,
+            narrow_index: true,
         }
     }
 }

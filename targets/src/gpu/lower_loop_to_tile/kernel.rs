@@ -3,7 +3,7 @@
 //! bf16 in f32, rounded after every op as eager PyTorch does), reductions with a
 //! register accumulator over RBLOCK chunks, masked stores.
 
-use super::tiles::{tiled_warps, transposed_tiles, transposed_view_tiles, Tiles};
+use super::tiles::{tiled_warps, transposed_tiles, Tiles, Transposed};
 use super::*;
 use crate::math::widen;
 use fuselab_dialects::loops::ordered_ranges;
@@ -14,7 +14,11 @@ use fuselab_dialects::{
 use fuselab_passes::analysis::reduction_hint::reads_outer;
 use mlir_sys::MlirAffineExpr;
 
+mod index_math;
 mod loop_order;
+mod view;
+
+use index_math::fits_32_bits;
 
 /// A value in a kernel body: a scalar or a block of `shape` ([XBLOCK or 1, RBLOCK or 1]).
 #[derive(Clone, Copy, Debug)]
@@ -40,6 +44,26 @@ struct Kernel {
     mask: V,
     /// Reductions of this kernel that only its members read ([`kernel_local`]).
     local: HashSet<usize>,
+    /// `arange(XBLOCK)`, and a tiled kernel's tiles and where this program's starts.
+    xs: Value,
+    tiles: Option<(Tiles, V)>,
+    /// A tiled kernel's rows in the transposed order, once its row coords exist.
+    transposed: Option<Transposed>,
+    /// The row coords of the program's rows and the ranges they index.
+    rows: Vec<V>,
+    prefix: Vec<i64>,
+}
+
+impl Kernel {
+    /// Whether a load at `index` over `coords` reads the program's own rows of a
+    /// row-major buffer of the rows' shape.
+    fn reads_own_rows(&self, index: &fuselab_dialects::loops::index::IndexExpr, coords: &[V]) -> bool {
+        let same = |a: &V, b: &V| Lowering::value_of(*a).ptr == Lowering::value_of(*b).ptr;
+        !self.rows.is_empty()
+            && coords.len() == self.rows.len()
+            && coords.iter().zip(&self.rows).all(|(a, b)| same(a, b))
+            && *index == contiguous_index(&self.prefix)
+    }
 }
 
 /// The reductions of `run` whose every use is a `loop.load` in the body of a member of
@@ -71,7 +95,7 @@ impl Lowering {
         }
     }
 
-    fn value_of(v: V) -> Value {
+    pub(super) fn value_of(v: V) -> Value {
         match v {
             V::S(v) | V::B(v, _) => v,
         }
@@ -144,40 +168,6 @@ impl Lowering {
     fn all_true(&mut self, shape: [i64; 2]) -> V {
         let t = self.b.int(1, 1);
         V::B(self.block(V::S(t), shape), shape)
-    }
-
-    /// `a floordiv c` and `a mod c` (non-negative) for a constant `c > 0`.
-    pub(super) fn floordiv(&mut self, a: V, c: i64) -> V {
-        if c == 1 {
-            return a;
-        }
-        let k = self.index(c);
-        self.iop("arith.floordivsi", a, k)
-    }
-
-    pub(super) fn modulo(&mut self, a: V, c: i64) -> V {
-        let q = self.floordiv(a, c);
-        let k = self.index(c);
-        let m = self.iop("arith.muli", q, k);
-        self.iop("arith.subi", a, m)
-    }
-
-    /// The indices over row-major `extents` of `flat` (below their product).
-    fn unravel(&mut self, flat: V, extents: &[i64]) -> Vec<V> {
-        let mut stride: i64 = extents.iter().product();
-        let mut coords = Vec::new();
-        for (d, &extent) in extents.iter().enumerate() {
-            stride /= extent.max(1);
-            coords.push(if extent == 1 {
-                self.index(0)
-            } else if d == 0 {
-                self.floordiv(flat, stride.max(1))
-            } else {
-                let q = self.floordiv(flat, stride.max(1));
-                self.modulo(q, extent)
-            });
-        }
-        coords
     }
 
     /// The affine expression `e` of `dims` and `syms` on index values.
@@ -326,8 +316,30 @@ impl Lowering {
                     continue;
                 }
                 let buf = self.buffer(op, operands[0])?;
-                let offset = self.load_offset(op, coords, &syms)?;
-                let v = self.load(k, &buf, offset);
+                let mask_is_rows = Self::value_of(k.mask).ptr == k.xmask.ptr;
+                let index = ir::attr(op, "index")
+                    .and_then(fuselab_dialects::loops::index::from_affine_map_attr)
+                    .filter(|(_, dims, _)| syms.is_empty() && *dims == coords.len())
+                    .map(|(e, _, _)| e);
+                let transposed = index
+                    .as_ref()
+                    .and_then(|e| self.transposed_load(&mut k.transposed, e, coords, mask_is_rows));
+                let v = match (transposed, k.tiles) {
+                    (Some(dims), Some((t, _))) => {
+                        let offset = self.load_offset(op, &dims, &syms)?;
+                        let v = self.load(k, &buf, offset);
+                        self.transpose_back(v, t)
+                    }
+                    // The program's own rows of a buffer of its shape: the flat rows
+                    // themselves (no index arithmetic; adjacent for the GPU lowering).
+                    _ if index.is_some_and(|e| k.reads_own_rows(&e, coords)) => {
+                        self.load(k, &buf, V::B(k.x, [k.xb, 1]))
+                    }
+                    _ => {
+                        let offset = self.load_offset(op, coords, &syms)?;
+                        self.load(k, &buf, offset)
+                    }
+                };
                 values.insert(result, v);
                 continue;
             }
@@ -446,6 +458,7 @@ impl Lowering {
                 push(self.buffer(m, v)?.v, &mut host_args);
             }
         }
+        self.narrow = self.config.narrow_index && fits_32_bits(&host_args, grid * xb * rb);
         let symbol = self.symbol(label);
         let types: Vec<MlirType> = host_args.iter().map(|&v| ir::value_type(v)).collect();
         let i64t = self.b.int_type(64);
@@ -494,13 +507,14 @@ impl Lowering {
         let pid = self.b.value("tile.program_id", &[], index, &[("axis", axis0)]);
         let col = self.b.tensor_type(&[xb, 1], index);
         let xs = self.b.value("tile.arange", &[], col, &[("axis", axis0)]);
+        let tiles = tiles.map(|t| (t, self.tile_start(V::S(pid), t)));
         let x = match tiles {
             None => {
                 let step = self.b.index(xb);
                 let start = self.b.binary("arith.muli", pid, step);
                 self.iop("arith.addi", V::S(start), V::B(xs, [xb, 1]))
             }
-            Some(t) => self.tile_rows(V::S(pid), V::B(xs, [xb, 1]), t),
+            Some((t, start)) => self.tile_rows(start, V::B(xs, [xb, 1]), t, false),
         };
         // Sizes that divide the block need no mask (Triton specializes on divisibility
         // the same way): a constant-true mask lets the GPU lowering drop the selects and
@@ -530,6 +544,11 @@ impl Lowering {
             rb,
             mask: xmask,
             local: HashSet::new(),
+            xs,
+            tiles,
+            transposed: None,
+            rows: Vec::new(),
+            prefix: Vec::new(),
         }
     }
 
@@ -543,6 +562,11 @@ impl Lowering {
     ) -> Result<(), TileError> {
         let x = V::B(k.x, [k.xb, 1]);
         let row_coords = self.unravel(x, prefix);
+        k.rows = row_coords.clone();
+        k.prefix = prefix.to_vec();
+        if let Some((t, start)) = k.tiles.filter(|_| self.config.layout_conversion) {
+            k.transposed = Some(self.transposed_rows(start, k.xs, t, &row_coords, prefix));
+        }
         let mut stored: Vec<usize> = Vec::new();
         for &m in run {
             self.b.at(ir::location(m));
@@ -743,58 +767,5 @@ impl Lowering {
             self.b.value("tile.reduce", &[acc], reduced, &attributes),
             [k.xb, 1],
         ))
-    }
-
-    /// A strided view copied into its own buffer by a kernel of its own.
-    pub(super) fn view(&mut self, label: &str, op: MlirOperation) -> Result<(), TileError> {
-        let base = self.buffer(op, ir::operand(op, 0))?;
-        // A reshape reads its source's buffer as it is; only one that must land in an
-        // output buffer its source was not written into is copied.
-        let written_elsewhere = self.output_buffer(op).is_some_and(|o| o.v.ptr != base.v.ptr);
-        if super::is_reshape(op) && !written_elsewhere {
-            self.bufs.insert(ir::result(op, 0).ptr as usize, base);
-            return Ok(());
-        }
-        let out = self.result_buffer(op)?;
-        let layout =
-            fuselab_dialects::loops::view_layout(op).ok_or_else(|| err(op, "a view without a layout"))?;
-        let (offset, sizes, strides) = (layout.offset, &layout.sizes[..], &layout.strides[..]);
-        let numel: i64 = sizes.iter().product();
-        let (xb, rb, warps) = self.config.launch(numel, 1);
-        let tiles = transposed_view_tiles(sizes, strides, xb);
-        let warps = if tiles.is_some() { tiled_warps(xb) } else { warps };
-        let symbol = self.symbol(label);
-        let host_args = vec![out.v, base.v];
-        let types: Vec<MlirType> = host_args.iter().map(|&v| ir::value_type(v)).collect();
-        let i64t = self.b.int_type(64);
-        let attributes = [
-            ("sym_name", self.b.string_attr(&symbol)),
-            (
-                "grid",
-                ir::i64_array_attr(self.b.context(), &[(numel + xb - 1) / xb]),
-            ),
-            ("block", ir::i64_array_attr(self.b.context(), &[xb, rb])),
-            ("num_warps", self.b.int_attr(i64t, warps)),
-        ];
-        let host_block = self.b.pop();
-        let Open { op: kernel, args } = self.b.open("tile.kernel", &[], &[], &attributes, &types);
-        let k = self.preamble(&host_args, &args, numel, xb, rb, tiles);
-        let x = V::B(k.x, [xb, 1]);
-        let coords = self.unravel(x, sizes);
-        let mut at = self.index(offset);
-        for (c, &s) in coords.into_iter().zip(strides) {
-            let st = self.index(s);
-            let term = self.iop("arith.muli", c, st);
-            at = self.iop("arith.addi", at, term);
-        }
-        let v = self.load(&k, &base, at);
-        self.store(&k, &out, x, v, k.mask);
-        self.b.close(names::YIELD, &[]);
-        if let Some(block) = host_block {
-            self.b.push(block);
-        }
-        self.launch(kernel, &symbol, &host_args);
-        self.bufs.insert(ir::result(op, 0).ptr as usize, out);
-        Ok(())
     }
 }

@@ -122,6 +122,12 @@ pub const INFO: PassInfo = PassInfo {
             help: "RBLOCK of such a kernel, looped over the row (a power of two)",
         },
         PassOption {
+            name: "layout-conversion",
+            kind: OptionKind::Bool,
+            default: "true",
+            help: "a 2-D tiled kernel reads a transposing load down its tile's columns and converts it through shared memory (tile.transpose); false: in the store's order",
+        },
+        PassOption {
             name: "outer-hint",
             kind: OptionKind::Bool,
             default: "true",
@@ -159,6 +165,8 @@ fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed>
         max_warps_single: cx.options.uint("max-warps-single") as i64,
         fp32_inside: false,
         hoist_loads: cx.options.flag("hoist-loads"),
+        layout_conversion: cx.options.flag("layout-conversion"),
+        narrow_index: true,
         outer: cx.options.flag("outer-hint").then(|| {
             (
                 cx.options.uint("outer-xblock") as i64,
@@ -258,6 +266,8 @@ pub(super) struct Lowering {
     pub inline: HashMap<usize, MlirOperation>,
     prefix: String,
     symbols: HashSet<String>,
+    /// The kernel being built divides on 32-bit integers (`kernel::fits_32_bits`).
+    pub narrow: bool,
 }
 
 fn tile_function(func: MlirOperation, module: MlirBlock, config: TileConfig) -> Result<(), TileError> {
@@ -294,6 +304,7 @@ fn tile_function(func: MlirOperation, module: MlirBlock, config: TileConfig) -> 
         inline: HashMap::new(),
         prefix: name.clone(),
         symbols: HashSet::new(),
+        narrow: false,
     };
     let n_inputs =
         g.b.int_attr(g.b.int_type(64), (params.len() - ir::operands(ret).len()) as i64);

@@ -1,31 +1,44 @@
 //! Transposing pointwise kernels and view copies as 2-D tiles ([`transposed_tiles`]),
-//! as Inductor's Triton back end tiles them.
+//! as Inductor's Triton back end tiles them, with the transposing loads converted
+//! through shared memory ([`Lowering::transposed_load`]).
 
 use super::kernel::V;
 use super::*;
+use fuselab_dialects::loops::index::{from_affine_map_attr, IndexExpr};
 
-/// A pointwise kernel's programs as 2-D tiles of its last two row dims (sizes `p`,
-/// `q`): `tp x tq` elements a program, `tq` consecutive along the last dim.
+/// A pointwise kernel's rows as a `p x q` matrix — `y`, the row dims up to and
+/// including `split`, by `x`, the dims after it — whose programs take `tp x tq` tiles,
+/// `tq` consecutive along `x`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Tiles {
     p: i64,
     q: i64,
     tp: i64,
     tq: i64,
+    /// The last row dim of `y`.
+    split: usize,
+    /// How many row dims there are.
+    dims: usize,
 }
 
 /// Elements of a tile row: 32 f32 values are one 128-byte line.
 const TILE_COLUMNS: i64 = 32;
 
-/// Inductor's 2-D tiling of a transposing pointwise kernel (its `tiling_scores` pick
-/// a `(y, x)` grid when a load is contiguous along another dim than the store): when a
-/// member's load is contiguous along the second-last row dim and strided along the
-/// last, a program takes a `XBLOCK / 32 x 32` tile of those two dims instead of
-/// `XBLOCK` consecutive elements. Its stores are still whole 128-byte lines, and its
-/// loads read `32` elements of one line each — where consecutive elements read a new
-/// line each, the same line reached 32 programs on different SMs. Only where the tile
-/// divides both dims (no masks); the values are the same either way, only which
-/// program computes which element changes.
+/// The most loads of one kernel converted through shared memory (each takes
+/// `tq x (tp + 1)` elements of it: 4.2 KB for 32 x 32 f32 tiles).
+const MAX_CONVERSIONS: usize = 4;
+
+/// Inductor's 2-D tiling of a transposing pointwise kernel (`candidate_tilings`: a read
+/// whose stride-1 dim is not the last splits the ranges after that dim into a `(y, x)`
+/// grid; `tiling_scores` weigh such reads): when a member's load is contiguous along a
+/// row dim `d` before the last and strided along the last, a program takes a `XBLOCK /
+/// 32 x 32` tile of `(y, x)` = (dims `..= d`, dims after `d`) instead of `XBLOCK`
+/// consecutive elements. Its stores are whole 128-byte lines; its transposing loads
+/// read the tile along `y` and reach the store's order through shared memory
+/// ([`Lowering::transposed_load`]) — where consecutive elements read a new line each,
+/// the same line reached 32 programs on different SMs. Only where the tile divides both
+/// `y` and `x` (no masks); the values are the same either way, only which program
+/// computes which element changes.
 pub(super) fn transposed_tiles(
     run: &[MlirOperation],
     prefix: &[i64],
@@ -33,20 +46,16 @@ pub(super) fn transposed_tiles(
     inline: &std::collections::HashMap<usize, MlirOperation>,
 ) -> Option<Tiles> {
     let n = prefix.len();
-    let t = tiles_of(prefix, xb)?;
     let index_of = |load: MlirOperation| {
         ir::attr(load, "index")
-            .and_then(fuselab_dialects::loops::index::from_affine_map_attr)
+            .and_then(from_affine_map_attr)
             .filter(|(_, dims, _)| *dims == n)
             .map(|(e, _, _)| e)
-    };
-    let transposed = |load: MlirOperation| {
-        index_of(load).is_some_and(|e| is_transposing(e.dim_coefficient(n - 2), e.dim_coefficient(n - 1)))
     };
     // A load of a kernel-local producer at the reader's own position (a TVM group's
     // transpose feeding its epilogue) reads what the producer's loads read.
     let identity = fuselab_dialects::loops::index::contiguous_index(prefix);
-    let reads_transposed = |node: MlirOperation| {
+    let split_of = |node: MlirOperation| {
         let mut stack = vec![node];
         let mut seen = 0;
         while let Some(m) = stack.pop() {
@@ -61,8 +70,10 @@ pub(super) fn transposed_tiles(
                 .into_iter()
                 .filter(|&op| ir::op_name(op) == names::LOAD)
             {
-                if transposed(op) {
-                    return true;
+                if let Some(split) =
+                    index_of(op).and_then(|e| transposing_split(|d| e.dim_coefficient(d), prefix))
+                {
+                    return Some(split);
                 }
                 if let Some(&producer) = inline.get(&(ir::operand(op, 0).ptr as usize)) {
                     if index_of(op).as_ref() == Some(&identity) {
@@ -71,37 +82,46 @@ pub(super) fn transposed_tiles(
                 }
             }
         }
-        false
+        None
     };
-    run.iter().any(|&m| reads_transposed(m)).then_some(t)
+    let split = run.iter().find_map(|&m| split_of(m))?;
+    tiles_of(prefix, split, xb)
 }
 
-/// The tiles of `xb` elements over the last two of `sizes`, if they divide them.
-fn tiles_of(sizes: &[i64], xb: i64) -> Option<Tiles> {
-    let n = sizes.len();
-    if n < 2 || xb < TILE_COLUMNS {
+/// The tiles of `xb` elements over `sizes` split after dim `split`, if they divide
+/// both sides.
+fn tiles_of(sizes: &[i64], split: usize, xb: i64) -> Option<Tiles> {
+    if split + 1 >= sizes.len() || xb < TILE_COLUMNS {
         return None;
     }
     let t = Tiles {
-        p: sizes[n - 2],
-        q: sizes[n - 1],
+        p: sizes[..=split].iter().product(),
+        q: sizes[split + 1..].iter().product(),
         tp: xb / TILE_COLUMNS,
         tq: TILE_COLUMNS,
+        split,
+        dims: sizes.len(),
     };
     (t.p % t.tp == 0 && t.q % t.tq == 0).then_some(t)
 }
 
 /// [`transposed_tiles`] for a view copy of `sizes` reading its source at `strides`.
 pub(super) fn transposed_view_tiles(sizes: &[i64], strides: &[i64], xb: i64) -> Option<Tiles> {
-    let n = sizes.len();
-    let t = tiles_of(sizes, xb)?;
-    is_transposing(Some(strides[n - 2]), Some(strides[n - 1])).then_some(t)
+    let split = transposing_split(|d| strides.get(d).copied(), sizes)?;
+    tiles_of(sizes, split, xb)
 }
 
-/// Whether a read with these strides along the second-last and the last dim (`None`:
-/// not a plain stride) is contiguous along the former and strided along the latter.
-fn is_transposing(second_last: Option<i64>, last: Option<i64>) -> bool {
-    second_last == Some(1) && last.is_some_and(|c| c.abs() > 1)
+/// The innermost dim `d` before the last of `sizes` along which a read with these
+/// coefficients (`None`: not a plain stride) is contiguous while strided along the
+/// last (size-1 dims, whose coefficients mean nothing, are neither).
+fn transposing_split(coefficient: impl Fn(usize) -> Option<i64>, sizes: &[i64]) -> Option<usize> {
+    let n = sizes.len();
+    if n < 2 || sizes[n - 1] == 1 || coefficient(n - 1).is_none_or(|c| c.abs() <= 1) {
+        return None;
+    }
+    (0..n - 1)
+        .rev()
+        .find(|&d| sizes[d] > 1 && coefficient(d).is_some_and(|c| c.abs() == 1))
 }
 
 /// Warps of a tiled kernel of `xb` elements: one group of 4 adjacent elements a thread
@@ -112,28 +132,103 @@ pub(super) fn tiled_warps(xb: i64) -> i64 {
 }
 
 impl Lowering {
-    /// The flat rows of tile `pid` of `t`: the tile `(o, tp, tq)` (outer index, tile
-    /// row, tile column; tile columns fastest), its element `j` at `(j / TQ, j % TQ)`.
-    pub(super) fn tile_rows(&mut self, pid: V, j: V, t: Tiles) -> V {
-        let (row_tiles, col_tiles) = (t.p / t.tp, t.q / t.tq);
-        let outer = self.floordiv(pid, row_tiles * col_tiles);
-        let in_plane = self.modulo(pid, row_tiles * col_tiles);
-        let tile_row = self.floordiv(in_plane, col_tiles);
-        let tile_col = self.modulo(in_plane, col_tiles);
+    /// Where tile `pid` of `t` starts: tile `(ty, tx)`, tile columns fastest.
+    pub(super) fn tile_start(&mut self, pid: V, t: Tiles) -> V {
+        let col_tiles = t.q / t.tq;
+        let tile_row = self.udiv(pid, col_tiles);
+        let tile_col = self.urem(pid, col_tiles);
         let mut start = V::S(self.b.index(0));
-        for (v, stride) in [(outer, t.p * t.q), (tile_row, t.tp * t.q), (tile_col, t.tq)] {
+        for (v, stride) in [(tile_row, t.tp * t.q), (tile_col, t.tq)] {
             let c = self.index(stride);
             let term = self.iop("arith.muli", v, c);
             start = self.iop("arith.addi", start, term);
         }
-        // By shift and mask (`tq` is a power of two): the GPU lowering's groups of 4
-        // adjacent elements then stay visibly adjacent for LLVM (128-bit stores).
-        let shift = self.index(i64::from(t.tq.trailing_zeros()));
-        let low = self.index(t.tq - 1);
-        let (jp, jq) = (self.iop("arith.shrui", j, shift), self.iop("arith.andi", j, low));
+        start
+    }
+
+    /// The flat rows of the tile of `t` at `start`: its element `j` at `(j / TQ, j %
+    /// TQ)` — or, `transposed`, at `(j % TP, j / TP)`: consecutive elements down a tile
+    /// column, the order a load contiguous along `y` reads in.
+    pub(super) fn tile_rows(&mut self, start: V, j: V, t: Tiles, transposed: bool) -> V {
+        // By shift and mask (`tp`, `tq` are powers of two): the GPU lowering's groups of
+        // 4 adjacent elements then stay visibly adjacent for LLVM (128-bit stores).
+        let (fast, slow_first) = if transposed { (t.tp, false) } else { (t.tq, true) };
+        let shift = self.index(i64::from(fast.trailing_zeros()));
+        let low = self.index(fast - 1);
+        let (hi, lo) = (self.iop("arith.shrui", j, shift), self.iop("arith.andi", j, low));
+        let (jp, jq) = if slow_first { (hi, lo) } else { (lo, hi) };
         let q = self.index(t.q);
         let down = self.iop("arith.muli", jp, q);
         let within = self.iop("arith.addi", down, jq);
         self.iop("arith.addi", start, within)
     }
+
+    /// A load of `buf` at `index` (over `coords`) through the transposed rows when it
+    /// reads a tiled kernel's tile along `y` (contiguous along the split dim, strided
+    /// along the last): loaded in the transposed order, converted to the kernel's by
+    /// `tile.transpose` (shared memory). `None` when it does not, or the kernel's
+    /// conversions are used up.
+    pub(super) fn transposed_load(
+        &mut self,
+        tr: &mut Option<Transposed>,
+        index: &IndexExpr,
+        coords: &[V],
+        mask_is_rows: bool,
+    ) -> Option<Vec<V>> {
+        let t = tr.as_mut()?;
+        let n = t.tiles.dims;
+        let same = |a: &V, b: &V| Self::value_of(*a).ptr == Self::value_of(*b).ptr;
+        let at_rows = coords.len() >= n && coords[..n].iter().zip(&t.rows).all(|(a, b)| same(a, b));
+        let split = transposing_split(|d| index.dim_coefficient(d), &t.sizes);
+        if !mask_is_rows || !at_rows || split != Some(t.tiles.split) || t.budget == 0 {
+            return None;
+        }
+        if index.dim_coefficient(t.tiles.split) != Some(1) {
+            return None;
+        }
+        t.budget -= 1;
+        let mut dims = t.trows.clone();
+        dims.extend_from_slice(&coords[n..]);
+        Some(dims)
+    }
+
+    /// `v` (a block loaded in the transposed order of `t`) in the kernel's order.
+    pub(super) fn transpose_back(&mut self, v: V, t: Tiles) -> V {
+        let value = Self::value_of(v);
+        let ty = ir::value_type(value);
+        let shape = ir::i64_array_attr(self.b.context(), &[t.tq, t.tp]);
+        let out = self.b.value("tile.transpose", &[value], ty, &[("shape", shape)]);
+        V::B(out, [t.tp * t.tq, 1])
+    }
+
+    /// The state [`Lowering::transposed_load`] needs for a kernel tiled by `t` whose rows
+    /// are `rows` (over `prefix`): the row coords of the transposed element order.
+    pub(super) fn transposed_rows(
+        &mut self,
+        start: V,
+        j: Value,
+        t: Tiles,
+        rows: &[V],
+        prefix: &[i64],
+    ) -> Transposed {
+        let xb = t.tp * t.tq;
+        let flat = self.tile_rows(start, V::B(j, [xb, 1]), t, true);
+        let trows = self.unravel(flat, prefix);
+        Transposed {
+            tiles: t,
+            sizes: prefix.to_vec(),
+            rows: rows.to_vec(),
+            trows,
+            budget: MAX_CONVERSIONS,
+        }
+    }
+}
+
+/// A tiled kernel's rows in both element orders, for its transposing loads.
+pub(super) struct Transposed {
+    pub(super) tiles: Tiles,
+    sizes: Vec<i64>,
+    rows: Vec<V>,
+    trows: Vec<V>,
+    budget: usize,
 }

@@ -31,6 +31,7 @@ use std::collections::HashMap;
 
 mod loads;
 mod reduce;
+mod transpose;
 
 static ID: PassId = PassId::new();
 
@@ -566,6 +567,11 @@ impl Kernel<'_> {
                     .and_then(fuselab_dialects::attrs::string_raw)
                     .unwrap_or_default();
                 let l = self.reduce(op, &kind, v)?;
+                set(self, L::P(l));
+            }
+            "tile.transpose" => {
+                let v = self.slots_of(&self.get(op, ir::operand(op, 0))?);
+                let l = self.transpose(op, v)?;
                 set(self, L::P(l));
             }
             "tile.barrier" => {

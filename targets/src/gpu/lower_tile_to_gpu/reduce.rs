@@ -95,7 +95,7 @@ impl Kernel<'_> {
     }
 
     /// A new workgroup (shared memory) buffer of `n` elements of `ty`.
-    fn workgroup_buffer(&mut self, n: i64, ty: MlirType) -> Value {
+    pub(super) fn workgroup_buffer(&mut self, n: i64, ty: MlirType) -> Value {
         let space = ir::parse_attr(self.b.context(), "#gpu.address_space<workgroup>");
         let mt = unsafe {
             mlir_sys::mlirMemRefTypeGet(
