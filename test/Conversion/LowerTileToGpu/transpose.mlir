@@ -11,7 +11,7 @@
 // CHECK-DAG: #[[R3:.*]] = affine_map<(d0) -> (((d0 * 4 + 3) mod 32) * 33 + (d0 * 4 + 3) floordiv 32)>
 // CHECK-LABEL: gpu.func @t32(
 // CHECK-SAME: workgroup(%[[SMEM:.*]] : memref<1056xf32, #gpu.address_space<workgroup>>)
-// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[TID:.*]] = gpu.thread_id
 // CHECK: %[[V0:.*]] = memref.load %arg1
 // CHECK: %[[V1:.*]] = memref.load %arg1
 // CHECK: %[[V2:.*]] = memref.load %arg1
