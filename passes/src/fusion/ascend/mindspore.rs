@@ -205,6 +205,22 @@ impl<'g> Splitter<'g> {
         &self.areas[&id]
     }
 
+    /// MindSpore's `limit_area_size`: when `dom` and `areas` together exceed
+    /// [`AREA_LIMIT`] nodes, keep the smaller areas first, up to the limit.
+    fn limit_area_size(&self, dom: usize, areas: &mut Vec<usize>) {
+        let size_of = |a: usize| self.area(a).nodes.len();
+        let total = size_of(dom) + areas.iter().map(|&a| size_of(a)).sum::<usize>();
+        if total <= AREA_LIMIT {
+            return;
+        }
+        areas.sort_by_key(|&a| size_of(a));
+        let mut size = size_of(dom);
+        areas.retain(|&a| {
+            size += size_of(a);
+            size <= AREA_LIMIT
+        });
+    }
+
     fn dom(&self, id: usize) -> &SchedNode {
         &self.graph.nodes[self.area(id).nodes[0]]
     }
@@ -469,17 +485,7 @@ impl<'g> Splitter<'g> {
             let Some((mut areas, forward)) = pattern(self, dom) else {
                 continue;
             };
-            // limit_area_size: the smaller areas first, up to 200 nodes.
-            let total =
-                self.area(dom).nodes.len() + areas.iter().map(|&a| self.area(a).nodes.len()).sum::<usize>();
-            if total > AREA_LIMIT {
-                areas.sort_by_key(|&a| self.area(a).nodes.len());
-                let mut size = self.area(dom).nodes.len();
-                areas.retain(|&a| {
-                    size += self.area(a).nodes.len();
-                    size <= AREA_LIMIT
-                });
-            }
+            self.limit_area_size(dom, &mut areas);
             if areas.is_empty() {
                 continue;
             }
@@ -631,16 +637,7 @@ mod tests {
                 let Some((mut areas, forward)) = pattern(s, dom) else {
                     continue;
                 };
-                let total =
-                    s.area(dom).nodes.len() + areas.iter().map(|&a| s.area(a).nodes.len()).sum::<usize>();
-                if total > AREA_LIMIT {
-                    areas.sort_by_key(|&a| s.area(a).nodes.len());
-                    let mut size = s.area(dom).nodes.len();
-                    areas.retain(|&a| {
-                        size += s.area(a).nodes.len();
-                        size <= AREA_LIMIT
-                    });
-                }
+                s.limit_area_size(dom, &mut areas);
                 if areas.is_empty() {
                     continue;
                 }

@@ -55,14 +55,18 @@ struct Kernel {
 }
 
 impl Kernel {
+    /// Whether `coords` start with the program's own row coords.
+    fn at_rows(&self, coords: &[V]) -> bool {
+        let same = |a: &V, b: &V| Lowering::value_of(*a).ptr == Lowering::value_of(*b).ptr;
+        !self.rows.is_empty()
+            && coords.len() >= self.rows.len()
+            && coords.iter().zip(&self.rows).all(|(a, b)| same(a, b))
+    }
+
     /// Whether a load at `index` over `coords` reads the program's own rows of a
     /// row-major buffer of the rows' shape.
     fn reads_own_rows(&self, index: &fuselab_dialects::loops::index::IndexExpr, coords: &[V]) -> bool {
-        let same = |a: &V, b: &V| Lowering::value_of(*a).ptr == Lowering::value_of(*b).ptr;
-        !self.rows.is_empty()
-            && coords.len() == self.rows.len()
-            && coords.iter().zip(&self.rows).all(|(a, b)| same(a, b))
-            && *index == contiguous_index(&self.prefix)
+        self.at_rows(coords) && coords.len() == self.rows.len() && *index == contiguous_index(&self.prefix)
     }
 }
 
@@ -316,14 +320,17 @@ impl Lowering {
                     continue;
                 }
                 let buf = self.buffer(op, operands[0])?;
-                let mask_is_rows = Self::value_of(k.mask).ptr == k.xmask.ptr;
+                // At the program's own rows, under the rows' mask (the transposed order
+                // has no other).
+                let own_rows = Self::value_of(k.mask).ptr == k.xmask.ptr && k.at_rows(coords);
                 let index = ir::attr(op, "index")
                     .and_then(fuselab_dialects::loops::index::from_affine_map_attr)
                     .filter(|(_, dims, _)| syms.is_empty() && *dims == coords.len())
                     .map(|(e, _, _)| e);
-                let transposed = index
-                    .as_ref()
-                    .and_then(|e| self.transposed_load(&mut k.transposed, e, coords, mask_is_rows));
+                let transposed = match (&index, k.transposed.as_mut()) {
+                    (Some(e), Some(t)) if own_rows => t.dims_for(e, &k.prefix, coords),
+                    _ => None,
+                };
                 let v = match (transposed, k.tiles) {
                     (Some(dims), Some((t, _))) => {
                         let offset = self.load_offset(op, &dims, &syms)?;
@@ -565,7 +572,7 @@ impl Lowering {
         k.rows = row_coords.clone();
         k.prefix = prefix.to_vec();
         if let Some((t, start)) = k.tiles.filter(|_| self.config.layout_conversion) {
-            k.transposed = Some(self.transposed_rows(start, k.xs, t, &row_coords, prefix));
+            k.transposed = Some(self.transposed_rows(start, k.xs, t, prefix));
         }
         let mut stored: Vec<usize> = Vec::new();
         for &m in run {

@@ -163,35 +163,6 @@ impl Lowering {
         self.iop("arith.addi", start, within)
     }
 
-    /// A load of `buf` at `index` (over `coords`) through the transposed rows when it
-    /// reads a tiled kernel's tile along `y` (contiguous along the split dim, strided
-    /// along the last): loaded in the transposed order, converted to the kernel's by
-    /// `tile.transpose` (shared memory). `None` when it does not, or the kernel's
-    /// conversions are used up.
-    pub(super) fn transposed_load(
-        &mut self,
-        tr: &mut Option<Transposed>,
-        index: &IndexExpr,
-        coords: &[V],
-        mask_is_rows: bool,
-    ) -> Option<Vec<V>> {
-        let t = tr.as_mut()?;
-        let n = t.tiles.dims;
-        let same = |a: &V, b: &V| Self::value_of(*a).ptr == Self::value_of(*b).ptr;
-        let at_rows = coords.len() >= n && coords[..n].iter().zip(&t.rows).all(|(a, b)| same(a, b));
-        let split = transposing_split(|d| index.dim_coefficient(d), &t.sizes);
-        if !mask_is_rows || !at_rows || split != Some(t.tiles.split) || t.budget == 0 {
-            return None;
-        }
-        if index.dim_coefficient(t.tiles.split) != Some(1) {
-            return None;
-        }
-        t.budget -= 1;
-        let mut dims = t.trows.clone();
-        dims.extend_from_slice(&coords[n..]);
-        Some(dims)
-    }
-
     /// `v` (a block loaded in the transposed order of `t`) in the kernel's order.
     pub(super) fn transpose_back(&mut self, v: V, t: Tiles) -> V {
         let value = Self::value_of(v);
@@ -201,34 +172,45 @@ impl Lowering {
         V::B(out, [t.tp * t.tq, 1])
     }
 
-    /// The state [`Lowering::transposed_load`] needs for a kernel tiled by `t` whose rows
-    /// are `rows` (over `prefix`): the row coords of the transposed element order.
-    pub(super) fn transposed_rows(
-        &mut self,
-        start: V,
-        j: Value,
-        t: Tiles,
-        rows: &[V],
-        prefix: &[i64],
-    ) -> Transposed {
+    /// The state [`Transposed::dims_for`] needs for a kernel tiled by `t` whose rows
+    /// index `prefix`: the row coords of the transposed element order.
+    pub(super) fn transposed_rows(&mut self, start: V, j: Value, t: Tiles, prefix: &[i64]) -> Transposed {
         let xb = t.tp * t.tq;
         let flat = self.tile_rows(start, V::B(j, [xb, 1]), t, true);
         let trows = self.unravel(flat, prefix);
         Transposed {
-            tiles: t,
-            sizes: prefix.to_vec(),
-            rows: rows.to_vec(),
             trows,
             budget: MAX_CONVERSIONS,
+            tiles: t,
         }
     }
 }
 
-/// A tiled kernel's rows in both element orders, for its transposing loads.
+/// A tiled kernel's rows in the transposed element order, for its transposing loads.
 pub(super) struct Transposed {
-    pub(super) tiles: Tiles,
-    sizes: Vec<i64>,
-    rows: Vec<V>,
+    tiles: Tiles,
     trows: Vec<V>,
     budget: usize,
+}
+
+impl Transposed {
+    /// The dims to read a load at `index` over `coords` — the kernel's own rows (over
+    /// `sizes`, then inner coords), its mask the rows' — at, when it reads the tile along
+    /// `y` (contiguous along the split dim, strided along the last): the transposed
+    /// rows, the load then converted to the kernel's order by
+    /// [`Lowering::transpose_back`]. `None` when it does not, or the kernel's conversions
+    /// are used up.
+    pub(super) fn dims_for(&mut self, index: &IndexExpr, sizes: &[i64], coords: &[V]) -> Option<Vec<V>> {
+        let split = transposing_split(|d| index.dim_coefficient(d), sizes);
+        if split != Some(self.tiles.split)
+            || index.dim_coefficient(self.tiles.split) != Some(1)
+            || self.budget == 0
+        {
+            return None;
+        }
+        self.budget -= 1;
+        let mut dims = self.trows.clone();
+        dims.extend_from_slice(&coords[sizes.len()..]);
+        Some(dims)
+    }
 }
