@@ -424,6 +424,18 @@ pub fn array_attr(ctx: MlirContext, values: &[MlirAttribute]) -> MlirAttribute {
     unsafe { mlirArrayAttrGet(ctx, values.len() as isize, values.as_ptr()) }
 }
 
+/// The elements of an array attribute (empty for any other attribute).
+pub fn array_elements(attr: MlirAttribute) -> Vec<MlirAttribute> {
+    unsafe {
+        if !mlir_sys::mlirAttributeIsAArray(attr) {
+            return Vec::new();
+        }
+        (0..mlir_sys::mlirArrayAttrGetNumElements(attr))
+            .map(|i| mlir_sys::mlirArrayAttrGetElement(attr, i))
+            .collect()
+    }
+}
+
 /// `N : i64`.
 pub fn i64_attr(ctx: MlirContext, value: i64) -> MlirAttribute {
     unsafe { mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), value) }

@@ -119,6 +119,7 @@ pub static PASSES: &[PassInfo] = &[
     cpu::lower_loop_to_cpu::INFO,
     cpu::codegen_choices::INFO,
     gpu::lower_loop_to_tile::INFO,
+    gpu::warp_variants::INFO,
     gpu::lower_tile_to_gpu::INFO,
     ascend::lower_loop_to_ascend::INFO,
     ascend::emit_ascendc::INFO,

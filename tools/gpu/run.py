@@ -2,7 +2,7 @@
 """Runs fuse-gpu bundles on an NVIDIA GPU (no MLIR here: PTX + manifest.json only).
 
     python3 tools/gpu/run.py BUNDLE_DIR... [--runs 50] [--warmup 5] [--no-inductor]
-                              [--no-torch-check] [--json FILE]
+                              [--no-torch-check] [--no-autotune] [--check-only] [--json FILE]
 
 For each bundle (docs/gpu.md has the format): regenerates the inputs from the seed with
 the portable generator (the same as fuse-gpu's), loads kernels.ptx with cupy, runs the
@@ -13,6 +13,11 @@ cuBLAS/cuDNN as Inductor's extern kernels), then
   * checks every output in full against PyTorch eager on the same inputs, when the
     function is one of tools/gpu/workloads.py's (same argument order) or the bundle's
     folder is named after a program of tools/fidelity/programs.py (`NAME.STRATEGY`),
+  * checks every launch variant (fuse-gpu --autotune: a reduction kernel in other warp
+    counts) the same way, then times each variant of a step alone on the plan's buffers
+    (L2 flushed before each launch, median) and keeps the fastest -- Inductor's
+    CachingAutotuner.benchmark_all_configs at a kernel's first call (--no-autotune:
+    the default kernels),
   * times the plan with CUDA events (median of --runs after --warmup), and in the same
     process TorchInductor (torch.compile of the workload) on the same inputs, and prints
     the ratio fuselab / Inductor.
@@ -86,6 +91,8 @@ class Bundle:
             self.m = json.load(f)
         self.module = cupy.RawModule(path=os.path.join(path, self.m["ptx"]))
         self.kernels = {}
+        # Step index -> (kernel, block) launched instead of the step's own kernel.
+        self.choice = {}
         seed = self.m["inputs"]["seed"]
         self.flat = []
         self.inputs = []
@@ -102,16 +109,23 @@ class Bundle:
     def shape(self, i):
         return self.m["buffers"][i]["shape"]
 
-    def run(self):
+    def candidates(self, s):
+        """A launch step's kernels: its own, then its variants, as (kernel, block)."""
+        return [(s["kernel"], s["block"])] + [(v["kernel"], v["block"]) for v in s.get("variants", [])]
+
+    def launch(self, s, kernel, block):
         import numpy as _np
 
-        for s in self.m["steps"]:
+        f = self.kernels.get(kernel)
+        if f is None:
+            f = self.kernels[kernel] = self.module.get_function(kernel)
+        args = tuple(_np.uint64(self.flat[a].data_ptr()) for a in s["args"])
+        f(tuple(s["grid"]), tuple(block), args)
+
+    def run(self):
+        for i, s in enumerate(self.m["steps"]):
             if s["op"] == "launch":
-                f = self.kernels.get(s["kernel"])
-                if f is None:
-                    f = self.kernels[s["kernel"]] = self.module.get_function(s["kernel"])
-                args = tuple(_np.uint64(self.flat[a].data_ptr()) for a in s["args"])
-                f(tuple(s["grid"]), tuple(s["block"]), args)
+                self.launch(s, *self.choice.get(i, (s["kernel"], s["block"])))
             elif s["op"] == "copy":
                 self.flat[s["dst"]].copy_(self.flat[s["src"]])
             else:
@@ -263,6 +277,59 @@ def torch_check(fn, b):
     return res
 
 
+def variant_steps(b):
+    return [(i, s) for i, s in enumerate(b.m["steps"]) if s["op"] == "launch" and s.get("variants")]
+
+
+def check_variants(b, fn):
+    """Runs the plan once per variant rank j (every step with a j-th variant launches
+    it, the others their own kernel) and checks the outputs as the default plan's:
+    (variant kernels checked, all PASS)."""
+    steps = variant_steps(b)
+    ranks = max((len(s["variants"]) for _, s in steps), default=0)
+    ok = True
+    for j in range(1, ranks + 1):
+        b.choice = {i: b.candidates(s)[j] for i, s in steps if len(s["variants"]) >= j}
+        b.run()
+        torch.cuda.synchronize()
+        oc = oracle_check(b)
+        ok &= all(good for good, _ in oc)
+        if fn is not None:
+            tc = torch_check(fn, b)
+            ok &= tc is None or all(good for good, _ in tc)
+    b.choice = {}
+    return sum(len(s["variants"]) for _, s in steps), ok
+
+
+def autotune(b, reps=20):
+    """Each step's kernels timed alone on the plan's buffers (after a full run: they
+    hold its values), the L2 cache flushed before each launch, as triton's do_bench does
+    for Inductor's benchmark_all_configs; the fastest by median is kept in b.choice.
+    Returns [{step, kernel, threads, us: [per candidate]}]."""
+    flush = torch.empty(64 << 20, dtype=torch.int32, device="cuda")
+    chosen = []
+    for i, s in variant_steps(b):
+        medians = []
+        for kernel, block in b.candidates(s):
+            b.launch(s, kernel, block)
+            torch.cuda.synchronize()
+            times = []
+            for _ in range(reps):
+                flush.zero_()
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                b.launch(s, kernel, block)
+                end.record()
+                end.synchronize()
+                times.append(start.elapsed_time(end) * 1000.0)
+            medians.append(statistics.median(times))
+        best = min(range(len(medians)), key=medians.__getitem__)
+        b.choice[i] = b.candidates(s)[best]
+        kernel, block = b.choice[i]
+        chosen.append({"step": i, "kernel": kernel, "threads": block[0], "us": [round(t, 2) for t in medians]})
+    return chosen
+
+
 def time_it(f, runs, warmup):
     for _ in range(warmup):
         f()
@@ -332,6 +399,7 @@ def main():
     p.add_argument("--no-inductor", action="store_true")
     p.add_argument("--no-torch-check", action="store_true")
     p.add_argument("--check-only", action="store_true", help="run and check, no timing")
+    p.add_argument("--no-autotune", action="store_true", help="time the steps' own kernels, not the fastest variants")
     p.add_argument("--json")
     a = p.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -353,12 +421,20 @@ def main():
                 tc = torch_check(fn, b)
                 row["torch"] = "-" if tc is None else ("PASS" if all(ok for ok, _ in tc) else "FAIL")
                 row["torch_max_abs_err"] = max((e for _, e in tc or []), default=0.0)
-            failed |= row.get("oracle") == "FAIL" or row.get("torch") == "FAIL"
+            tested, variants_ok = check_variants(b, None if a.no_torch_check else fn)
+            if tested:
+                row["variants"] = f"{tested} {'PASS' if variants_ok else 'FAIL'}"
+            failed |= row.get("oracle") == "FAIL" or row.get("torch") == "FAIL" or not variants_ok
             if a.check_only:
                 rows.append(row)
-                if row.get("oracle") == "FAIL":
+                if row.get("oracle") == "FAIL" or not variants_ok:
                     print(json.dumps(row), flush=True)
                 continue
+            if tested and not a.no_autotune:
+                row["autotune"] = autotune(b)
+                b.choice = {}
+                row["fuselab_default_us"] = kernel_time(b.run, a.runs)
+                b.choice = {c["step"]: (c["kernel"], [c["threads"], 1, 1]) for c in row["autotune"]}
             row["fuselab_wall_us"] = time_it(b.run, a.runs, a.warmup)
             row["fuselab_us"], row["fuselab_kernels"] = kernel_times(b.run, a.runs)
             row["registers"] = registers(b)
@@ -382,7 +458,11 @@ def main():
         print(json.dumps(row), flush=True)
     print()
     if a.check_only:
-        bad = [r for r in rows if "error" in r or r.get("oracle") == "FAIL" or r.get("torch") == "FAIL"]
+        bad = [
+            r
+            for r in rows
+            if "error" in r or r.get("oracle") == "FAIL" or r.get("torch") == "FAIL" or "FAIL" in r.get("variants", "")
+        ]
         checked = sum(r.get("oracle") == "PASS" for r in rows)
         print(f"checked {len(rows)} bundles: {len(rows) - len(bad)} PASS ({checked} against oracle samples), {len(bad)} FAIL or error")
         for r in bad:
@@ -393,7 +473,8 @@ def main():
         return 1 if failed else 0
     print(f"copy bandwidth (1 GiB, kernel time): {copy_bandwidth():.2f} TB/s")
     print("kernel time per call (profiler), us; TB/s on minimal bytes (inputs read once, outputs written once)")
-    print(f"{'bundle':36s} {'launch':>6s} {'oracle':>6s} {'torch':>6s} {'fuselab':>9s} {'TB/s':>5s} {'inductor':>9s} {'TB/s':>5s} {'ratio':>6s}")
+    print("(untuned: the steps' own kernels, when autotuning chose variants)")
+    print(f"{'bundle':36s} {'launch':>6s} {'oracle':>6s} {'torch':>6s} {'fuselab':>9s} {'TB/s':>5s} {'inductor':>9s} {'TB/s':>5s} {'ratio':>6s} {'untuned':>8s}")
     for r in rows:
         name = r["bundle"].replace("gpu-bundles/", "")
         if "error" in r:
@@ -402,8 +483,12 @@ def main():
         print(
             f"{name:36s} {r['launches']:6d} {r.get('oracle', '-'):>6s} {r.get('torch', '-'):>6s} "
             f"{r['fuselab_us']:9.1f} {r['fuselab_tbs']:5.2f} {r.get('inductor_us', float('nan')):9.1f} "
-            f"{r.get('inductor_tbs', float('nan')):5.2f} {r.get('ratio', float('nan')):6.2f}"
+            f"{r.get('inductor_tbs', float('nan')):5.2f} {r.get('ratio', float('nan')):6.2f} "
+            f"{r.get('fuselab_default_us', float('nan')):8.1f}"
         )
+    for r in rows:
+        if "FAIL" in r.get("variants", ""):
+            print(f"{r['bundle']}: a launch variant FAILS its check ({r['variants']})")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=1)

@@ -4,6 +4,7 @@
 //! runner (`tools/gpu/run.py`) executes it. Format: docs/gpu.md.
 
 use super::lower_tile_to_gpu::KERNEL_MODULE;
+use super::warp_variants::callee_leaf;
 use fuselab_dialects::{ir, loops::names, types::TensorType};
 use mlir_sys::MlirOperation;
 use std::collections::HashMap;
@@ -32,12 +33,15 @@ pub struct Buffer {
 #[derive(Clone, Debug)]
 pub enum Step {
     /// Launch `kernel` (a `.entry` of the PTX) on `grid` programs of `threads` threads
-    /// with the buffers `args` (bare pointers, in order).
+    /// with the buffers `args` (bare pointers, in order). `variants`: other `.entry`s
+    /// computing the same on the same grid and buffers, each with its threads
+    /// (`--tile-warp-variants`); the runner may launch the fastest instead.
     Launch {
         kernel: String,
         grid: i64,
         threads: i64,
         args: Vec<usize>,
+        variants: Vec<(String, i64)>,
     },
     /// A library kernel writing `args.last()`: `kind` is mm, bmm, convolution or sdpa;
     /// `views` each input's strided view (`[offset, sizes..., strides...]`, empty:
@@ -156,18 +160,19 @@ fn plan(func: MlirOperation) -> Result<Plan, String> {
                     .collect::<Result<Vec<_>, _>>()?;
                 if ir::op_name(op) == "tile.launch" {
                     let callee = ir::attr(op, "kernel").map(ir::attr_string).unwrap_or_default();
-                    let kernel = callee
-                        .rsplit("::")
-                        .next()
-                        .unwrap_or_default()
-                        .trim_start_matches('@')
-                        .trim_matches('"')
-                        .to_string();
                     if !callee.contains(KERNEL_MODULE) {
                         return Err(format!(
                             "@{function}: launch of {callee} before --lower-tile-to-gpu"
                         ));
                     }
+                    let kernel = ir::attr(op, "kernel").map(callee_leaf).unwrap_or_default();
+                    let variants = ir::attr(op, "variants")
+                        .map(ir::array_elements)
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(callee_leaf)
+                        .zip(ir::i64s(op, "variant_threads"))
+                        .collect();
                     let grid = ir::i64s(op, "grid").first().copied().unwrap_or(1);
                     let threads = ir::integer(op, "threads").unwrap_or(128);
                     steps.push(Step::Launch {
@@ -175,6 +180,7 @@ fn plan(func: MlirOperation) -> Result<Plan, String> {
                         grid,
                         threads,
                         args,
+                        variants,
                     });
                 } else {
                     let kind = ir::attr(op, "kind")

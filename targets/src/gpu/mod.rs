@@ -11,6 +11,7 @@ pub mod bundle;
 pub mod lower_loop_to_tile;
 pub mod lower_tile_to_gpu;
 pub mod ptx;
+pub mod warp_variants;
 
 use fuselab_dialects::types::DType;
 use fuselab_passes::target::{Costs, Stage, Target};

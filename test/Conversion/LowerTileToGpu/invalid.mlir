@@ -51,3 +51,37 @@
   %t = "tile.transpose"(%b) {shape = array<i64: 4, 8>} : (tensor<16x1xf32>) -> tensor<16x1xf32>
   gpu.yield
 }) {block = array<i64: 16, 1>, grid = array<i64: 1>, num_warps = 1 : i64, sym_name = "k"} : () -> ()
+
+// -----
+
+// A launch variant runs on its launch's grid (--tile-warp-variants varies warps only).
+"tile.kernel"() ({
+^bb0(%arg0: memref<16xf32>):
+  gpu.yield
+}) {block = array<i64: 1, 16>, grid = array<i64: 1>, num_warps = 1 : i64, sym_name = "k"} : () -> ()
+"tile.kernel"() ({
+^bb0(%arg0: memref<16xf32>):
+  gpu.yield
+}) {block = array<i64: 1, 16>, grid = array<i64: 2>, num_warps = 2 : i64, sym_name = "k__w2"} : () -> ()
+func.func @f(%a: memref<16xf32>) attributes {fuselab.num_inputs = 1 : i64} {
+  // expected-error@+1 {{cannot lower to GPU code: variant @k__w2 has another grid than @k}}
+  "tile.launch"() ({
+    gpu.yield %a : memref<16xf32>
+  }) {kernel = @k, variants = [@k__w2]} : () -> ()
+  return
+}
+
+// -----
+
+// A launch variant is a tile kernel of the module.
+"tile.kernel"() ({
+^bb0(%arg0: memref<16xf32>):
+  gpu.yield
+}) {block = array<i64: 1, 16>, grid = array<i64: 1>, num_warps = 1 : i64, sym_name = "k"} : () -> ()
+func.func @f(%a: memref<16xf32>) attributes {fuselab.num_inputs = 1 : i64} {
+  // expected-error@+1 {{cannot lower to GPU code: variant @gone is not a tile kernel}}
+  "tile.launch"() ({
+    gpu.yield %a : memref<16xf32>
+  }) {kernel = @k, variants = [@gone]} : () -> ()
+  return
+}

@@ -26,7 +26,8 @@
 //!   single program, a full reduction: measured on log_softmax_nll's mean, 5.2 -> 4.4
 //!   µs). These numbers are the options `max-rblock`, `block-elements`,
 //!   `elements-per-warp`, `max-warps`, `max-warps-single`; Inductor autotunes such
-//!   choices, fuselab takes them as given. The defaults are measured (H200, ×16 rows,
+//!   choices: `--tile-warp-variants` adds other warp counts of reduction kernels for
+//!   the device runner to time. The defaults are measured (H200, ×16 rows,
 //!   docs/gpu.md): 256 elements per warp against 128 moved layernorm / softmax /
 //!   two_reductions from 3.8 to 4.2 TB/s; rows of 4096 in registers against 1024-wide
 //!   chunks moved rmsnorm from 3.65 to 4.12 TB/s (Inductor's own persistent threshold for
@@ -38,7 +39,8 @@
 //!   program (and stored once per row, unless only this kernel reads it); a member reading another member's stored buffer
 //!   waits at a `tile.barrier`; sizes that do not divide are masked.
 //!
-//! Not done here (Inductor does them): autotuning of block sizes, split reductions,
+//! Not done here (Inductor does them): autotuning of block sizes (warps:
+//! `--tile-warp-variants`), split reductions,
 //! online softmax, vector widths (the GPU lowering's business).
 
 use crate::math::widen_attr;

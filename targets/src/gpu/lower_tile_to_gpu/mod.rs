@@ -29,6 +29,8 @@ use melior::ir::{operation::OperationLike as _, OperationRef};
 use mlir_sys::{MlirAttribute, MlirBlock, MlirOperation, MlirType};
 use std::collections::HashMap;
 
+use super::warp_variants::callee_leaf;
+
 mod loads;
 mod reduce;
 mod transpose;
@@ -98,29 +100,63 @@ fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed>
             }
         }
     }
-    // The launches name the gpu.func and carry their launch shape.
+    // The launches name the gpu.func and carry their launch shape; variants (from
+    // --tile-warp-variants) their threads, on the same grid.
     let ctx = b.context();
     let i64t = b.int_type(64);
-    for launch in ir::collect_ops(raw, |n| n == "tile.launch") {
-        let Some(callee) = ir::attr(launch, "kernel") else {
-            continue;
-        };
-        let leaf = ir::attr_string(callee)
-            .trim_start_matches('@')
-            .trim_matches('"')
-            .to_string();
-        let Some(&(grid, threads)) = launch_info.get(&leaf) else {
-            continue;
-        };
-        let nested = b.symbol_ref(&leaf);
-        let full = unsafe {
+    let nested = |leaf: &str| {
+        let leaf_ref = b.symbol_ref(leaf);
+        unsafe {
             let root = mlir_sys::MlirStringRef {
                 data: KERNEL_MODULE.as_ptr() as *const _,
                 length: KERNEL_MODULE.len(),
             };
-            mlir_sys::mlirSymbolRefAttrGet(ctx, root, 1, &nested)
+            mlir_sys::mlirSymbolRefAttrGet(ctx, root, 1, &leaf_ref)
+        }
+    };
+    for launch in ir::collect_ops(raw, |n| n == "tile.launch") {
+        let Some(callee) = ir::attr(launch, "kernel") else {
+            continue;
         };
-        ir::set_attr(launch, "kernel", full);
+        let leaf = callee_leaf(callee);
+        let Some(&(grid, threads)) = launch_info.get(&leaf) else {
+            continue;
+        };
+        let mut refs = Vec::new();
+        let mut variant_threads = Vec::new();
+        for v in ir::attr(launch, "variants")
+            .map(ir::array_elements)
+            .unwrap_or_default()
+        {
+            let name = callee_leaf(v);
+            match launch_info.get(&name) {
+                Some(&(g, t)) if g == grid => {
+                    refs.push(nested(&name));
+                    variant_threads.push(t);
+                }
+                found => {
+                    cx.sink.error(
+                        unsafe { melior::ir::Location::from_raw(ir::location(launch)) },
+                        match found {
+                            Some(_) => format!(
+                                "cannot lower to GPU code: variant @{name} has another grid than @{leaf}"
+                            ),
+                            None => format!("cannot lower to GPU code: variant @{name} is not a tile kernel"),
+                        },
+                    );
+                    return Err(PassFailed);
+                }
+            }
+        }
+        if !refs.is_empty() {
+            ir::set_attr(launch, "variants", ir::array_attr(ctx, &refs));
+            ir::set_attr(
+                launch,
+                "variant_threads",
+                ir::i64_array_attr(ctx, &variant_threads),
+            );
+        }
+        ir::set_attr(launch, "kernel", nested(&leaf));
         ir::set_attr(launch, "grid", ir::i64_array_attr(ctx, &[grid]));
         ir::set_attr(launch, "threads", b.int_attr(i64t, threads));
     }
