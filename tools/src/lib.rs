@@ -1,6 +1,11 @@
 //! fuselab's command-line tools. Each tool is a thin `main` over a library module here,
 //! so the logic is testable and the test harness can share it.
 
+/// The Rust side's heap (the fusion passes' graphs, plans and reports): jemalloc instead
+/// of glibc's malloc (docs/performance.md: the passes on 100k-node graphs).
+#[global_allocator]
+static HEAP: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 pub mod bench;
 pub mod fuzz;
 pub mod gpu;
