@@ -19,7 +19,7 @@ use fuselab_dialects::ir;
 use fuselab_dialects::loops::names;
 use fuselab_dialects::{Diagnostic, Severity, SourceLoc};
 use melior::ir::{operation::OperationLike as _, OperationRef};
-use mlir_sys::{MlirOperation, MlirValue};
+use mlir_sys::{MlirOperation, MlirType, MlirValue};
 use std::collections::HashSet;
 
 /// String attribute of a kernel (or bare node) the modelled compiler does not run as a
@@ -104,11 +104,8 @@ pub fn apply_plan(
             body,
             ir::create(names::YIELD, loc, &outputs, &[], &[], Vec::new()),
         );
-        let types: Vec<String> = outputs
-            .iter()
-            .map(|&v| ir::type_string(ir::value_type(v)))
-            .collect();
-        let tuple = ir::parse_type(ctx, &format!("tuple<{}>", types.join(", "))).ok_or("bad tuple type")?;
+        let types: Vec<MlirType> = outputs.iter().map(|&v| ir::value_type(v)).collect();
+        let tuple = unsafe { mlir_sys::mlirTupleTypeGet(ctx, types.len() as isize, types.as_ptr()) };
         let attrs = [
             ("name", ir::string_attr(ctx, &kernel.name)),
             (

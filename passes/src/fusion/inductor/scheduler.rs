@@ -636,8 +636,18 @@ impl<'g> Scheduler<'g> {
                 list.push(g);
             }
         }
-        let mut seen: FxHashSet<(usize, usize)> = FxHashSet::default();
-        let mut pairs: Vec<(usize, usize)> = Vec::new();
+        // At most this many pairs: sized once, no rehashing of millions of pairs.
+        let bound: usize = by_key
+            .values()
+            .map(|nodes| {
+                (0..nodes.len())
+                    .map(|i| (nodes.len() - 1 - i).min(self.config.pairwise_attempts))
+                    .sum::<usize>()
+            })
+            .sum();
+        let mut seen: FxHashSet<(usize, usize)> =
+            FxHashSet::with_capacity_and_hasher(bound, Default::default());
+        let mut pairs: Vec<(usize, usize)> = Vec::with_capacity(bound);
         for key in keys {
             let nodes = by_key.remove(&key).unwrap_or_default();
             for (i, &g1) in nodes.iter().enumerate() {
@@ -650,8 +660,19 @@ impl<'g> Scheduler<'g> {
         }
         // Screen the pairs grouped by their first node: one descendant search per node
         // answers the ancestor tests of all its pairs (groups do not change meanwhile).
-        let mut by_first: Vec<usize> = (0..pairs.len()).collect();
-        by_first.sort_by_key(|&k| (pairs[k].0, k));
+        // (A counting sort by first node, pairs of one node in discovery order.)
+        let mut start_of = vec![0usize; self.groups.len() + 1];
+        for &(g1, _) in &pairs {
+            start_of[g1 + 1] += 1;
+        }
+        for g in 1..start_of.len() {
+            start_of[g] += start_of[g - 1];
+        }
+        let mut by_first = vec![0usize; pairs.len()];
+        for (k, &(g1, _)) in pairs.iter().enumerate() {
+            by_first[start_of[g1]] = k;
+            start_of[g1] += 1;
+        }
         let mut verdict = vec![false; pairs.len()];
         let mut start = 0;
         while start < by_first.len() {
