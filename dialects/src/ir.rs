@@ -31,6 +31,18 @@ pub fn attr_string(attr: MlirAttribute) -> String {
     to_string(|cb, data| unsafe { mlirAttributePrint(attr, cb, data) })
 }
 
+/// The leaf name of a symbol reference (`@m::@k` and `@k` give `k`); `None` for any other
+/// attribute.
+pub fn symbol_leaf(attr: MlirAttribute) -> Option<String> {
+    unsafe {
+        if !mlir_sys::mlirAttributeIsASymbolRef(attr) {
+            return None;
+        }
+        let s = mlir_sys::mlirSymbolRefAttrGetLeafReference(attr);
+        Some(String::from_utf8_lossy(std::slice::from_raw_parts(s.data as *const u8, s.length)).into_owned())
+    }
+}
+
 /// Prints a type.
 pub fn type_string(ty: MlirType) -> String {
     to_string(|cb, data| unsafe { mlirTypePrint(ty, cb, data) })

@@ -4,7 +4,6 @@
 //! runner (`tools/gpu/run.py`) executes it. Format: docs/gpu.md.
 
 use super::lower_tile_to_gpu::KERNEL_MODULE;
-use super::warp_variants::callee_leaf;
 use fuselab_dialects::{ir, loops::names, types::TensorType};
 use mlir_sys::MlirOperation;
 use std::collections::HashMap;
@@ -165,12 +164,14 @@ fn plan(func: MlirOperation) -> Result<Plan, String> {
                             "@{function}: launch of {callee} before --lower-tile-to-gpu"
                         ));
                     }
-                    let kernel = ir::attr(op, "kernel").map(callee_leaf).unwrap_or_default();
+                    let kernel = ir::attr(op, "kernel")
+                        .and_then(ir::symbol_leaf)
+                        .unwrap_or_default();
                     let variants = ir::attr(op, "variants")
                         .map(ir::array_elements)
                         .unwrap_or_default()
                         .into_iter()
-                        .map(callee_leaf)
+                        .filter_map(ir::symbol_leaf)
                         .zip(ir::i64s(op, "variant_threads"))
                         .collect();
                     let grid = ir::i64s(op, "grid").first().copied().unwrap_or(1);

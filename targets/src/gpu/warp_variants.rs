@@ -96,17 +96,6 @@ fn sym_name(op: MlirOperation) -> String {
         .unwrap_or_default()
 }
 
-/// The name a `tile.launch`'s `kernel` attribute refers to (its leaf, without `@`).
-pub fn callee_leaf(attr: mlir_sys::MlirAttribute) -> String {
-    ir::attr_string(attr)
-        .rsplit("::")
-        .next()
-        .unwrap_or_default()
-        .trim_start_matches('@')
-        .trim_matches('"')
-        .to_string()
-}
-
 fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed> {
     let rule = WarpRule {
         max_warps: cx.options.uint("max-warps") as i64,
@@ -180,7 +169,9 @@ fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed>
     }
     let ctx = b.context();
     for launch in launches {
-        let Some(list) = ir::attr(launch, "kernel").and_then(|c| variants.get(&callee_leaf(c))) else {
+        let Some(list) =
+            ir::attr(launch, "kernel").and_then(|c| variants.get(&ir::symbol_leaf(c).unwrap_or_default()))
+        else {
             continue;
         };
         let refs: Vec<_> = list.iter().map(|v| b.symbol_ref(v)).collect();

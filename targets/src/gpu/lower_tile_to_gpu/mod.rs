@@ -29,8 +29,6 @@ use melior::ir::{operation::OperationLike as _, OperationRef};
 use mlir_sys::{MlirAttribute, MlirBlock, MlirOperation, MlirType};
 use std::collections::HashMap;
 
-use super::warp_variants::callee_leaf;
-
 mod loads;
 mod reduce;
 mod transpose;
@@ -118,7 +116,7 @@ fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed>
         let Some(callee) = ir::attr(launch, "kernel") else {
             continue;
         };
-        let leaf = callee_leaf(callee);
+        let leaf = ir::symbol_leaf(callee).unwrap_or_default();
         let Some(&(grid, threads)) = launch_info.get(&leaf) else {
             continue;
         };
@@ -128,7 +126,7 @@ fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed>
             .map(ir::array_elements)
             .unwrap_or_default()
         {
-            let name = callee_leaf(v);
+            let name = ir::symbol_leaf(v).unwrap_or_default();
             match launch_info.get(&name) {
                 Some(&(g, t)) if g == grid => {
                     refs.push(nested(&name));
