@@ -18,7 +18,8 @@ use fuselab_dialects::{
     SourceLoc,
 };
 use mlir_sys::{MlirOperation, MlirValue};
-use std::{collections::HashMap, fmt};
+use rustc_hash::FxHashMap as HashMap;
+use std::fmt;
 
 /// One memory access pattern of a node.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -242,7 +243,7 @@ pub fn analyze(func: MlirOperation) -> Result<SchedGraph, String> {
             .and_then(|v| <[i64; 3]>::try_from(v).ok()),
         ..Default::default()
     };
-    let mut names: HashMap<usize, (String, Option<usize>)> = HashMap::new();
+    let mut names: HashMap<usize, (String, Option<usize>)> = HashMap::default();
     for (i, arg) in ir::block_arguments(block).into_iter().enumerate() {
         let name = format!("arg{i}_1");
         graph

@@ -11,7 +11,8 @@
 use super::plan::{Evaluation, FusionPlan, Rejection};
 use crate::analysis::memory_deps::{NodeKind, SchedGraph};
 use serde_json::{json, Value};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::BTreeSet;
 
 /// One generated or extern kernel.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,14 +73,14 @@ pub struct FunctionReport {
 impl FunctionReport {
     /// Builds the report of `plan` over `graph`; kernel names are numbered in order.
     pub fn new(function: &str, strategy: &str, graph: &SchedGraph, plan: &FusionPlan) -> Self {
-        let mut group_of: HashMap<&str, usize> = HashMap::new();
+        let mut group_of: HashMap<&str, usize> = HashMap::default();
         for (g, members) in plan.groups.iter().enumerate() {
             for &m in members {
                 group_of.insert(&graph.nodes[m].name, g);
             }
         }
         // Which groups (or the graph output) use each buffer.
-        let mut used_outside: HashSet<(usize, &str)> = HashSet::new();
+        let mut used_outside: HashSet<(usize, &str)> = HashSet::default();
         for (g, members) in plan.groups.iter().enumerate() {
             for &m in members {
                 for dep in &graph.nodes[m].reads {
