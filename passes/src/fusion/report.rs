@@ -10,8 +10,8 @@
 
 use super::plan::{Evaluation, FusionPlan, Rejection};
 use crate::analysis::memory_deps::{NodeKind, SchedGraph};
-use serde_json::{json, Value};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use serde_json::{json, Value};
 use std::collections::BTreeSet;
 
 /// One generated or extern kernel.
