@@ -352,17 +352,11 @@ pub fn reduction_parts(node: mlir_sys::MlirOperation) -> Option<ReductionParts> 
 /// An extern's `operand_views`: per operand `[]` or `[offset, sizes..., strides...]`.
 pub fn operand_views(op: mlir_sys::MlirOperation) -> Vec<Vec<i64>> {
     crate::ir::attr(op, attr::OPERAND_VIEWS)
-        .map(|a| unsafe {
-            (0..mlir_sys::mlirArrayAttrGetNumElements(a))
-                .map(|i| {
-                    crate::attrs::i64_array(melior::ir::Attribute::from_raw(
-                        mlir_sys::mlirArrayAttrGetElement(a, i),
-                    ))
-                    .unwrap_or_default()
-                })
-                .collect()
-        })
+        .map(crate::ir::array_elements)
         .unwrap_or_default()
+        .into_iter()
+        .map(|e| crate::attrs::i64_array(unsafe { melior::ir::Attribute::from_raw(e) }).unwrap_or_default())
+        .collect()
 }
 
 /// A typed view of any `loop` operation.

@@ -142,12 +142,9 @@ pub fn apply(module: MlirOperation, options: CodegenChoices) -> Result<(), Strin
         for func in ir::collect_ops(module, |n| n == "llvm.func") {
             // Added to what the function already passes through (a parallel step's
             // rows function: `noinline`), unless it states a width of its own.
-            let mut entries: Vec<mlir_sys::MlirAttribute> = Vec::new();
-            if let Some(existing) = ir::attr(func, "passthrough") {
-                // SAFETY: `passthrough` of an llvm.func is an array attribute.
-                let n = unsafe { mlir_sys::mlirArrayAttrGetNumElements(existing) };
-                entries.extend((0..n).map(|i| unsafe { mlir_sys::mlirArrayAttrGetElement(existing, i) }));
-            }
+            let mut entries: Vec<mlir_sys::MlirAttribute> = ir::attr(func, "passthrough")
+                .map(ir::array_elements)
+                .unwrap_or_default();
             if entries
                 .iter()
                 .any(|&e| ir::attr_string(e).contains("prefer-vector-width"))

@@ -103,17 +103,14 @@ fn plan(func: MlirOperation) -> Result<Plan, String> {
     let mut ids: HashMap<usize, usize> = HashMap::new();
     let mut buffers = Vec::new();
     let shapes: Vec<Vec<i64>> = ir::attr(func, "fuselab.arg_shapes")
-        .map(|a| unsafe {
-            (0..mlir_sys::mlirArrayAttrGetNumElements(a))
-                .map(|i| {
-                    fuselab_dialects::attrs::i64_array(melior::ir::Attribute::from_raw(
-                        mlir_sys::mlirArrayAttrGetElement(a, i),
-                    ))
-                    .unwrap_or_default()
-                })
-                .collect()
+        .map(ir::array_elements)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|e| {
+            fuselab_dialects::attrs::i64_array(unsafe { melior::ir::Attribute::from_raw(e) })
+                .unwrap_or_default()
         })
-        .unwrap_or_default();
+        .collect();
     for (i, a) in ir::block_arguments(block).into_iter().enumerate() {
         let mut ty =
             memref_type(a).ok_or_else(|| format!("@{function}: argument #{i} is not a flat memref"))?;
