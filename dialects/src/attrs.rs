@@ -49,9 +49,7 @@ pub fn string(attribute: Attribute) -> Option<String> {
         if !mlir_sys::mlirAttributeIsAString(raw) {
             return None;
         }
-        let value = mlir_sys::mlirStringAttrGetValue(raw);
-        let bytes = std::slice::from_raw_parts(value.data as *const u8, value.length);
-        Some(String::from_utf8_lossy(bytes).into_owned())
+        Some(crate::ir::owned_string(mlir_sys::mlirStringAttrGetValue(raw)))
     }
 }
 

@@ -15,6 +15,15 @@ fn sref(s: &str) -> MlirStringRef {
     }
 }
 
+/// A string MLIR lends (an identifier, a string attribute's value), copied.
+///
+/// # Safety
+/// `s` must point to `s.length` readable bytes (MLIR's storage, alive for the call).
+pub unsafe fn owned_string(s: MlirStringRef) -> String {
+    let bytes = unsafe { std::slice::from_raw_parts(s.data as *const u8, s.length) };
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
 fn to_string(callback_target: impl FnOnce(MlirStringCallback, *mut c_void)) -> String {
     unsafe extern "C" fn push(piece: MlirStringRef, data: *mut c_void) {
         // SAFETY: `data` is the `Vec<u8>` below, alive for the call.
@@ -38,8 +47,7 @@ pub fn symbol_leaf(attr: MlirAttribute) -> Option<String> {
         if !mlir_sys::mlirAttributeIsASymbolRef(attr) {
             return None;
         }
-        let s = mlir_sys::mlirSymbolRefAttrGetLeafReference(attr);
-        Some(String::from_utf8_lossy(std::slice::from_raw_parts(s.data as *const u8, s.length)).into_owned())
+        Some(owned_string(mlir_sys::mlirSymbolRefAttrGetLeafReference(attr)))
     }
 }
 
@@ -71,11 +79,7 @@ pub fn op_string_with_locations(op: MlirOperation) -> String {
 
 /// The name of an operation (`aten.add`).
 pub fn op_name(op: MlirOperation) -> String {
-    unsafe {
-        let id = mlirOperationGetName(op);
-        let s = mlirIdentifierStr(id);
-        String::from_utf8_lossy(std::slice::from_raw_parts(s.data as *const u8, s.length)).into_owned()
-    }
+    unsafe { owned_string(mlirIdentifierStr(mlirOperationGetName(op))) }
 }
 
 /// Every attribute of `op` (inherent ones included), by name, in order.
@@ -84,10 +88,7 @@ pub fn named_attributes(op: MlirOperation) -> Vec<(String, MlirAttribute)> {
         (0..mlirOperationGetNumAttributes(op))
             .map(|i| {
                 let na = mlirOperationGetAttribute(op, i);
-                let name = mlirIdentifierStr(na.name);
-                let name =
-                    String::from_utf8_lossy(std::slice::from_raw_parts(name.data as *const u8, name.length));
-                (name.into_owned(), na.attribute)
+                (owned_string(mlirIdentifierStr(na.name)), na.attribute)
             })
             .collect()
     }

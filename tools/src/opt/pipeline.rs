@@ -163,8 +163,8 @@ impl<'t> Parser<'t> {
 unsafe extern "C" fn append_error(message: mlir_sys::MlirStringRef, data: *mut c_void) {
     // SAFETY: `data` is the `String` passed by `add_upstream`, alive for the call.
     let out = unsafe { &mut *(data as *mut String) };
-    let bytes = unsafe { std::slice::from_raw_parts(message.data as *const u8, message.length) };
-    out.push_str(&String::from_utf8_lossy(bytes));
+    // SAFETY: MLIR lends `message` for the call.
+    out.push_str(&unsafe { fuselab_dialects::ir::owned_string(message) });
 }
 
 fn add_upstream(manager: OperationPassManager, text: &str) -> Result<(), String> {
