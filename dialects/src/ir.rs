@@ -51,6 +51,17 @@ pub fn symbol_leaf(attr: MlirAttribute) -> Option<String> {
     }
 }
 
+/// The root reference of a symbol reference attribute (`@a` of `@a::@b`); None for
+/// another attribute.
+pub fn symbol_root(attr: MlirAttribute) -> Option<String> {
+    unsafe {
+        if !mlir_sys::mlirAttributeIsASymbolRef(attr) {
+            return None;
+        }
+        Some(owned_string(mlir_sys::mlirSymbolRefAttrGetRootReference(attr)))
+    }
+}
+
 /// Prints a type.
 pub fn type_string(ty: MlirType) -> String {
     to_string(|cb, data| unsafe { mlirTypePrint(ty, cb, data) })

@@ -261,9 +261,16 @@ def program(path):
     return entry[0] if entry else None
 
 
-def torch_check(fn, b):
+def reference(fn, b):
+    """PyTorch's outputs of `fn` on the bundle's inputs."""
     with torch.no_grad():
-        ref = fn(*b.inputs)
+        return fn(*b.inputs)
+
+
+def torch_check(fn, b, ref=None):
+    """Compares the bundle's outputs with PyTorch's (`ref` when already computed)."""
+    if ref is None:
+        ref = reference(fn, b)
     refs = ref if isinstance(ref, tuple) else (ref,)
     outs = b.outputs()
     if len(refs) != len(outs):
@@ -288,6 +295,7 @@ def check_variants(b, fn):
     steps = variant_steps(b)
     ranks = max((len(s["variants"]) for _, s in steps), default=0)
     ok = True
+    ref = reference(fn, b) if fn is not None and ranks else None
     for j in range(1, ranks + 1):
         b.choice = {i: b.candidates(s)[j] for i, s in steps if len(s["variants"]) >= j}
         b.run()
@@ -295,7 +303,7 @@ def check_variants(b, fn):
         oc = oracle_check(b)
         ok &= all(good for good, _ in oc)
         if fn is not None:
-            tc = torch_check(fn, b)
+            tc = torch_check(fn, b, ref)
             ok &= tc is None or all(good for good, _ in tc)
     b.choice = {}
     return sum(len(s["variants"]) for _, s in steps), ok

@@ -155,15 +155,13 @@ fn plan(func: MlirOperation) -> Result<Plan, String> {
                     .map(|v| id_of(&ids, v))
                     .collect::<Result<Vec<_>, _>>()?;
                 if ir::op_name(op) == "tile.launch" {
-                    let callee = ir::attr(op, "kernel").map(ir::attr_string).unwrap_or_default();
-                    if !callee.contains(KERNEL_MODULE) {
+                    let callee = ir::attr(op, "kernel");
+                    let kernel = callee.and_then(ir::symbol_leaf).unwrap_or_default();
+                    if callee.and_then(ir::symbol_root).as_deref() != Some(KERNEL_MODULE) {
                         return Err(format!(
-                            "@{function}: launch of {callee} before --lower-tile-to-gpu"
+                            "@{function}: launch of @{kernel} before --lower-tile-to-gpu"
                         ));
                     }
-                    let kernel = ir::attr(op, "kernel")
-                        .and_then(ir::symbol_leaf)
-                        .unwrap_or_default();
                     let variants = ir::attr(op, "variants")
                         .map(ir::array_elements)
                         .unwrap_or_default()
