@@ -18,7 +18,7 @@ use fuselab_dialects::{
     SourceLoc,
 };
 use mlir_sys::{MlirOperation, MlirValue};
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet};
 use std::fmt;
 
 /// One memory access pattern of a node.
@@ -251,7 +251,8 @@ pub fn analyze(func: MlirOperation) -> Result<SchedGraph, String> {
             .push((name.clone(), ir::tensor_type(arg).map_or(0, |t| t.size_bytes())));
         names.insert(arg.ptr as usize, (name, None));
     }
-    let returned: Vec<usize> = ir::block_ops(block)
+    // A set: a graph may return tens of thousands of values (a random DAG's sinks).
+    let returned: FxHashSet<usize> = ir::block_ops(block)
         .into_iter()
         .filter(|op| matches!(ir::op_name(*op).as_str(), "func.return" | names::VIEW))
         .flat_map(|op| ir::operands(op).into_iter().map(|v| v.ptr as usize))
