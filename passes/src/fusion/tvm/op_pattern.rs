@@ -42,7 +42,10 @@ use fuselab_dialects::{
     ir::{self, i64s},
 };
 use mlir_sys::MlirOperation;
-use std::{collections::HashMap, fmt};
+use std::{
+    collections::{HashMap, HashSet},
+    fmt,
+};
 
 /// TVM's `OpPatternKind`; the order is TVM's (combining two kinds takes the max).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -393,6 +396,8 @@ impl TvmGraph {
         for (m, sched) in graph.nodes.iter().enumerate() {
             node_of_buffer.insert(&sched.name, node_of_member[m]);
         }
+        // Buffers another op reads: its producer's block writes them out.
+        let mut read_outside: HashSet<&str> = HashSet::new();
         for (m, sched) in graph.nodes.iter().enumerate() {
             let consumer = node_of_member[m];
             for dep in &sched.reads {
@@ -402,6 +407,7 @@ impl TvmGraph {
                 if producer == consumer {
                     continue;
                 }
+                read_outside.insert(dep.buffer.as_str());
                 if producer > consumer {
                     return Err(format!(
                         "'{}' reads '{}', which an op later in the function produces \
@@ -419,16 +425,7 @@ impl TvmGraph {
             // A block writes the op's result when its buffer leaves the op.
             let leaves: Vec<bool> = members
                 .iter()
-                .map(|&m| {
-                    let sched = &graph.nodes[m];
-                    sched.is_output
-                        || out.consumers[n].iter().any(|&c| {
-                            out.nodes[c]
-                                .members
-                                .iter()
-                                .any(|&cm| graph.nodes[cm].reads.iter().any(|d| d.buffer == sched.name))
-                        })
-                })
+                .map(|&m| graph.nodes[m].is_output || read_outside.contains(graph.nodes[m].name.as_str()))
                 .collect();
             let node = &mut out.nodes[n];
             node.extern_ref = members.iter().any(|&m| graph.nodes[m].is_output);
