@@ -499,8 +499,8 @@ def main():
         print(
             f"{name:36s} {r['launches']:6d} {r.get('oracle', '-'):>6s} {r.get('torch', '-'):>6s} "
             f"{r['fuselab_us']:9.1f} {r['fuselab_tbs']:5.2f} {r.get('inductor_us', float('nan')):9.1f} "
-            f"{r.get('inductor_tbs', float('nan')):5.2f} {r.get('ratio', float('nan')):6.2f} "
-            f"{r.get('fuselab_default_us', float('nan')):8.1f}"
+            f"{r.get('inductor_tbs', float('nan')):5.2f} {r.get('ratio', float('nan')):6.2f}"
+            + (f" {r['fuselab_default_us']:8.1f}" if "fuselab_default_us" in r else f" {'-':>8s}")
         )
     for r in rows:
         if "FAIL" in r.get("variants", ""):
