@@ -2,8 +2,7 @@
 """Runs fuse-gpu bundles on an NVIDIA GPU (no MLIR here: PTX + manifest.json only).
 
     python3 tools/gpu/run.py BUNDLE_DIR... [--runs 50] [--warmup 5] [--no-inductor]
-                              [--no-torch-check] [--no-autotune] [--autotune-margin 0.02]
-                              [--check-only] [--json FILE]
+                              [--no-torch-check] [--no-autotune] [--check-only] [--json FILE]
 
 For each bundle (docs/gpu.md has the format): regenerates the inputs from the seed with
 the portable generator (the same as fuse-gpu's), loads kernels.ptx with cupy, runs the
@@ -18,9 +17,7 @@ cuBLAS/cuDNN as Inductor's extern kernels), then
     counts) the same way, then times each variant of a step alone on the plan's buffers
     (L2 flushed before each launch, median) and keeps the fastest -- Inductor's
     CachingAutotuner.benchmark_all_configs at a kernel's first call (--no-autotune:
-    the default kernels); unlike Inductor, a variant replaces the step's own kernel
-    only when its median is lower by more than --autotune-margin (default 0.02): closer
-    medians are within the timing's noise,
+    the default kernels),
   * times the plan with CUDA events (median of --runs after --warmup), and in the same
     process TorchInductor (torch.compile of the workload) on the same inputs, and prints
     the ratio fuselab / Inductor.
@@ -312,11 +309,10 @@ def check_variants(b, fn):
     return sum(len(s["variants"]) for _, s in steps), ok
 
 
-def autotune(b, reps=20, margin=0.02):
+def autotune(b, reps=20):
     """Each step's kernels timed alone on the plan's buffers (after a full run: they
     hold its values), the L2 cache flushed before each launch, as triton's do_bench does
-    for Inductor's benchmark_all_configs; the fastest by median is kept in b.choice
-    unless the step's own kernel is within `margin` of it.
+    for Inductor's benchmark_all_configs; the fastest by median is kept in b.choice.
     Returns [{step, kernel, threads, us: [per candidate]}]."""
     flush = torch.empty(64 << 20, dtype=torch.int32, device="cuda")
     chosen = []
@@ -336,8 +332,6 @@ def autotune(b, reps=20, margin=0.02):
                 times.append(start.elapsed_time(end) * 1000.0)
             medians.append(statistics.median(times))
         best = min(range(len(medians)), key=medians.__getitem__)
-        if medians[best] * (1.0 + margin) >= medians[0]:
-            best = 0
         b.choice[i] = b.candidates(s)[best]
         kernel, block = b.choice[i]
         chosen.append({"step": i, "kernel": kernel, "threads": block[0], "us": [round(t, 2) for t in medians]})
@@ -414,8 +408,6 @@ def main():
     p.add_argument("--no-torch-check", action="store_true")
     p.add_argument("--check-only", action="store_true", help="run and check, no timing")
     p.add_argument("--no-autotune", action="store_true", help="time the steps' own kernels, not the fastest variants")
-    p.add_argument("--autotune-margin", type=float, default=0.02,
-                   help="a variant replaces a step's own kernel only when its median is lower by more than this fraction")
     p.add_argument("--json")
     a = p.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -447,7 +439,7 @@ def main():
                     print(json.dumps(row), flush=True)
                 continue
             if tested and not a.no_autotune:
-                row["autotune"] = autotune(b, margin=a.autotune_margin)
+                row["autotune"] = autotune(b)
                 b.choice = {}
                 row["fuselab_default_us"] = kernel_time(b.run, a.runs)
                 b.choice = {c["step"]: (c["kernel"], [c["threads"], 1, 1]) for c in row["autotune"]}
