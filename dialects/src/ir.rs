@@ -43,23 +43,22 @@ pub fn attr_string(attr: MlirAttribute) -> String {
 /// The leaf name of a symbol reference (`@m::@k` and `@k` give `k`); `None` for any other
 /// attribute.
 pub fn symbol_leaf(attr: MlirAttribute) -> Option<String> {
-    unsafe {
-        if !mlir_sys::mlirAttributeIsASymbolRef(attr) {
-            return None;
-        }
-        Some(owned_string(mlir_sys::mlirSymbolRefAttrGetLeafReference(attr)))
-    }
+    symbol_part(attr, mlir_sys::mlirSymbolRefAttrGetLeafReference)
 }
 
 /// The root reference of a symbol reference attribute (`@a` of `@a::@b`); None for
 /// another attribute.
 pub fn symbol_root(attr: MlirAttribute) -> Option<String> {
-    unsafe {
-        if !mlir_sys::mlirAttributeIsASymbolRef(attr) {
-            return None;
-        }
-        Some(owned_string(mlir_sys::mlirSymbolRefAttrGetRootReference(attr)))
-    }
+    symbol_part(attr, mlir_sys::mlirSymbolRefAttrGetRootReference)
+}
+
+/// One name of a symbol reference, read by `part` (root or leaf).
+fn symbol_part(
+    attr: MlirAttribute,
+    part: unsafe extern "C" fn(MlirAttribute) -> MlirStringRef,
+) -> Option<String> {
+    // SAFETY: `part` is called on a symbol reference; the name it lends is copied at once.
+    unsafe { mlir_sys::mlirAttributeIsASymbolRef(attr).then(|| owned_string(part(attr))) }
 }
 
 /// Prints a type.
@@ -516,6 +515,17 @@ pub fn i64s(op: MlirOperation, name: &str) -> Vec<i64> {
     attr(op, name)
         .and_then(|a| crate::attrs::i64_array(unsafe { melior::ir::Attribute::from_raw(a) }))
         .unwrap_or_default()
+}
+
+/// An array attribute of `array<i64: ...>` elements of `op`, e.g. `[array<i64: 4, 8>,
+/// array<i64>]` (empty if absent; an element of another kind reads as empty).
+pub fn i64_arrays(op: MlirOperation, name: &str) -> Vec<Vec<i64>> {
+    attr(op, name)
+        .map(array_elements)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|e| crate::attrs::i64_array(unsafe { melior::ir::Attribute::from_raw(e) }).unwrap_or_default())
+        .collect()
 }
 
 /// An integer attribute of `op` (`None` if absent or of another kind).

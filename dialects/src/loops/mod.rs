@@ -351,12 +351,7 @@ pub fn reduction_parts(node: mlir_sys::MlirOperation) -> Option<ReductionParts> 
 
 /// An extern's `operand_views`: per operand `[]` or `[offset, sizes..., strides...]`.
 pub fn operand_views(op: mlir_sys::MlirOperation) -> Vec<Vec<i64>> {
-    crate::ir::attr(op, attr::OPERAND_VIEWS)
-        .map(crate::ir::array_elements)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|e| crate::attrs::i64_array(unsafe { melior::ir::Attribute::from_raw(e) }).unwrap_or_default())
-        .collect()
+    crate::ir::i64_arrays(op, attr::OPERAND_VIEWS)
 }
 
 /// A typed view of any `loop` operation.

@@ -102,15 +102,7 @@ fn plan(func: MlirOperation) -> Result<Plan, String> {
     let block = ir::body(func).ok_or_else(|| format!("@{function}: no body"))?;
     let mut ids: HashMap<usize, usize> = HashMap::new();
     let mut buffers = Vec::new();
-    let shapes: Vec<Vec<i64>> = ir::attr(func, "fuselab.arg_shapes")
-        .map(ir::array_elements)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|e| {
-            fuselab_dialects::attrs::i64_array(unsafe { melior::ir::Attribute::from_raw(e) })
-                .unwrap_or_default()
-        })
-        .collect();
+    let shapes = ir::i64_arrays(func, "fuselab.arg_shapes");
     for (i, a) in ir::block_arguments(block).into_iter().enumerate() {
         let mut ty =
             memref_type(a).ok_or_else(|| format!("@{function}: argument #{i} is not a flat memref"))?;
