@@ -267,10 +267,8 @@ def reference(fn, b):
         return fn(*b.inputs)
 
 
-def torch_check(fn, b, ref=None):
-    """Compares the bundle's outputs with PyTorch's (`ref` when already computed)."""
-    if ref is None:
-        ref = reference(fn, b)
+def torch_check(b, ref):
+    """Compares the bundle's outputs with PyTorch's (`ref`, from `reference`)."""
     refs = ref if isinstance(ref, tuple) else (ref,)
     outs = b.outputs()
     if len(refs) != len(outs):
@@ -288,22 +286,21 @@ def variant_steps(b):
     return [(i, s) for i, s in enumerate(b.m["steps"]) if s["op"] == "launch" and s.get("variants")]
 
 
-def check_variants(b, fn):
+def check_variants(b, ref):
     """Runs the plan once per variant rank j (every step with a j-th variant launches
     it, the others their own kernel) and checks the outputs as the default plan's:
     (variant kernels checked, all PASS)."""
     steps = variant_steps(b)
     ranks = max((len(s["variants"]) for _, s in steps), default=0)
     ok = True
-    ref = reference(fn, b) if fn is not None and ranks else None
     for j in range(1, ranks + 1):
         b.choice = {i: b.candidates(s)[j] for i, s in steps if len(s["variants"]) >= j}
         b.run()
         torch.cuda.synchronize()
         oc = oracle_check(b)
         ok &= all(good for good, _ in oc)
-        if fn is not None:
-            tc = torch_check(fn, b, ref)
+        if ref is not None:
+            tc = torch_check(b, ref)
             ok &= tc is None or all(good for good, _ in tc)
     b.choice = {}
     return sum(len(s["variants"]) for _, s in steps), ok
@@ -425,11 +422,12 @@ def main():
             row["oracle"] = "PASS" if oc and all(ok for ok, _ in oc) else ("-" if not oc else "FAIL")
             row["oracle_max_abs_err"] = max((e for _, e in oc), default=0.0)
             fn = workload(b.m["function"]) or program(path)
-            if fn is not None and not a.no_torch_check:
-                tc = torch_check(fn, b)
+            ref = reference(fn, b) if fn is not None and not a.no_torch_check else None
+            if ref is not None:
+                tc = torch_check(b, ref)
                 row["torch"] = "-" if tc is None else ("PASS" if all(ok for ok, _ in tc) else "FAIL")
                 row["torch_max_abs_err"] = max((e for _, e in tc or []), default=0.0)
-            tested, variants_ok = check_variants(b, None if a.no_torch_check else fn)
+            tested, variants_ok = check_variants(b, ref)
             if tested:
                 row["variants"] = f"{tested} {'PASS' if variants_ok else 'FAIL'}"
             failed |= row.get("oracle") == "FAIL" or row.get("torch") == "FAIL" or not variants_ok
