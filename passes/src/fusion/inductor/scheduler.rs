@@ -60,6 +60,15 @@ impl Reason {
     }
 }
 
+/// How two groups passing `can_fuse` relate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FusionKind {
+    /// The first reaches the second (a producer and a consumer).
+    Vertical,
+    /// Neither reaches the other (they share an input).
+    Horizontal,
+}
+
 /// A rejected pair as recorded: both groups' members at the time, and why (an index
 /// into `Scheduler::reasons`: large graphs reject millions of pairs, few distinct ways).
 type RejectedPair = (Rc<[usize]>, Rc<[usize]>, u32);
@@ -249,6 +258,12 @@ impl<'g> Scheduler<'g> {
         self.groups[g].as_ref().expect("live group")
     }
 
+    /// [`Self::reject`] for a check that answers with a fusion kind.
+    fn refuse(&mut self, g1: usize, g2: usize, reason: Reason) -> Option<FusionKind> {
+        self.reject(g1, g2, reason);
+        None
+    }
+
     fn reject(&mut self, g1: usize, g2: usize, reason: Reason) -> bool {
         if !self.config.record_rejections {
             return false;
@@ -414,8 +429,8 @@ impl<'g> Scheduler<'g> {
             0
         };
         FusionScore {
-            template: 1 + i64::from(memory > 0),
-            node_type: i64::from(both_reduction && memory > 0),
+            template: 1 + u8::from(memory > 0),
+            node_type: u8::from(both_reduction && memory > 0),
             memory,
             buffer_overlap,
             proximity: -((a.min_order as i64 - b.max_order as i64).abs())
@@ -504,14 +519,20 @@ impl<'g> Scheduler<'g> {
     }
 
     fn can_fuse(&mut self, g1: usize, g2: usize) -> bool {
+        self.fusion_kind(g1, g2).is_some()
+    }
+
+    /// `can_fuse`, saying which kind of fusion passed: vertical (`g1` reaches `g2`) or
+    /// horizontal (neither reaches the other).
+    fn fusion_kind(&mut self, g1: usize, g2: usize) -> Option<FusionKind> {
         if g1 == g2 {
-            return false;
+            return None;
         }
         let members = self.group(g1).members.len() + self.group(g2).members.len();
         if members > self.config.max_fusion_size && !self.config.record_rejections && !self.reorder_round {
             // Every later check only names the reason: a pair over the size cap never
             // fuses (the reordering round has its side effect first, so it goes on).
-            return false;
+            return None;
         }
         if self.group(g1).is_extern || self.group(g2).is_extern {
             let which = if self.group(g1).is_extern {
@@ -519,10 +540,10 @@ impl<'g> Scheduler<'g> {
             } else {
                 "node2"
             };
-            return self.reject(g1, g2, Reason::Extern(which));
+            return self.refuse(g1, g2, Reason::Extern(which));
         }
         if self.reaches(g2, g1, false) {
-            return self.reject(g1, g2, Reason::Fixed("node1 must go before node2"));
+            return self.refuse(g1, g2, Reason::Fixed("node1 must go before node2"));
         }
         let mut shared = self.shared_bytes(g1, g2);
         if self.reorder_round && shared < self.config.score_threshold {
@@ -535,16 +556,16 @@ impl<'g> Scheduler<'g> {
             self.group(g2).reduction.is_some(),
         );
         if shared == 0 && (!self.config.aggressive || r1 || r2) {
-            return self.reject(g1, g2, Reason::Fixed("no shared data"));
+            return self.refuse(g1, g2, Reason::Fixed("no shared data"));
         }
         if members > self.config.max_fusion_size {
-            return self.reject(g1, g2, Reason::Fixed("exceeds max fusion"));
+            return self.refuse(g1, g2, Reason::Fixed("exceeds max fusion"));
         }
         if self.reaches(g1, g2, false) {
-            self.can_fuse_vertical(g1, g2) && self.backend_can_fuse(g1, g2)
+            (self.can_fuse_vertical(g1, g2) && self.backend_can_fuse(g1, g2)).then_some(FusionKind::Vertical)
         } else {
             if shared < self.config.score_threshold {
-                return self.reject(g1, g2, Reason::Fixed("score_fusion_memory_threshold"));
+                return self.refuse(g1, g2, Reason::Fixed("score_fusion_memory_threshold"));
             }
             let (a, b) = (self.group(g1), self.group(g2));
             let distance = a
@@ -552,13 +573,13 @@ impl<'g> Scheduler<'g> {
                 .abs_diff(b.max_order)
                 .max(b.min_order.abs_diff(a.max_order));
             if distance > 64 {
-                return self.reject(
+                return self.refuse(
                     g1,
                     g2,
                     Reason::Fixed("Nodes are too far away. Fusing them may increase peak memory."),
                 );
             }
-            self.backend_can_fuse(g1, g2)
+            self.backend_can_fuse(g1, g2).then_some(FusionKind::Horizontal)
         }
     }
 
@@ -610,121 +631,33 @@ impl<'g> Scheduler<'g> {
     }
 
     fn fuse_nodes_once(&mut self, order: &[usize]) {
-        // get_possible_fusions: group by buffer name (and by iteration with aggressive),
-        // pair each node with the next `pairwise_attempts` nodes of the group.
-        let mut by_key: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
-        let mut keys: Vec<u64> = Vec::new();
-        for &g in order {
-            let group = self.group(g);
-            let mut used: Vec<u64> = group
-                .reads
-                .iter()
-                .chain(&group.writes)
-                .map(|&d| self.dep_buffer[d as usize] as u64)
-                .collect();
-            used.sort_unstable();
-            used.dedup();
-            if self.config.aggressive {
-                let (n, r) = group.reduction.unwrap_or((group.numel, 1));
-                used.push((1u64 << 63) ^ ((n as u64) << 20) ^ r as u64);
-            }
-            for key in used {
-                let list = by_key.entry(key).or_insert_with(|| {
-                    keys.push(key);
-                    Vec::new()
-                });
-                list.push(g);
-            }
-        }
-        // At most this many pairs: sized once, no rehashing of millions of pairs.
-        let bound: usize = by_key
-            .values()
-            .map(|nodes| {
-                (0..nodes.len())
-                    .map(|i| (nodes.len() - 1 - i).min(self.config.pairwise_attempts))
-                    .sum::<usize>()
-            })
-            .sum();
-        let mut seen: FxHashSet<(usize, usize)> =
-            FxHashSet::with_capacity_and_hasher(bound, Default::default());
-        let mut pairs: Vec<(usize, usize)> = Vec::with_capacity(bound);
-        for key in keys {
-            let nodes = by_key.remove(&key).unwrap_or_default();
-            for (i, &g1) in nodes.iter().enumerate() {
-                for &g2 in nodes.iter().skip(i + 1).take(self.config.pairwise_attempts) {
-                    if seen.insert((g1, g2)) {
-                        pairs.push((g1, g2));
-                    }
-                }
-            }
-        }
-        // Screen the pairs grouped by their first node: one descendant search per node
-        // answers the ancestor tests of all its pairs (groups do not change meanwhile).
-        // (A counting sort by first node, pairs of one node in discovery order.)
-        let mut start_of = vec![0usize; self.groups.len() + 1];
-        for &(g1, _) in &pairs {
-            start_of[g1 + 1] += 1;
-        }
-        for g in 1..start_of.len() {
-            start_of[g] += start_of[g - 1];
-        }
-        let mut by_first = vec![0usize; pairs.len()];
-        for (k, &(g1, _)) in pairs.iter().enumerate() {
-            by_first[start_of[g1]] = k;
-            start_of[g1] += 1;
-        }
-        let mut verdict = vec![false; pairs.len()];
-        let mut start = 0;
-        while start < by_first.len() {
-            let g1 = pairs[by_first[start]].0;
-            let end = by_first[start..]
-                .iter()
-                .position(|&k| pairs[k].0 != g1)
-                .map_or(by_first.len(), |n| start + n);
-            let bound = by_first[start..end]
-                .iter()
-                .map(|&k| self.topo.position(pairs[k].1))
-                .max()
-                .unwrap_or(0);
-            self.prime_oracle(g1, bound);
-            for &k in &by_first[start..end] {
-                verdict[k] = self.can_fuse(g1, pairs[k].1);
-            }
-            start = end;
-        }
-        self.oracle.borrow_mut().from = None;
-        let candidates: Vec<(usize, usize)> = pairs
-            .into_iter()
-            .zip(verdict)
-            .filter(|(_, ok)| *ok)
-            .map(|(pair, _)| pair)
-            .collect();
+        let candidates = self.possible_fusions(order);
         // Remember each candidate by one member node, so it maps to the current groups.
-        let mut scored: Vec<((usize, usize), FusionScore)> = candidates
+        // (40 bytes a candidate: the sort moves millions of them.)
+        let mut scored: Vec<((u32, u32), FusionScore)> = candidates
             .into_iter()
             .map(|(g1, g2)| {
                 (
-                    (self.group(g1).members[0], self.group(g2).members[0]),
+                    (self.group(g1).members[0] as u32, self.group(g2).members[0] as u32),
                     self.score(g1, g2),
                 )
             })
             .collect();
-        scored.sort_by(|a, b| {
-            if b.1.less_than(&a.1) {
-                Ordering::Less
-            } else if a.1.less_than(&b.1) {
-                Ordering::Greater
-            } else {
-                Ordering::Equal
-            }
-        });
+        // Descending, stable (Python's `sort(reverse=True)` keeps equal scores in order).
+        scored.sort_by(|a, b| b.1.compare(&a.1));
         // _try_fusion_pairs: greedy on the current fused groups.
         for ((n1, n2), _) in scored {
-            let (g1, g2) = (self.group_of[n1], self.group_of[n2]);
-            if g1 == g2 || !self.can_fuse(g1, g2) {
+            let (g1, g2) = (self.group_of[n1 as usize], self.group_of[n2 as usize]);
+            if g1 == g2 {
                 continue;
             }
-            if self.reaches(g1, g2, true) || self.reaches(g2, g1, true) {
+            // will_fusion_create_cycle: a path between the two through a third group.
+            // `can_fuse` found that `g2` does not reach `g1`, and for a horizontal pair
+            // that `g1` does not reach `g2` either: no such path can exist there.
+            let Some(kind) = self.fusion_kind(g1, g2) else {
+                continue;
+            };
+            if kind == FusionKind::Vertical && self.reaches(g1, g2, true) {
                 self.reject(g1, g2, Reason::Fixed("will create cycle"));
                 continue;
             }
@@ -789,6 +722,7 @@ pub fn plan_fusion(graph: &SchedGraph, config: FusionConfig, target: &dyn Target
     scheduler.finish(rounds)
 }
 
+mod candidates;
 mod deps;
 #[cfg(test)]
 mod tests;

@@ -38,13 +38,15 @@ impl Default for FusionConfig {
     }
 }
 
+use std::cmp::Ordering;
+
 /// Inductor's `FusionScore` (choices.py `score_fusion`; seed 000 §7.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FusionScore {
     /// 2 for an ordinary fusion with shared data, 1 otherwise (no templates here).
-    pub template: i64,
+    pub template: u8,
     /// 1 if both or neither are reductions and memory > 0.
-    pub node_type: i64,
+    pub node_type: u8,
     /// Bytes of common dependencies.
     pub memory: u64,
     /// Bytes of buffers both read at different indices (only when memory is 0).
@@ -54,23 +56,29 @@ pub struct FusionScore {
 }
 
 impl FusionScore {
-    /// `FusionScore.__lt__`: template first; when one memory score is more than 16x the
-    /// other, memory decides; else (node_type, memory, overlap, proximity).
-    pub fn less_than(&self, other: &FusionScore) -> bool {
+    /// `FusionScore.__lt__` as an ordering: template first; when one memory score is
+    /// more than 16x the other, memory decides; else (node_type, memory, overlap,
+    /// proximity). Which rule applies is symmetric in the two scores, so `Less` here is
+    /// exactly `self < other` and `Equal` is "neither is less".
+    pub fn compare(&self, other: &FusionScore) -> Ordering {
         if self.template != other.template {
-            return self.template < other.template;
+            return self.template.cmp(&other.template);
         }
         let (hi, lo) = (self.memory.max(other.memory), self.memory.min(other.memory));
         if hi > lo.saturating_mul(16) {
-            return self.memory < other.memory;
+            return self.memory.cmp(&other.memory);
         }
-        (self.node_type, self.memory, self.buffer_overlap, self.proximity)
-            < (
-                other.node_type,
-                other.memory,
-                other.buffer_overlap,
-                other.proximity,
-            )
+        (self.node_type, self.memory, self.buffer_overlap, self.proximity).cmp(&(
+            other.node_type,
+            other.memory,
+            other.buffer_overlap,
+            other.proximity,
+        ))
+    }
+
+    /// `FusionScore.__lt__`.
+    pub fn less_than(&self, other: &FusionScore) -> bool {
+        self.compare(other) == Ordering::Less
     }
 }
 
@@ -107,5 +115,9 @@ mod tests {
             ..base
         };
         assert!(prologue.less_than(&base));
+        // The ordering agrees with `__lt__` both ways, and equal scores are Equal.
+        assert_eq!(big_memory.compare(&base), Ordering::Greater);
+        assert_eq!(base.compare(&close_memory), Ordering::Greater);
+        assert_eq!(base.compare(&base), Ordering::Equal);
     }
 }
