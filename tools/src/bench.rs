@@ -7,7 +7,10 @@
 //!   later node adds two earlier nodes that nothing else reads (a reduction tree);
 //! - `random`: every node reads one or two of the previous 8 nodes, sometimes a graph
 //!   input, and every 16th node is a row reduction (a random DAG with locality, like
-//!   real models).
+//!   real models);
+//! - `fan`: a wide fan-out: the first node reads a graph input, the rest of the first
+//!   half read the first node, and every later node adds the previous node and the next
+//!   fan node (one buffer with tens of thousands of consumers, summed by a chain).
 //!
 //! Strategies: every row of the strategy table (`fusion::STRATEGIES`): the decision is
 //! `Strategy::decide` on the MemoryDep graph with the pass's default options (Inductor:
@@ -51,6 +54,8 @@ pub enum GraphKind {
     Tree,
     /// A random DAG with locality and periodic reductions.
     Random,
+    /// One node read by half the graph, summed by a chain.
+    Fan,
 }
 
 const ROWS: i64 = 64;
@@ -65,7 +70,7 @@ pub fn generate(kind: GraphKind, nodes: usize, seed: u64) -> String {
     let row = "affine_map<(d0, d1) -> (d0)>";
     let mut is_row: Vec<bool> = Vec::with_capacity(nodes);
     let mut read = vec![false; nodes];
-    // Tree: nodes not yet read by a later node, oldest first.
+    // Tree and fan: nodes not yet read by a later node, oldest first.
     let mut unread: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
     for i in 0..nodes {
         let reduction = kind == GraphKind::Random && i % 16 == 15;
@@ -84,7 +89,15 @@ pub fn generate(kind: GraphKind, nodes: usize, seed: u64) -> String {
         } else {
             1
         };
-        let picks: Vec<Option<usize>> = if kind == GraphKind::Tree {
+        let picks: Vec<Option<usize>> = if kind == GraphKind::Fan {
+            match i {
+                0 => vec![None],
+                _ if i < nodes.div_ceil(2) => vec![Some(0)],
+                _ => std::iter::once(Some(i - 1))
+                    .chain(unread.pop_front().map(Some))
+                    .collect(),
+            }
+        } else if kind == GraphKind::Tree {
             // A binary tree of L leaves has L - 1 inner nodes: with L = (nodes + 1) / 2 the
             // last node of an odd count is the root (an even count leaves one more result).
             if i < nodes.div_ceil(2) || unread.len() < 2 {
@@ -95,7 +108,9 @@ pub fn generate(kind: GraphKind, nodes: usize, seed: u64) -> String {
         } else {
             (0..count).map(|_| pick(&mut rng)).collect()
         };
-        if kind == GraphKind::Tree {
+        // The fan's chain reads the fan nodes but the last (it reads that one as the
+        // previous node).
+        if kind == GraphKind::Tree || (kind == GraphKind::Fan && i > 0 && i + 1 < nodes.div_ceil(2)) {
             unread.push_back(i);
         }
         for picked in picks {
@@ -275,13 +290,18 @@ fn first_func(module: &melior::ir::Module) -> Result<mlir_sys::MlirOperation, St
 }
 
 /// `fuse-bench [--sizes 1000,10000,100000] [--runs N] [--strategy inductor|tvm|all]
-/// [--graphs chain,tree,random] [--json]`; returns the exit code.
+/// [--graphs chain,tree,random,fan] [--json]`; returns the exit code.
 pub fn run(args: &[String]) -> i32 {
     let mut sizes = vec![1_000usize, 10_000, 100_000];
     let mut runs = 3;
     let mut json = false;
     let mut strategies: Vec<&'static dyn Strategy> = STRATEGIES.to_vec();
-    let mut graphs = vec![GraphKind::Chain, GraphKind::Tree, GraphKind::Random];
+    let mut graphs = vec![
+        GraphKind::Chain,
+        GraphKind::Tree,
+        GraphKind::Random,
+        GraphKind::Fan,
+    ];
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -318,7 +338,7 @@ pub fn run(args: &[String]) -> i32 {
                 return match args.get(i).and_then(|s| parse_emit(s)) {
                     Some((kind, n)) => report_output(&generate(kind, n, 0x5eed + n as u64)),
                     None => {
-                        eprintln!("fuse-bench: error: --emit expects GRAPH:NODES like tree:100000 (graph chain, tree or random)");
+                        eprintln!("fuse-bench: error: --emit expects GRAPH:NODES like tree:100000 (graph chain, tree, random or fan)");
                         1
                     }
                 };
@@ -345,14 +365,14 @@ pub fn run(args: &[String]) -> i32 {
                 match parsed {
                     Some(g) if !g.is_empty() => graphs = g,
                     _ => {
-                        eprintln!("fuse-bench: error: --graphs expects a list of chain, tree, random");
+                        eprintln!("fuse-bench: error: --graphs expects a list of chain, tree, random, fan");
                         return 1;
                     }
                 }
             }
             "-h" | "--help" => {
                 let help = format!(
-                    "USAGE: fuse-bench [--sizes 1000,10000,100000] [--runs N] [--strategy {}|all]\n                  [--graphs chain,tree,random] [--json]\n       fuse-bench --emit GRAPH:NODES\n\nTimes each fusion strategy ({}) on generated loop-IR graphs of each\nsize: parse, MemoryDep analysis, decision, whole pass; medians of N runs, side by side in one process.\n--emit prints one generated graph (the same seed as the timed runs) for profiling with fuse-opt.\n",
+                    "USAGE: fuse-bench [--sizes 1000,10000,100000] [--runs N] [--strategy {}|all]\n                  [--graphs chain,tree,random,fan] [--json]\n       fuse-bench --emit GRAPH:NODES\n\nTimes each fusion strategy ({}) on generated loop-IR graphs of each\nsize: parse, MemoryDep analysis, decision, whole pass; medians of N runs, side by side in one process.\n--emit prints one generated graph (the same seed as the timed runs) for profiling with fuse-opt.\n",
                     strategy_names("|"),
                     STRATEGIES.iter().map(|s| format!("--{}", s.pass().argument)).collect::<Vec<_>>().join(", ")
                 );
@@ -436,6 +456,7 @@ fn parse_graph_kind(name: &str) -> Option<GraphKind> {
         "chain" => Some(GraphKind::Chain),
         "tree" => Some(GraphKind::Tree),
         "random" => Some(GraphKind::Random),
+        "fan" => Some(GraphKind::Fan),
         _ => None,
     }
 }
@@ -459,7 +480,12 @@ mod tests {
     /// drop dead nodes first) time the whole graph; an odd tree returns its root only.
     #[test]
     fn generated_graphs_have_no_dead_nodes() {
-        for kind in [GraphKind::Chain, GraphKind::Tree, GraphKind::Random] {
+        for kind in [
+            GraphKind::Chain,
+            GraphKind::Tree,
+            GraphKind::Random,
+            GraphKind::Fan,
+        ] {
             for n in [1usize, 7, 100, 1001] {
                 let text = generate(kind, n, 0x5eed + n as u64);
                 let returned: Vec<&str> = text
@@ -479,5 +505,11 @@ mod tests {
         }
         let tree = generate(GraphKind::Tree, 7, 1);
         assert!(tree.contains("return %n6 : tensor<64x64xf32>\n"), "{tree}");
+        // The fan: nodes 1..=4 read node 0; 5 adds 4 and 1, 6 adds 5 and 2, ... and the
+        // last sum is the only result.
+        let fan = generate(GraphKind::Fan, 10, 1);
+        assert_eq!(fan.matches("\"loop.load\"(%n0)").count(), 4, "{fan}");
+        assert!(fan.contains("%n5 = \"loop.pointwise\"() ({\n  ^bb0(%d0: index, %d1: index):\n    %v0 = \"loop.load\"(%n4)"), "{fan}");
+        assert!(fan.contains("return %n9 : tensor<64x64xf32>\n"), "{fan}");
     }
 }

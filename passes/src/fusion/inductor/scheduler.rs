@@ -167,6 +167,8 @@ struct Scheduler<'g> {
     reason_ids: FxHashMap<Reason, u32>,
     /// Cached group-level successors (invalidated when a neighbour fuses).
     succ_cache: RefCell<Vec<Option<Rc<[usize]>>>>,
+    /// Scratch marks deduplicating a successor list (epoch-stamped).
+    succ_marks: RefCell<(Vec<u32>, u32)>,
     /// A topological order of the live groups.
     topo: GroupOrder,
     /// Scratch marks for graph searches (epoch-stamped, so no clearing).
@@ -221,6 +223,7 @@ impl<'g> Scheduler<'g> {
             reasons: Vec::new(),
             reason_ids: FxHashMap::default(),
             succ_cache: RefCell::new(vec![None; n]),
+            succ_marks: RefCell::new((vec![0; n], 0)),
             topo: GroupOrder::new(n),
             mark: RefCell::new((vec![0; n], 0)),
             oracle: RefCell::new(Oracle {
@@ -297,15 +300,23 @@ impl<'g> Scheduler<'g> {
         if let Some(cached) = &self.succ_cache.borrow()[g] {
             return cached.clone();
         }
+        // Deduplicated by an epoch mark, not by searching the list: a buffer may have
+        // tens of thousands of consumers, and this list is rebuilt after each fusion of
+        // one of them.
         let mut out: Vec<usize> = Vec::new();
+        let mut marks = self.succ_marks.borrow_mut();
+        marks.1 += 1;
+        let epoch = marks.1;
         for &m in self.group(g).members.iter() {
             for &c in &self.consumers[m] {
                 let cg = self.group_of[c];
-                if cg != g && !out.contains(&cg) {
+                if cg != g && marks.0[cg] != epoch {
+                    marks.0[cg] = epoch;
                     out.push(cg);
                 }
             }
         }
+        drop(marks);
         let out: Rc<[usize]> = out.into();
         self.succ_cache.borrow_mut()[g] = Some(out.clone());
         out

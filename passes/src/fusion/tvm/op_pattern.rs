@@ -42,10 +42,8 @@ use fuselab_dialects::{
     ir::{self, i64s},
 };
 use mlir_sys::MlirOperation;
-use std::{
-    collections::{HashMap, HashSet},
-    fmt,
-};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::fmt;
 
 /// TVM's `OpPatternKind`; the order is TVM's (combining two kinds takes the max).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -346,7 +344,7 @@ impl TvmGraph {
             return Err("the loop nodes changed since the analysis".into());
         }
         let mut out = TvmGraph::default();
-        let mut node_of_buffer: HashMap<&str, usize> = HashMap::new();
+        let mut node_of_buffer: HashMap<&str, usize> = HashMap::default();
         for (name, _) in &graph.inputs {
             node_of_buffer.insert(name, out.nodes.len());
             out.nodes.push(TvmNode {
@@ -358,7 +356,7 @@ impl TvmGraph {
             });
         }
         // Group loop nodes by eager id (Relax's op granularity).
-        let mut op_of_id: HashMap<i64, usize> = HashMap::new();
+        let mut op_of_id: HashMap<i64, usize> = HashMap::default();
         let mut node_of_member = vec![0; graph.nodes.len()];
         for (m, &op) in loop_ops.iter().enumerate() {
             let mut origin = graph.nodes[m].origins.first().cloned().unwrap_or_default();
@@ -397,7 +395,8 @@ impl TvmGraph {
             node_of_buffer.insert(&sched.name, node_of_member[m]);
         }
         // Buffers another op reads: its producer's block writes them out.
-        let mut read_outside: HashSet<&str> = HashSet::new();
+        let mut read_outside: HashSet<&str> = HashSet::default();
+        let mut edges: HashSet<(usize, usize)> = HashSet::default();
         for (m, sched) in graph.nodes.iter().enumerate() {
             let consumer = node_of_member[m];
             for dep in &sched.reads {
@@ -415,7 +414,8 @@ impl TvmGraph {
                         sched.name, dep.buffer
                     ));
                 }
-                if !out.consumers[producer].contains(&consumer) {
+                // A set: a graph input may have tens of thousands of consumers.
+                if edges.insert((producer, consumer)) {
                     out.consumers[producer].push(consumer);
                 }
             }
