@@ -58,6 +58,31 @@ pub enum GraphKind {
     Fan,
 }
 
+impl GraphKind {
+    /// Every kind, in the order runs and messages list them.
+    pub const ALL: [GraphKind; 4] = [
+        GraphKind::Chain,
+        GraphKind::Tree,
+        GraphKind::Random,
+        GraphKind::Fan,
+    ];
+
+    /// The name `--graphs` and `--emit` take.
+    pub fn name(self) -> &'static str {
+        match self {
+            GraphKind::Chain => "chain",
+            GraphKind::Tree => "tree",
+            GraphKind::Random => "random",
+            GraphKind::Fan => "fan",
+        }
+    }
+
+    /// The kinds' names joined by `sep`.
+    fn names(sep: &str) -> String {
+        GraphKind::ALL.map(GraphKind::name).join(sep)
+    }
+}
+
 const ROWS: i64 = 64;
 const COLS: i64 = 64;
 
@@ -296,12 +321,7 @@ pub fn run(args: &[String]) -> i32 {
     let mut runs = 3;
     let mut json = false;
     let mut strategies: Vec<&'static dyn Strategy> = STRATEGIES.to_vec();
-    let mut graphs = vec![
-        GraphKind::Chain,
-        GraphKind::Tree,
-        GraphKind::Random,
-        GraphKind::Fan,
-    ];
+    let mut graphs = GraphKind::ALL.to_vec();
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -338,7 +358,10 @@ pub fn run(args: &[String]) -> i32 {
                 return match args.get(i).and_then(|s| parse_emit(s)) {
                     Some((kind, n)) => report_output(&generate(kind, n, 0x5eed + n as u64)),
                     None => {
-                        eprintln!("fuse-bench: error: --emit expects GRAPH:NODES like tree:100000 (graph chain, tree, random or fan)");
+                        eprintln!(
+                            "fuse-bench: error: --emit expects GRAPH:NODES like tree:100000 (graph one of: {})",
+                            GraphKind::names(", ")
+                        );
                         1
                     }
                 };
@@ -365,15 +388,19 @@ pub fn run(args: &[String]) -> i32 {
                 match parsed {
                     Some(g) if !g.is_empty() => graphs = g,
                     _ => {
-                        eprintln!("fuse-bench: error: --graphs expects a list of chain, tree, random, fan");
+                        eprintln!(
+                            "fuse-bench: error: --graphs expects a list of {}",
+                            GraphKind::names(", ")
+                        );
                         return 1;
                     }
                 }
             }
             "-h" | "--help" => {
                 let help = format!(
-                    "USAGE: fuse-bench [--sizes 1000,10000,100000] [--runs N] [--strategy {}|all]\n                  [--graphs chain,tree,random,fan] [--json]\n       fuse-bench --emit GRAPH:NODES\n\nTimes each fusion strategy ({}) on generated loop-IR graphs of each\nsize: parse, MemoryDep analysis, decision, whole pass; medians of N runs, side by side in one process.\n--emit prints one generated graph (the same seed as the timed runs) for profiling with fuse-opt.\n",
+                    "USAGE: fuse-bench [--sizes 1000,10000,100000] [--runs N] [--strategy {}|all]\n                  [--graphs {}] [--json]\n       fuse-bench --emit GRAPH:NODES\n\nTimes each fusion strategy ({}) on generated loop-IR graphs of each\nsize: parse, MemoryDep analysis, decision, whole pass; medians of N runs, side by side in one process.\n--emit prints one generated graph (the same seed as the timed runs) for profiling with fuse-opt.\n",
                     strategy_names("|"),
+                    GraphKind::names(","),
                     STRATEGIES.iter().map(|s| format!("--{}", s.pass().argument)).collect::<Vec<_>>().join(", ")
                 );
                 return report_output(&help);
@@ -429,7 +456,7 @@ pub fn run(args: &[String]) -> i32 {
                 table,
                 "{:<9} {:<7} {:>7} {:>8} {:>9.3} {:>10.3} {:>10.3} {:>9.3} {:>12.2} {:>9.0}",
                 r.strategy,
-                format!("{:?}", r.kind).to_lowercase(),
+                r.kind.name(),
                 r.nodes,
                 r.kernels,
                 r.parse_s,
@@ -452,13 +479,7 @@ fn parse_emit(arg: &str) -> Option<(GraphKind, usize)> {
 }
 
 fn parse_graph_kind(name: &str) -> Option<GraphKind> {
-    match name {
-        "chain" => Some(GraphKind::Chain),
-        "tree" => Some(GraphKind::Tree),
-        "random" => Some(GraphKind::Random),
-        "fan" => Some(GraphKind::Fan),
-        _ => None,
-    }
+    GraphKind::ALL.into_iter().find(|k| k.name() == name)
 }
 
 /// Prints `text`; exit 1 with a message when stdout cannot take it.
@@ -480,12 +501,7 @@ mod tests {
     /// drop dead nodes first) time the whole graph; an odd tree returns its root only.
     #[test]
     fn generated_graphs_have_no_dead_nodes() {
-        for kind in [
-            GraphKind::Chain,
-            GraphKind::Tree,
-            GraphKind::Random,
-            GraphKind::Fan,
-        ] {
+        for kind in GraphKind::ALL {
             for n in [1usize, 7, 100, 1001] {
                 let text = generate(kind, n, 0x5eed + n as u64);
                 let returned: Vec<&str> = text

@@ -168,11 +168,11 @@ struct Scheduler<'g> {
     /// Cached group-level successors (invalidated when a neighbour fuses).
     succ_cache: RefCell<Vec<Option<Rc<[usize]>>>>,
     /// Scratch marks deduplicating a successor list (epoch-stamped).
-    succ_marks: RefCell<(Vec<u32>, u32)>,
+    succ_marks: Marks,
     /// A topological order of the live groups.
     topo: GroupOrder,
     /// Scratch marks for graph searches (epoch-stamped, so no clearing).
-    mark: RefCell<(Vec<u32>, u32)>,
+    mark: Marks,
     /// While candidates are screened (no fusion happens), the groups reachable from one
     /// group up to a position bound, computed once and used for all its pairs.
     oracle: RefCell<Oracle>,
@@ -180,6 +180,27 @@ struct Scheduler<'g> {
     reorder_round: bool,
     /// The nodes reordered so far, each with its order relative to the input graph.
     loop_orders: BTreeMap<usize, Vec<usize>>,
+}
+
+/// Epoch-stamped marks over groups (a new epoch clears them all at once).
+type Marks = RefCell<(Vec<u32>, u32)>;
+
+/// Starts a new epoch of `marks`; returns it.
+fn new_epoch(marks: &Marks) -> u32 {
+    let mut marks = marks.borrow_mut();
+    marks.1 += 1;
+    marks.1
+}
+
+/// Marks group `g` in `epoch`; false if already marked.
+fn visit(marks: &Marks, g: usize, epoch: u32) -> bool {
+    let slot = &mut marks.borrow_mut().0[g];
+    if *slot == epoch {
+        false
+    } else {
+        *slot = epoch;
+        true
+    }
 }
 
 /// Descendants of `from` up to position `bound`, marked with `epoch` in `marks`.
@@ -304,41 +325,18 @@ impl<'g> Scheduler<'g> {
         // tens of thousands of consumers, and this list is rebuilt after each fusion of
         // one of them.
         let mut out: Vec<usize> = Vec::new();
-        let mut marks = self.succ_marks.borrow_mut();
-        marks.1 += 1;
-        let epoch = marks.1;
+        let epoch = new_epoch(&self.succ_marks);
         for &m in self.group(g).members.iter() {
             for &c in &self.consumers[m] {
                 let cg = self.group_of[c];
-                if cg != g && marks.0[cg] != epoch {
-                    marks.0[cg] = epoch;
+                if cg != g && visit(&self.succ_marks, cg, epoch) {
                     out.push(cg);
                 }
             }
         }
-        drop(marks);
         let out: Rc<[usize]> = out.into();
         self.succ_cache.borrow_mut()[g] = Some(out.clone());
         out
-    }
-
-    /// Starts a new search epoch; returns it.
-    fn new_epoch(&self) -> u32 {
-        let mut mark = self.mark.borrow_mut();
-        mark.1 += 1;
-        mark.1
-    }
-
-    /// Marks group `g` (by its first member) in `epoch`; false if already marked.
-    fn visit(&self, g: usize, epoch: u32) -> bool {
-        let mut mark = self.mark.borrow_mut();
-        let slot = &mut mark.0[g];
-        if *slot == epoch {
-            false
-        } else {
-            *slot = epoch;
-            true
-        }
     }
 
     /// Whether `from` is an ancestor of `to` in the current group graph. With
@@ -356,14 +354,14 @@ impl<'g> Scheduler<'g> {
                 return oracle.marks[to] == oracle.epoch;
             }
         }
-        let epoch = self.new_epoch();
+        let epoch = new_epoch(&self.mark);
         let mut stack: Vec<usize> = Vec::new();
         for &s in self.successors(from).iter() {
             if s == to {
                 if !avoid_pair {
                     return true;
                 }
-            } else if self.topo.position(s) < limit && self.visit(s, epoch) {
+            } else if self.topo.position(s) < limit && visit(&self.mark, s, epoch) {
                 stack.push(s);
             }
         }
@@ -372,7 +370,7 @@ impl<'g> Scheduler<'g> {
                 if s == to {
                     return true;
                 }
-                if s != from && self.topo.position(s) < limit && self.visit(s, epoch) {
+                if s != from && self.topo.position(s) < limit && visit(&self.mark, s, epoch) {
                     stack.push(s);
                 }
             }
@@ -659,12 +657,10 @@ impl<'g> Scheduler<'g> {
         // _try_fusion_pairs: greedy on the current fused groups.
         for ((n1, n2), _) in scored {
             let (g1, g2) = (self.group_of[n1 as usize], self.group_of[n2 as usize]);
-            if g1 == g2 {
-                continue;
-            }
             // will_fusion_create_cycle: a path between the two through a third group.
             // `can_fuse` found that `g2` does not reach `g1`, and for a horizontal pair
-            // that `g1` does not reach `g2` either: no such path can exist there.
+            // that `g1` does not reach `g2` either: no such path can exist there. (Two
+            // nodes already in one group are not a pair: `None`.)
             let Some(kind) = self.fusion_kind(g1, g2) else {
                 continue;
             };

@@ -1,6 +1,8 @@
 //! Inductor's fusion knobs and its ranking of candidate pairs (choices.py
 //! `score_fusion`, `FusionScore.__lt__`; seed 000 §7.4), as plain data.
 
+use std::cmp::Ordering;
+
 /// The knobs of `--inductor-fuse` (defaults = Inductor's config).
 #[derive(Clone, Debug)]
 pub struct FusionConfig {
@@ -38,8 +40,6 @@ impl Default for FusionConfig {
     }
 }
 
-use std::cmp::Ordering;
-
 /// Inductor's `FusionScore` (choices.py `score_fusion`; seed 000 §7.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FusionScore {
@@ -75,11 +75,6 @@ impl FusionScore {
             other.proximity,
         ))
     }
-
-    /// `FusionScore.__lt__`.
-    pub fn less_than(&self, other: &FusionScore) -> bool {
-        self.compare(other) == Ordering::Less
-    }
 }
 
 #[cfg(test)]
@@ -106,15 +101,15 @@ mod tests {
             ..base
         };
         // 2000 > 16 * 100: memory decides although node_type is lower.
-        assert!(base.less_than(&big_memory));
+        assert_eq!(base.compare(&big_memory), Ordering::Less);
         // 1000 <= 16 * 100: node_type decides first.
-        assert!(close_memory.less_than(&base));
+        assert_eq!(close_memory.compare(&base), Ordering::Less);
         let prologue = FusionScore {
             template: 0,
             memory: 1 << 30,
             ..base
         };
-        assert!(prologue.less_than(&base));
+        assert_eq!(prologue.compare(&base), Ordering::Less);
         // The ordering agrees with `__lt__` both ways, and equal scores are Equal.
         assert_eq!(big_memory.compare(&base), Ordering::Greater);
         assert_eq!(base.compare(&close_memory), Ordering::Greater);
