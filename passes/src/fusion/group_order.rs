@@ -33,6 +33,22 @@ pub struct GroupOrder {
     /// Search marks, stamped with `epoch` (never cleared).
     marks: Vec<u32>,
     epoch: u32,
+    /// The batch of cycle tests announced by [`GroupOrder::expect_pairs_from`].
+    batch: Batch,
+}
+
+/// One source group's cycle tests answered by one search: the groups reached from
+/// `from` through another group, up to the label `bound` (the latest partner).
+#[derive(Clone, Debug, Default)]
+struct Batch {
+    /// The announced source and bound; `None` when no batch is announced (or a merge
+    /// ended it).
+    from: Option<(usize, usize)>,
+    /// Whether the search for `from` has run (it runs at the first query).
+    searched: bool,
+    /// Groups reached through another group, stamped with `stamp`.
+    through: Vec<u32>,
+    stamp: u32,
 }
 
 impl Default for GroupOrder {
@@ -52,6 +68,10 @@ impl GroupOrder {
             head: if n > 0 { 0 } else { NONE },
             marks: vec![0; n],
             epoch: 0,
+            batch: Batch {
+                through: vec![0; n],
+                ..Batch::default()
+            },
         }
     }
 
@@ -64,9 +84,54 @@ impl GroupOrder {
         self.epoch
     }
 
+    /// Announces cycle tests of `from` with groups placed after it up to the label
+    /// `bound` (see [`GroupOrder::position`]): the first such
+    /// [`GroupOrder::reaches_through_other`] runs one search from `from` that answers
+    /// them all, until the next announcement or merge. Without it each test searches
+    /// on its own, which is quadratic when one group has tens of thousands of partners
+    /// (a buffer read by half the graph: each search walks the readers placed before
+    /// its partner).
+    pub fn expect_pairs_from(&mut self, from: usize, bound: usize) {
+        self.batch.from = Some((from, bound));
+        self.batch.searched = false;
+    }
+
+    /// The batch search: every group placed after `from` up to `bound` that a successor
+    /// of a descendant of `from` (other than `from`) is — a path from `from` through
+    /// another group reaches it.
+    fn search_batch<I>(&mut self, from: usize, bound: usize, successors: &impl Fn(usize) -> I)
+    where
+        I: IntoIterator<Item = usize>,
+    {
+        self.batch.stamp = self.batch.stamp.wrapping_add(1);
+        if self.batch.stamp == 0 {
+            self.batch.through.fill(0);
+            self.batch.stamp = 1;
+        }
+        let stamp = self.batch.stamp;
+        let epoch = self.new_epoch();
+        let mut stack = vec![from];
+        while let Some(g) = stack.pop() {
+            for s in successors(g) {
+                if s == g || s == from || self.label[s] > bound {
+                    continue;
+                }
+                if g != from {
+                    self.batch.through[s] = stamp;
+                }
+                if self.marks[s] != epoch {
+                    self.marks[s] = epoch;
+                    stack.push(s);
+                }
+            }
+        }
+        self.batch.searched = true;
+    }
+
     /// Whether a path from `from` to `to` passes through a third group (then `from` and
     /// `to` cannot share a kernel: it would both feed that group and read it). Only the
-    /// groups placed between the two are searched.
+    /// groups placed between the two are searched (once for a batch announced by
+    /// [`GroupOrder::expect_pairs_from`]).
     pub fn reaches_through_other<I>(
         &mut self,
         from: usize,
@@ -82,6 +147,14 @@ impl GroupOrder {
             (to, from)
         };
         let limit = self.label[to];
+        if let Some((source, bound)) = self.batch.from {
+            if source == from && limit <= bound {
+                if !self.batch.searched {
+                    self.search_batch(from, bound, &successors);
+                }
+                return self.batch.through[to] == self.batch.stamp;
+            }
+        }
         let epoch = self.new_epoch();
         let mut stack: Vec<usize> = Vec::new();
         for s in successors(from) {
@@ -149,6 +222,7 @@ impl GroupOrder {
             (dropped, kept)
         };
         let l_late = self.label[late];
+        self.batch.from = None;
         let epoch = self.new_epoch();
         let mut dependent: Vec<usize> = Vec::new();
         let mut stack = vec![early];
@@ -376,6 +450,53 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A batch announced for one group answers each of its pairs as the plain search
+    /// does (partners up to the bound), and a merge ends the batch (the answers after
+    /// it are the merged graph's).
+    #[test]
+    fn batched_tests_agree_with_plain_search() {
+        let mut batched = 0;
+        for seed in 1..=200u64 {
+            let mut next = crate::analysis::test_rng(seed);
+            let n = 6 + next(30);
+            let mut groups = Groups::random(&mut next, n);
+            let mut order = GroupOrder::new(n);
+            for _ in 0..2 * n {
+                let a = groups.group_of[next(n)];
+                let live: Vec<usize> = order.groups().collect();
+                let after: Vec<usize> = live
+                    .iter()
+                    .copied()
+                    .filter(|&g| order.position(g) > order.position(a))
+                    .collect();
+                if let Some(&last) = after.get(next(after.len() + 1)) {
+                    order.expect_pairs_from(a, order.position(last));
+                }
+                for &b in &live {
+                    if b == a {
+                        continue;
+                    }
+                    let expected = groups.through_other(a, b) || groups.through_other(b, a);
+                    let got = order.reaches_through_other(a, b, |g| groups.successors(g));
+                    assert_eq!(got, expected, "seed {seed}: {a} and {b}");
+                    batched += usize::from(
+                        order
+                            .batch
+                            .from
+                            .is_some_and(|(f, bound)| f == a && order.position(b) <= bound),
+                    );
+                }
+                let b = groups.group_of[next(n)];
+                if a != b && !order.reaches_through_other(a, b, |g| groups.successors(g)) {
+                    order.merge(a, b, |g| groups.successors(g));
+                    groups.merge(a, b);
+                    assert!(order.batch.from.is_none(), "seed {seed}: a merge ends the batch");
+                }
+            }
+        }
+        assert!(batched > 1000, "only {batched} answers came from a batch");
     }
 
     /// The order the merges produce is exactly the window rule's (the groups between the

@@ -17,6 +17,8 @@ pub mod inductor;
 pub mod plan;
 pub mod report;
 pub mod strategy;
+#[cfg(test)]
+pub(crate) mod test_graphs;
 pub mod tvm;
 
 pub use plan::{Decision, FusionPlan, Rejection};

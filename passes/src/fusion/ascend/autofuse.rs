@@ -23,7 +23,7 @@
 use crate::{
     analysis::memory_deps::{NodeKind, SchedGraph, SchedNode},
     fusion::{group_order::GroupOrder, plan::FusionPlan},
-    target::{fits_on_chip, GroupShape, Target},
+    target::{fits_on_chip, GroupShape, Refusal, Target},
 };
 use std::{
     cell::RefCell,
@@ -147,6 +147,8 @@ pub struct AutoFuseConfig {
     pub enabled: bool,
     /// The fusion passes on.
     pub passes: PassSet,
+    /// Whether refused pairs are recorded (for a report); never changes the decision.
+    pub record_rejections: bool,
 }
 
 impl Default for AutoFuseConfig {
@@ -158,6 +160,7 @@ impl Default for AutoFuseConfig {
             max_proximity: 64,
             enabled: true,
             passes: PassSet::default(),
+            record_rejections: true,
         }
     }
 }
@@ -175,6 +178,52 @@ struct Group {
     is_extern: bool,
     reduction: Option<(i64, i64)>,
     numel: i64,
+    /// The first member (in program order) whose fusion pass is switched off.
+    disabled: Option<usize>,
+}
+
+/// Why GE refuses a pair (formatted only where it is recorded).
+#[derive(Clone, Debug)]
+enum Refused {
+    SelfPair,
+    Extern,
+    PassOff(FusionPass),
+    NoBytes,
+    Target { vertical: bool, refusal: Refusal },
+    Proximity { proximity: usize, max: usize },
+    Nodes { nodes: usize, max: usize },
+    Inputs { inputs: usize, max: usize },
+    OnChip(Refusal),
+    Cycle,
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refused::SelfPair => write!(f, "self: a node is not fused with itself"),
+            Refused::Extern => write!(f, "extern (cube) op: not an AutoFuse candidate"),
+            Refused::PassOff(pass) => write!(
+                f,
+                "{} fusion is off (--autofuse_enable_pass={} turns it on)",
+                pass.name(),
+                pass.name()
+            ),
+            Refused::NoBytes => write!(f, "memory score 0: no bytes shared"),
+            Refused::Target { vertical, refusal } => {
+                let kind = if *vertical { "vertical" } else { "horizontal" };
+                write!(f, "{kind} fusion not allowed by the target: {refusal}")
+            }
+            Refused::Proximity { proximity, max } => {
+                write!(f, "horizontal fusion with proximity {proximity} > {max}")
+            }
+            Refused::Nodes { nodes, max } => {
+                write!(f, "fused kernel of {nodes} nodes > max_fusion_size {max}")
+            }
+            Refused::Inputs { inputs, max } => write!(f, "fused kernel of {inputs} inputs > {max}"),
+            Refused::OnChip(refusal) => write!(f, "{refusal}"),
+            Refused::Cycle => write!(f, "fusion would create a cycle"),
+        }
+    }
 }
 
 /// A candidate pair (a member node of each group) with its sort keys.
@@ -195,6 +244,8 @@ struct Decider<'g> {
     bytes: Vec<u64>,
     /// Consumers of each node (indices of nodes reading its buffer).
     consumers: Vec<Vec<usize>>,
+    /// Each node's fusion pass.
+    pass: Vec<FusionPass>,
     groups: Vec<Option<Group>>,
     group_of: Vec<usize>,
     rejections: BTreeMap<(Vec<usize>, Vec<usize>), String>,
@@ -224,6 +275,7 @@ impl<'g> Decider<'g> {
                 consumers[p].push(i);
             }
         }
+        let pass: Vec<FusionPass> = graph.nodes.iter().map(FusionPass::of).collect();
         let groups = graph
             .nodes
             .iter()
@@ -245,6 +297,7 @@ impl<'g> Decider<'g> {
                     is_extern: node.kind == NodeKind::Extern,
                     reduction: (node.kind == NodeKind::Reduction).then_some((numel, rnumel)),
                     numel,
+                    disabled: (!config.passes.0.contains(&pass[i])).then_some(i),
                 })
             })
             .collect();
@@ -254,6 +307,7 @@ impl<'g> Decider<'g> {
             target,
             bytes,
             consumers,
+            pass,
             groups,
             group_of: (0..graph.nodes.len()).collect(),
             rejections: BTreeMap::new(),
@@ -265,9 +319,12 @@ impl<'g> Decider<'g> {
         self.groups[g].as_ref().expect("a live group")
     }
 
-    fn reject(&mut self, a: usize, b: usize, reason: String) {
+    fn reject(&mut self, a: usize, b: usize, reason: Refused) {
+        if !self.config.record_rejections {
+            return;
+        }
         let key = (self.group(a).members.clone(), self.group(b).members.clone());
-        self.rejections.entry(key).or_insert(reason);
+        self.rejections.entry(key).or_insert_with(|| reason.to_string());
     }
 
     /// Candidate pairs of the live groups: every writer with each reader of its buffers,
@@ -285,25 +342,27 @@ impl<'g> Decider<'g> {
                 readers.entry(r).or_default().push(g);
             }
         }
-        let mut pairs = BTreeSet::new();
+        let mut pairs = Vec::new();
         for (buffer, rs) in &readers {
             if let Some(&w) = writers.get(buffer) {
                 for &r in rs {
-                    pairs.insert((w.min(r), w.max(r)));
+                    pairs.push((w.min(r), w.max(r)));
                 }
             }
             let mut rs = rs.clone();
             rs.sort_by_key(|&g| self.group(g).min_order);
             for (i, &a) in rs.iter().enumerate() {
                 for &b in &rs[i + 1..] {
-                    pairs.insert((a.min(b), a.max(b)));
+                    pairs.push((a.min(b), a.max(b)));
                     if self.proximity(a, b) > self.config.max_proximity {
                         break;
                     }
                 }
             }
         }
-        pairs.into_iter().collect()
+        pairs.sort_unstable();
+        pairs.dedup();
+        pairs
     }
 
     fn proximity(&self, a: usize, b: usize) -> usize {
@@ -314,80 +373,88 @@ impl<'g> Decider<'g> {
     }
 
     /// Bytes the pair shares (each shared buffer once) and whether one writes what the
-    /// other reads.
+    /// other reads. (A group's reads and writes are disjoint, so a buffer `b` reads is
+    /// met once among `a`'s reads and writes, and once more only as one `b` writes.)
     fn shared(&self, a: usize, b: usize) -> (u64, bool) {
         let (ga, gb) = (self.group(a), self.group(b));
-        let mut shared: BTreeSet<usize> = ga.reads.intersection(&gb.reads).copied().collect();
-        let vertical: Vec<usize> = ga
-            .writes
-            .intersection(&gb.reads)
-            .chain(gb.writes.intersection(&ga.reads))
-            .copied()
-            .collect();
-        let is_vertical = !vertical.is_empty();
-        shared.extend(vertical);
-        (shared.iter().map(|&b| self.bytes[b]).sum(), is_vertical)
+        let mut bytes = 0;
+        let mut vertical = false;
+        for r in &gb.reads {
+            if ga.writes.contains(r) {
+                vertical = true;
+                bytes += self.bytes[*r];
+            } else if ga.reads.contains(r) {
+                bytes += self.bytes[*r];
+            }
+        }
+        for r in &ga.reads {
+            if gb.writes.contains(r) {
+                vertical = true;
+                bytes += self.bytes[*r];
+            }
+        }
+        (bytes, vertical)
     }
 
     /// The pair as a candidate, or why GE refuses it.
-    fn check(&self, a: usize, b: usize) -> Result<Candidate, String> {
+    fn check(&self, a: usize, b: usize) -> Result<Candidate, Refused> {
         if a == b {
-            return Err("self: a node is not fused with itself".into());
+            return Err(Refused::SelfPair);
         }
         let (ga, gb) = (self.group(a), self.group(b));
-        if ga.is_extern || gb.is_extern {
-            return Err("extern (cube) op: not an AutoFuse candidate".into());
+        let nodes = ga.members.len() + gb.members.len();
+        if nodes > self.config.max_nodes && !self.config.record_rejections {
+            // Every earlier check only names the reason: the pair never fuses.
+            return Err(Refused::Nodes {
+                nodes,
+                max: self.config.max_nodes,
+            });
         }
-        for g in [ga, gb] {
-            for &m in &g.members {
-                let pass = FusionPass::of(&self.graph.nodes[m]);
-                if !self.config.passes.0.contains(&pass) {
-                    return Err(format!(
-                        "{} fusion is off (--autofuse_enable_pass={} turns it on)",
-                        pass.name(),
-                        pass.name()
-                    ));
-                }
-            }
+        if ga.is_extern || gb.is_extern {
+            return Err(Refused::Extern);
+        }
+        if let Some(m) = ga.disabled.or(gb.disabled) {
+            return Err(Refused::PassOff(self.pass[m]));
         }
         let (score, vertical) = self.shared(a, b);
         if score == 0 {
-            return Err("memory score 0: no bytes shared".into());
+            return Err(Refused::NoBytes);
         }
         let shape = |g: &Group| GroupShape::of(self.graph, &g.members, g.numel, g.reduction);
         let (sa, sb) = (shape(ga), shape(gb));
         if let Err(refusal) = self.target.can_fuse(&sa, &sb) {
-            let kind = if vertical { "vertical" } else { "horizontal" };
-            return Err(format!("{kind} fusion not allowed by the target: {refusal}"));
+            return Err(Refused::Target { vertical, refusal });
         }
         let proximity = self.proximity(a, b);
         if !vertical && proximity > self.config.max_proximity {
-            return Err(format!(
-                "horizontal fusion with proximity {proximity} > {}",
-                self.config.max_proximity
-            ));
+            return Err(Refused::Proximity {
+                proximity,
+                max: self.config.max_proximity,
+            });
         }
-        let nodes = ga.members.len() + gb.members.len();
         if nodes > self.config.max_nodes {
-            return Err(format!(
-                "fused kernel of {nodes} nodes > max_fusion_size {}",
-                self.config.max_nodes
-            ));
+            return Err(Refused::Nodes {
+                nodes,
+                max: self.config.max_nodes,
+            });
         }
-        let written: BTreeSet<usize> = ga.writes.union(&gb.writes).copied().collect();
-        let inputs = ga.reads.union(&gb.reads).filter(|r| !written.contains(r)).count();
+        // Distinct buffers read from outside the fused kernel.
+        let outside = |r: &&usize, other: &Group| !other.writes.contains(*r);
+        let inputs = ga.reads.iter().filter(|r| outside(r, gb)).count()
+            + gb.reads
+                .iter()
+                .filter(|r| outside(r, ga) && !ga.reads.contains(*r))
+                .count();
         if inputs > self.config.max_inputs {
-            return Err(format!(
-                "fused kernel of {inputs} inputs > {}",
-                self.config.max_inputs
-            ));
+            return Err(Refused::Inputs {
+                inputs,
+                max: self.config.max_inputs,
+            });
         }
         let reduction = ga.reduction.or(gb.reduction);
-        if let Err(refusal) = fits_on_chip(&self.target.limits(), reduction, inputs, nodes) {
-            return Err(refusal.to_string());
-        }
+        fits_on_chip(&self.target.limits(), reduction, inputs, nodes).map_err(Refused::OnChip)?;
         if self.creates_cycle(a, b) {
-            return Err("fusion would create a cycle".into());
+            return Err(Refused::Cycle);
         }
         Ok(Candidate {
             a: ga.members[0],
@@ -437,6 +504,10 @@ impl<'g> Decider<'g> {
         ga.reads.extend(gb.reads);
         ga.reads.retain(|r| !writes.contains(r));
         ga.reduction = ga.reduction.or(gb.reduction);
+        ga.disabled = match (ga.disabled, gb.disabled) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
         ga.numel = match ga.reduction {
             Some((numel, _)) => numel,
             None => ga.numel.max(gb.numel),
@@ -450,13 +521,32 @@ impl<'g> Decider<'g> {
     /// the groups as they are by then). Returns how many fusions happened.
     fn round(&mut self) -> usize {
         let mut accepted = Vec::new();
-        for (a, b) in self.candidates() {
-            match self.check(a, b) {
-                Ok(c) => accepted.push(c),
-                Err(reason) => self.reject(a, b, reason),
+        let candidates = self.candidates();
+        // The pairs come sorted by first group: the cycle tests of a group with the
+        // partners placed after it share one search (groups do not change meanwhile).
+        for run in candidates.chunk_by(|x, y| x.0 == y.0) {
+            let a = run[0].0;
+            {
+                let mut order = self.order.borrow_mut();
+                let after = order.position(a);
+                let bound = run
+                    .iter()
+                    .map(|&(_, b)| order.position(b))
+                    .filter(|&p| p > after)
+                    .max();
+                if let Some(bound) = bound {
+                    order.expect_pairs_from(a, bound);
+                }
+            }
+            for &(a, b) in run {
+                match self.check(a, b) {
+                    Ok(c) => accepted.push(c),
+                    Err(reason) => self.reject(a, b, reason),
+                }
             }
         }
-        accepted.sort_by(|x, y| {
+        // (a, b) is unique, so the order is total.
+        accepted.sort_unstable_by(|x, y| {
             (y.priority, y.score, x.proximity, x.a, x.b).cmp(&(x.priority, x.score, y.proximity, y.a, y.b))
         });
         let mut fused = 0;
@@ -499,4 +589,55 @@ pub fn plan_autofuse(graph: &SchedGraph, config: &AutoFuseConfig, target: &dyn T
         .map(|g| g.members.clone())
         .collect();
     super::plan(graph, live, &decider.rejections, rounds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fusion::test_graphs::random_graph;
+    use crate::target::Generic;
+
+    /// Without rejections recorded (no report asked for), the decision is the same (the
+    /// size cap checked first then only ever named another reason), nothing is
+    /// recorded, and the plan is an acyclic partition within the size cap.
+    #[test]
+    fn recording_rejections_does_not_change_the_decision() {
+        for seed in 0..200u64 {
+            let graph = random_graph(seed * 7_919 + 5, 80);
+            let recorded = AutoFuseConfig {
+                max_nodes: 6,
+                ..AutoFuseConfig::default()
+            };
+            let silent = AutoFuseConfig {
+                record_rejections: false,
+                ..recorded.clone()
+            };
+            let (a, b) = (
+                plan_autofuse(&graph, &recorded, &Generic),
+                plan_autofuse(&graph, &silent, &Generic),
+            );
+            assert_eq!(a.groups, b.groups, "seed {seed}");
+            assert!(b.rejections.is_empty(), "seed {seed}: rejections recorded anyway");
+            assert!(
+                a.rejections.iter().any(|r| r.reason.contains("max_fusion_size")),
+                "seed {seed}: the size cap refused nothing"
+            );
+            let mut group_of = vec![usize::MAX; graph.nodes.len()];
+            for (g, members) in a.groups.iter().enumerate() {
+                assert!(members.len() <= 6, "seed {seed}: group over the cap");
+                for &m in members {
+                    assert_eq!(group_of[m], usize::MAX, "seed {seed}: node {m} in two groups");
+                    group_of[m] = g;
+                }
+            }
+            for (i, node) in graph.nodes.iter().enumerate() {
+                for &p in &node.producers {
+                    assert!(
+                        group_of[p] <= group_of[i],
+                        "seed {seed}: buf{p} -> buf{i} backwards"
+                    );
+                }
+            }
+        }
+    }
 }

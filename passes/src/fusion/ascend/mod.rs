@@ -103,6 +103,7 @@ pub fn config_from(options: &PassOptions) -> Result<AutoFuseConfig, String> {
         max_proximity: options.uint("max-proximity") as usize,
         enabled: switches.enabled,
         passes: switches.passes,
+        record_rejections: true,
     })
 }
 
@@ -139,10 +140,16 @@ impl Strategy for Ascend {
         graph: &SchedGraph,
         target: &dyn Target,
         options: &PassOptions,
-        _rejections: bool,
+        rejections: bool,
     ) -> Result<Decision, String> {
         let plan = match options.string("mode") {
-            "ge" => plan_autofuse(graph, &config_from(options)?, target),
+            "ge" => {
+                let config = AutoFuseConfig {
+                    record_rejections: rejections,
+                    ..config_from(options)?
+                };
+                plan_autofuse(graph, &config, target)
+            }
             "mindspore" => {
                 refuse_ge_options(options)?;
                 plan_mindspore(graph)
