@@ -479,7 +479,9 @@ pub fn run_ascend(
             format!("takes {num_inputs} inputs, got {}", inputs.len()),
         ));
     }
-    let shapes = ir::attr(func, "fuselab.arg_shapes");
+    let shapes = ir::attr(func, "fuselab.arg_shapes")
+        .map(ir::array_elements)
+        .unwrap_or_default();
     let mut ids: HashMap<usize, usize> = HashMap::new();
     let mut buffers: Vec<Tensor> = Vec::new();
     for (i, p) in params.iter().enumerate() {
@@ -487,9 +489,10 @@ pub fn run_ascend(
             Some(t) => t.clone(),
             None => {
                 let ty = ir::value_type(*p);
+                // The logical shape where the attribute gives one (the buffers are flat).
                 let shape = shapes
-                    .map(|a| unsafe { mlir_sys::mlirArrayAttrGetElement(a, i as isize) })
-                    .and_then(|a| {
+                    .get(i)
+                    .and_then(|&a| {
                         fuselab_dialects::attrs::i64_array(unsafe { melior::ir::Attribute::from_raw(a) })
                     })
                     .unwrap_or_else(|| shape_of(ty));

@@ -212,6 +212,27 @@ fn a_tile_past_the_ub_is_an_error() {
     assert!(e.contains("outside the Unified Buffer of 196608 bytes"), "{e}");
 }
 
+/// The host function's `fuselab.arg_shapes` shorter than its parameters, or not an
+/// array: the output buffer takes its memref's shape (it was read past the array's end).
+#[test]
+fn arg_shapes_shorter_than_the_parameters_fall_back_to_the_types() {
+    let c = case(AscendConfig::default());
+    let func = c.lowered.body_op_named("func.func");
+    let shapes = ir::array_elements(ir::attr(func, "fuselab.arg_shapes").expect("arg_shapes"));
+    assert_eq!(shapes.len(), 2, "one input and one output");
+    let ctx = ir::context(func);
+    let first = unsafe { mlir_sys::mlirArrayAttrGet(ctx, 1, shapes.as_ptr()) };
+    for value in [first, ir::i64_attr(ctx, 7)] {
+        ir::set_attr(func, "fuselab.arg_shapes", value);
+        let got = run(&c).expect("runs");
+        assert!(
+            max_err(&got, &c.want) < 1e-6,
+            "max error {}",
+            max_err(&got, &c.want)
+        );
+    }
+}
+
 /// Fewer cores and a small UB: more programs per core, rows looped in chunks; same
 /// numbers.
 #[test]
