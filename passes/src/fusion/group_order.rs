@@ -177,36 +177,6 @@ impl GroupOrder {
         false
     }
 
-    /// Whether `to` is reachable from `from` (itself included). Only the groups placed
-    /// between the two are searched.
-    pub fn reaches<I>(&mut self, from: usize, to: usize, successors: impl Fn(usize) -> I) -> bool
-    where
-        I: IntoIterator<Item = usize>,
-    {
-        if from == to {
-            return true;
-        }
-        let limit = self.label[to];
-        if self.label[from] > limit {
-            return false;
-        }
-        let epoch = self.new_epoch();
-        self.marks[from] = epoch;
-        let mut stack = vec![from];
-        while let Some(g) = stack.pop() {
-            for s in successors(g) {
-                if s == to {
-                    return true;
-                }
-                if self.label[s] < limit && self.marks[s] != epoch {
-                    self.marks[s] = epoch;
-                    stack.push(s);
-                }
-            }
-        }
-        false
-    }
-
     /// Records that `dropped` merged into `kept` (call before the strategy merges its own
     /// data, with `successors` over the groups as they were; the merge must not close a
     /// cycle). The merged group takes the later place of the two: every group between
@@ -427,11 +397,6 @@ mod tests {
                 if a == b {
                     continue;
                 }
-                assert_eq!(
-                    order.reaches(a, b, |g| groups.successors(g)),
-                    groups.reaches(a, b),
-                    "seed {seed}: does {a} reach {b}"
-                );
                 let expected = groups.through_other(a, b) || groups.through_other(b, a);
                 let got = order.reaches_through_other(a, b, |g| groups.successors(g));
                 assert_eq!(got, expected, "seed {seed}: {a} and {b}");

@@ -152,7 +152,7 @@ impl Strategy for Ascend {
             }
             "mindspore" => {
                 refuse_ge_options(options)?;
-                plan_mindspore(graph)
+                plan_mindspore(graph, rejections)
             }
             other => return Err(format!("mode must be ge or mindspore, not '{other}'")),
         };
