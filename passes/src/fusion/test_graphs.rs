@@ -76,3 +76,28 @@ pub(crate) fn random_graph(seed: u64, n: usize) -> SchedGraph {
         unfused: None,
     }
 }
+
+/// Asserts that `groups` partition `graph`'s nodes (each in exactly one), none over
+/// `cap` members, in a topological order (no producer in a later group).
+pub(crate) fn assert_acyclic_partition(graph: &SchedGraph, groups: &[Vec<usize>], cap: usize, seed: u64) {
+    let mut group_of = vec![usize::MAX; graph.nodes.len()];
+    for (g, members) in groups.iter().enumerate() {
+        assert!(members.len() <= cap, "seed {seed}: group over the cap");
+        for &m in members {
+            assert_eq!(group_of[m], usize::MAX, "seed {seed}: node {m} in two groups");
+            group_of[m] = g;
+        }
+    }
+    assert!(
+        group_of.iter().all(|&g| g != usize::MAX),
+        "seed {seed}: a node in no group"
+    );
+    for (i, node) in graph.nodes.iter().enumerate() {
+        for &p in &node.producers {
+            assert!(
+                group_of[p] <= group_of[i],
+                "seed {seed}: buf{p} -> buf{i} goes backwards between groups"
+            );
+        }
+    }
+}

@@ -594,7 +594,7 @@ pub fn plan_autofuse(graph: &SchedGraph, config: &AutoFuseConfig, target: &dyn T
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fusion::test_graphs::random_graph;
+    use crate::fusion::test_graphs::{assert_acyclic_partition, random_graph};
     use crate::target::Generic;
 
     /// Without rejections recorded (no report asked for), the decision is the same (the
@@ -622,22 +622,7 @@ mod tests {
                 a.rejections.iter().any(|r| r.reason.contains("max_fusion_size")),
                 "seed {seed}: the size cap refused nothing"
             );
-            let mut group_of = vec![usize::MAX; graph.nodes.len()];
-            for (g, members) in a.groups.iter().enumerate() {
-                assert!(members.len() <= 6, "seed {seed}: group over the cap");
-                for &m in members {
-                    assert_eq!(group_of[m], usize::MAX, "seed {seed}: node {m} in two groups");
-                    group_of[m] = g;
-                }
-            }
-            for (i, node) in graph.nodes.iter().enumerate() {
-                for &p in &node.producers {
-                    assert!(
-                        group_of[p] <= group_of[i],
-                        "seed {seed}: buf{p} -> buf{i} backwards"
-                    );
-                }
-            }
+            assert_acyclic_partition(&graph, &a.groups, 6, seed);
         }
     }
 }

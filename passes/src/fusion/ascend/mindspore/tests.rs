@@ -106,7 +106,7 @@ fn random_graph(seed: u64, n: usize) -> SchedGraph {
 /// (`fuse-bench`'s `fan` graph).
 fn fan_graph(k: usize) -> SchedGraph {
     let mut nodes: Vec<SchedNode> = Vec::new();
-    let mut add = |producers: Vec<usize>, nodes: &mut Vec<SchedNode>| {
+    let add = |producers: Vec<usize>, nodes: &mut Vec<SchedNode>| {
         let i = nodes.len();
         let reads = producers
             .iter()

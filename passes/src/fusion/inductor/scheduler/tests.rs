@@ -1,7 +1,7 @@
 //! Tests of the scheduler on hand-made and seeded random MemoryDep graphs.
 
 use super::*;
-use crate::fusion::test_graphs::{dep, node, random_graph};
+use crate::fusion::test_graphs::{assert_acyclic_partition, dep, node, random_graph};
 use crate::target::Generic;
 use fuselab_dialects::loops::index::{contiguous_index, IndexExpr};
 
@@ -16,22 +16,7 @@ fn plans_are_acyclic_partitions_on_random_graphs() {
             ..Default::default()
         };
         let plan = plan_fusion(&graph, config, &Generic);
-        let mut group_of = vec![usize::MAX; graph.nodes.len()];
-        for (g, members) in plan.groups.iter().enumerate() {
-            assert!(members.len() <= 8, "seed {seed}: group over the cap");
-            for &m in members {
-                assert_eq!(group_of[m], usize::MAX, "seed {seed}: node {m} in two groups");
-                group_of[m] = g;
-            }
-        }
-        for (i, node) in graph.nodes.iter().enumerate() {
-            for &p in &node.producers {
-                assert!(
-                    group_of[p] <= group_of[i],
-                    "seed {seed}: buf{p} -> buf{i} goes backwards between groups"
-                );
-            }
-        }
+        assert_acyclic_partition(&graph, &plan.groups, 8, seed);
     }
 }
 
