@@ -37,6 +37,16 @@ pub struct GroupOrder {
     batch: Batch,
 }
 
+/// The next stamp of marks stamped with `stamp` (never cleared but when it wraps).
+fn next_stamp(stamp: &mut u32, marks: &mut [u32]) -> u32 {
+    *stamp = stamp.wrapping_add(1);
+    if *stamp == 0 {
+        marks.fill(0);
+        *stamp = 1;
+    }
+    *stamp
+}
+
 /// One source group's cycle tests answered by one search: the groups reached from
 /// `from` through another group, up to the label `bound` (the latest partner).
 #[derive(Clone, Debug, Default)]
@@ -76,23 +86,24 @@ impl GroupOrder {
     }
 
     fn new_epoch(&mut self) -> u32 {
-        self.epoch = self.epoch.wrapping_add(1);
-        if self.epoch == 0 {
-            self.marks.fill(0);
-            self.epoch = 1;
-        }
-        self.epoch
+        next_stamp(&mut self.epoch, &mut self.marks)
     }
 
-    /// Announces cycle tests of `from` with groups placed after it up to the label
-    /// `bound` (see [`GroupOrder::position`]): the first such
-    /// [`GroupOrder::reaches_through_other`] runs one search from `from` that answers
-    /// them all, until the next announcement or merge. Without it each test searches
-    /// on its own, which is quadratic when one group has tens of thousands of partners
-    /// (a buffer read by half the graph: each search walks the readers placed before
-    /// its partner).
-    pub fn expect_pairs_from(&mut self, from: usize, bound: usize) {
-        self.batch.from = Some((from, bound));
+    /// Announces cycle tests of `from` with `partners`: the first
+    /// [`GroupOrder::reaches_through_other`] of `from` with one placed after it runs one
+    /// search from `from`, bounded by the latest partner, that answers them all, until
+    /// the next announcement or merge (partners placed before `from` are searched on
+    /// their own). Without it each test searches on its own, which is quadratic when
+    /// one group has tens of thousands of partners (a buffer read by half the graph:
+    /// each search walks the readers placed before its partner).
+    pub fn expect_pairs_from(&mut self, from: usize, partners: impl IntoIterator<Item = usize>) {
+        let after = self.label[from];
+        let bound = partners
+            .into_iter()
+            .map(|g| self.label[g])
+            .filter(|&l| l > after)
+            .max();
+        self.batch.from = bound.map(|bound| (from, bound));
         self.batch.searched = false;
     }
 
@@ -103,12 +114,7 @@ impl GroupOrder {
     where
         I: IntoIterator<Item = usize>,
     {
-        self.batch.stamp = self.batch.stamp.wrapping_add(1);
-        if self.batch.stamp == 0 {
-            self.batch.through.fill(0);
-            self.batch.stamp = 1;
-        }
-        let stamp = self.batch.stamp;
+        let stamp = next_stamp(&mut self.batch.stamp, &mut self.batch.through);
         let epoch = self.new_epoch();
         let mut stack = vec![from];
         while let Some(g) = stack.pop() {
@@ -436,8 +442,15 @@ mod tests {
                     .copied()
                     .filter(|&g| order.position(g) > order.position(a))
                     .collect();
-                if let Some(&last) = after.get(next(after.len() + 1)) {
-                    order.expect_pairs_from(a, order.position(last));
+                let partners = next(after.len() + 1);
+                if partners > 0 {
+                    order.expect_pairs_from(
+                        a,
+                        live.iter()
+                            .copied()
+                            .take(next(live.len()))
+                            .chain(after[..partners].iter().copied()),
+                    );
                 }
                 for &b in &live {
                     if b == a {

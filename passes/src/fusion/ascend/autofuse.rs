@@ -525,19 +525,9 @@ impl<'g> Decider<'g> {
         // The pairs come sorted by first group: the cycle tests of a group with the
         // partners placed after it share one search (groups do not change meanwhile).
         for run in candidates.chunk_by(|x, y| x.0 == y.0) {
-            let a = run[0].0;
-            {
-                let mut order = self.order.borrow_mut();
-                let after = order.position(a);
-                let bound = run
-                    .iter()
-                    .map(|&(_, b)| order.position(b))
-                    .filter(|&p| p > after)
-                    .max();
-                if let Some(bound) = bound {
-                    order.expect_pairs_from(a, bound);
-                }
-            }
+            self.order
+                .borrow_mut()
+                .expect_pairs_from(run[0].0, run.iter().map(|&(_, b)| b));
             for &(a, b) in run {
                 match self.check(a, b) {
                     Ok(c) => accepted.push(c),

@@ -267,10 +267,7 @@ impl<'g> Splitter<'g> {
     /// Announces the acyclicity checks of `dom` with its users: one search answers
     /// them all ([`GroupOrder::expect_pairs_from`]).
     fn expect_checks_from(&self, dom: usize) {
-        let mut topo = self.topo.borrow_mut();
-        if let Some(bound) = self.outs(dom).map(|a| topo.position(a)).max() {
-            topo.expect_pairs_from(dom, bound);
-        }
+        self.topo.borrow_mut().expect_pairs_from(dom, self.outs(dom));
     }
 
     fn likely_multicore(&self, id: usize) -> bool {
