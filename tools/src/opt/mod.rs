@@ -372,6 +372,11 @@ fn process_chunk(chunk: Source<'_>, buffer_name: &str, options: &Options) -> Res
             if options.print_local_scope {
                 flags = flags.use_local_scope();
             }
+            // The module verified after parsing (MLIR's parser) and after the last pass
+            // (the pass manager's verifier is on: `pipeline::build_pass_manager`), so the
+            // printer need not verify it a third time (0.3-0.4 s of a 100k-node graph).
+            // SAFETY: `flags` is a live printing-flags object.
+            unsafe { mlir_sys::mlirOpPrintingFlagsAssumeVerified(flags.to_raw()) };
             output = Some(if options.emit_bytecode {
                 write_bytecode(&module.as_operation())
             } else {
