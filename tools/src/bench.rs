@@ -17,9 +17,17 @@
 //! `fuse_nodes`; TVM: op graph with pattern kinds + post-dominator tree + partition),
 //! the pass is the strategy's own (`--inductor-fuse`, `--tvm-fuse-ops`).
 //!
-//! Times are wall-clock medians of the runs, measured in one process, side by side.
+//! Times are wall-clock medians of the runs, measured in one process, side by side. The
+//! pipeline is what `fuse-opt graph.mlir --<pass>` does before printing: parse and
+//! verify (from text, and from bytecode in a second column), then the pass (analysis,
+//! decision, rewrite, MLIR's verifier). Below the table, the growth of the pass and of
+//! the pipeline from each size to the next, as a ratio and the exponent `k` of
+//! `t ~ n^k` (issue 18 asks for linear: 100k/10k <= 12).
 
-use fuselab_dialects::{source::parse_module, DiagnosticSink, FuseContext};
+use fuselab_dialects::{
+    source::{parse_bytecode, parse_module, write_bytecode},
+    DiagnosticSink, FuseContext,
+};
 use fuselab_passes::{
     analysis::memory_deps::analyze,
     fusion::{strategy, strategy::strategy_names, Strategy, STRATEGIES},
@@ -212,14 +220,16 @@ pub struct BenchResult {
     pub nodes: usize,
     /// Kernels after fusion.
     pub kernels: usize,
-    /// Seconds to parse and verify the module.
+    /// Seconds to parse and verify the module from text.
     pub parse_s: f64,
+    /// Seconds to parse and verify the same module from MLIR bytecode.
+    pub parse_bytecode_s: f64,
     /// Seconds of the MemoryDep analysis (IR to plain data).
     pub analyze_s: f64,
     /// Seconds of the fusion decision alone (Inductor: `fuse_nodes` on plain data; TVM:
     /// op graph with kinds, post-dominator tree and partition).
     pub decide_s: f64,
-    /// Seconds of the whole pass (analysis, decision, IR rewrite).
+    /// Seconds of the whole pass (analysis, decision, IR rewrite, MLIR's verifier).
     pub pass_s: f64,
     /// The process's peak resident memory after this measurement, in MiB (`VmHWM`; it
     /// only grows, so with sizes in increasing order a row's figure is its own peak
@@ -240,6 +250,26 @@ fn peak_rss_mib() -> f64 {
         .map_or(0.0, |kib| kib / 1024.0)
 }
 
+impl BenchResult {
+    /// The whole pipeline from text (`fuse-opt graph.mlir --<pass>` without the
+    /// printing): parse and verify, analysis, decision, rewrite, verify.
+    pub fn pipeline_s(&self) -> f64 {
+        self.parse_s + self.pass_s
+    }
+
+    /// The whole pipeline from bytecode (`fuse-opt graph.mlirbc --<pass>`).
+    pub fn pipeline_bytecode_s(&self) -> f64 {
+        self.parse_bytecode_s + self.pass_s
+    }
+}
+
+/// How a time grows from `n1` to `n2` nodes: the ratio and the exponent `k` of
+/// `t ~ n^k` through the two points (1 is linear).
+pub fn growth(n1: usize, t1: f64, n2: usize, t2: f64) -> (f64, f64) {
+    let ratio = t2 / t1;
+    (ratio, ratio.ln() / (n2 as f64 / n1 as f64).ln())
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
@@ -256,15 +286,28 @@ pub fn measure(
     let defaults = strategy.pass().parse_options("").map_err(|e| e.to_string())?;
     let text = generate(kind, nodes, 0x5eed + nodes as u64);
     let (mut parse, mut analysis, mut decide, mut pass) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut parse_bc = Vec::new();
     let mut kernels = 0;
     for _ in 0..runs.max(1) {
+        // From text; the same graph as bytecode then parses in a fresh context (nothing
+        // uniqued already), and the pass runs on that module.
+        let bytes = {
+            let fuse = FuseContext::new().map_err(|e| e.to_string())?;
+            let sink = DiagnosticSink::new();
+            sink.capture(fuse.context());
+            let start = Instant::now();
+            let module = parse_module(fuse.context(), &text, "bench.mlir", &sink)
+                .ok_or_else(|| format!("generated graph does not parse: {:?}", sink.take()))?;
+            parse.push(start.elapsed().as_secs_f64());
+            write_bytecode(&module.as_operation())
+        };
         let fuse = FuseContext::new().map_err(|e| e.to_string())?;
         let sink = DiagnosticSink::new();
         sink.capture(fuse.context());
         let start = Instant::now();
-        let mut module = parse_module(fuse.context(), &text, "bench.mlir", &sink)
-            .ok_or_else(|| format!("generated graph does not parse: {:?}", sink.take()))?;
-        parse.push(start.elapsed().as_secs_f64());
+        let mut module = parse_bytecode(fuse.context(), &bytes, "bench.mlirbc", &sink)
+            .ok_or_else(|| format!("generated graph's bytecode does not parse: {:?}", sink.take()))?;
+        parse_bc.push(start.elapsed().as_secs_f64());
         let func = crate::bench::first_func(&module)?;
         let start = Instant::now();
         let graph = analyze(func)?;
@@ -295,6 +338,7 @@ pub fn measure(
         nodes,
         kernels,
         parse_s: median(parse),
+        parse_bytecode_s: median(parse_bc),
         analyze_s: median(analysis),
         decide_s: median(decide),
         pass_s: median(pass),
@@ -398,7 +442,7 @@ pub fn run(args: &[String]) -> i32 {
             }
             "-h" | "--help" => {
                 let help = format!(
-                    "USAGE: fuse-bench [--sizes 1000,10000,100000] [--runs N] [--strategy {}|all]\n                  [--graphs {}] [--json]\n       fuse-bench --emit GRAPH:NODES\n\nTimes each fusion strategy ({}) on generated loop-IR graphs of each\nsize: parse, MemoryDep analysis, decision, whole pass; medians of N runs, side by side in one process.\n--emit prints one generated graph (the same seed as the timed runs) for profiling with fuse-opt.\n",
+                    "USAGE: fuse-bench [--sizes 1000,10000,100000] [--runs N] [--strategy {}|all]\n                  [--graphs {}] [--json]\n       fuse-bench --emit GRAPH:NODES\n\nTimes each fusion strategy ({}) on generated loop-IR graphs of each\nsize: parse (text, and the same graph from bytecode), MemoryDep analysis, decision, whole pass\n(rewrite and MLIR's verifier included), pipeline = parse + pass; medians of N runs, side by side in one\nprocess, then each time's growth from one size to the next (ratio and exponent).\n--emit prints one generated graph (the same seed as the timed runs) for profiling with fuse-opt.\n",
                     strategy_names("|"),
                     GraphKind::names(","),
                     STRATEGIES.iter().map(|s| format!("--{}", s.pass().argument)).collect::<Vec<_>>().join(", ")
@@ -431,44 +475,100 @@ pub fn run(args: &[String]) -> i32 {
             .iter()
             .map(|r| {
                 format!(
-                    "{{\"strategy\": \"{}\", \"graph\": \"{:?}\", \"nodes\": {}, \"kernels\": {}, \"parse_s\": {:.4}, \"analyze_s\": {:.4}, \"decide_s\": {:.4}, \"pass_s\": {:.4}, \"pass_us_per_node\": {:.2}, \"peak_rss_mib\": {:.0}}}",
-                    r.strategy, r.kind, r.nodes, r.kernels, r.parse_s, r.analyze_s, r.decide_s, r.pass_s, r.pass_s * 1e6 / r.nodes as f64, r.peak_rss_mib
+                    "{{\"strategy\": \"{}\", \"graph\": \"{}\", \"nodes\": {}, \"kernels\": {}, \"parse_s\": {:.4}, \"parse_bytecode_s\": {:.4}, \"analyze_s\": {:.4}, \"decide_s\": {:.4}, \"pass_s\": {:.4}, \"pipeline_s\": {:.4}, \"pipeline_bytecode_s\": {:.4}, \"pass_us_per_node\": {:.2}, \"peak_rss_mib\": {:.0}}}",
+                    r.strategy,
+                    r.kind.name(),
+                    r.nodes,
+                    r.kernels,
+                    r.parse_s,
+                    r.parse_bytecode_s,
+                    r.analyze_s,
+                    r.decide_s,
+                    r.pass_s,
+                    r.pipeline_s(),
+                    r.pipeline_bytecode_s(),
+                    r.pass_s * 1e6 / r.nodes as f64,
+                    r.peak_rss_mib
                 )
             })
             .collect();
         report_output(&format!("[\n  {}\n]\n", rows.join(",\n  ")))
     } else {
-        let mut table = format!(
-            "{:<9} {:<7} {:>7} {:>8} {:>9} {:>10} {:>10} {:>9} {:>12} {:>9}\n",
-            "strategy",
-            "graph",
-            "nodes",
-            "kernels",
-            "parse s",
-            "analyze s",
-            "decide s",
-            "pass s",
-            "pass us/node",
-            "peak MiB"
-        );
-        for r in &results {
-            let _ = writeln!(
-                table,
-                "{:<9} {:<7} {:>7} {:>8} {:>9.3} {:>10.3} {:>10.3} {:>9.3} {:>12.2} {:>9.0}",
-                r.strategy,
-                r.kind.name(),
-                r.nodes,
-                r.kernels,
-                r.parse_s,
-                r.analyze_s,
-                r.decide_s,
-                r.pass_s,
-                r.pass_s * 1e6 / r.nodes as f64,
-                r.peak_rss_mib
-            );
-        }
-        report_output(&table)
+        report_output(&(table(&results) + &growth_table(&results)))
     }
+}
+
+/// The rows as a text table.
+fn table(results: &[BenchResult]) -> String {
+    let mut table = format!(
+        "{:<9} {:<7} {:>7} {:>8} {:>8} {:>8} {:>9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>8}\n",
+        "strategy",
+        "graph",
+        "nodes",
+        "kernels",
+        "parse s",
+        "(bc) s",
+        "analyze s",
+        "decide s",
+        "pass s",
+        "pipeline",
+        "(bc)",
+        "us/node",
+        "peak MiB"
+    );
+    for r in results {
+        let _ = writeln!(
+            table,
+            "{:<9} {:<7} {:>7} {:>8} {:>8.3} {:>8.3} {:>9.3} {:>8.3} {:>7.3} {:>9.3} {:>9.3} {:>8.2} {:>8.0}",
+            r.strategy,
+            r.kind.name(),
+            r.nodes,
+            r.kernels,
+            r.parse_s,
+            r.parse_bytecode_s,
+            r.analyze_s,
+            r.decide_s,
+            r.pass_s,
+            r.pipeline_s(),
+            r.pipeline_bytecode_s(),
+            r.pass_s * 1e6 / r.nodes as f64,
+            r.peak_rss_mib
+        );
+    }
+    table
+}
+
+/// For each strategy and graph measured at several sizes, how the pass and the whole
+/// pipeline (from text) grow from one size to the next: the ratio and its exponent.
+fn growth_table(results: &[BenchResult]) -> String {
+    let mut out = String::new();
+    for (i, small) in results.iter().enumerate() {
+        // The next larger size of the same strategy and graph.
+        let Some(large) = results[i + 1..]
+            .iter()
+            .find(|r| r.strategy == small.strategy && r.kind == small.kind && r.nodes > small.nodes)
+        else {
+            continue;
+        };
+        if out.is_empty() {
+            out.push_str("\ngrowth (time ratio, exponent k of t ~ n^k; 1 is linear)\n");
+        }
+        let (pass, pass_k) = growth(small.nodes, small.pass_s, large.nodes, large.pass_s);
+        let (pipe, pipe_k) = growth(small.nodes, small.pipeline_s(), large.nodes, large.pipeline_s());
+        let _ = writeln!(
+            out,
+            "{:<9} {:<7} {:>7} -> {:<7} pass x{:<6.2} (k {:.2})  pipeline x{:<6.2} (k {:.2})",
+            small.strategy,
+            small.kind.name(),
+            small.nodes,
+            large.nodes,
+            pass,
+            pass_k,
+            pipe,
+            pipe_k
+        );
+    }
+    out
 }
 
 /// `chain:1000` → the graph kind and node count `--emit` asks for.
@@ -527,5 +627,71 @@ mod tests {
         assert_eq!(fan.matches("\"loop.load\"(%n0)").count(), 4, "{fan}");
         assert!(fan.contains("%n5 = \"loop.pointwise\"() ({\n  ^bb0(%d0: index, %d1: index):\n    %v0 = \"loop.load\"(%n4)"), "{fan}");
         assert!(fan.contains("return %n9 : tensor<64x64xf32>\n"), "{fan}");
+    }
+
+    fn row(strategy: &'static str, kind: GraphKind, nodes: usize, parse_s: f64, pass_s: f64) -> BenchResult {
+        BenchResult {
+            strategy,
+            kind,
+            nodes,
+            kernels: 1,
+            parse_s,
+            parse_bytecode_s: parse_s / 2.0,
+            analyze_s: 0.0,
+            decide_s: 0.0,
+            pass_s,
+            peak_rss_mib: 0.0,
+        }
+    }
+
+    #[test]
+    fn growth_is_the_ratio_and_its_exponent() {
+        let (ratio, k) = growth(10_000, 0.2, 100_000, 2.0);
+        assert!(
+            (ratio - 10.0).abs() < 1e-9 && (k - 1.0).abs() < 1e-9,
+            "{ratio} {k}"
+        );
+        let (ratio, k) = growth(1_000, 0.01, 10_000, 1.0);
+        assert!(
+            (ratio - 100.0).abs() < 1e-9 && (k - 2.0).abs() < 1e-9,
+            "{ratio} {k}"
+        );
+    }
+
+    /// Each row is compared with the next larger size of the same strategy and graph,
+    /// not with another graph's or strategy's row in between.
+    #[test]
+    fn growth_pairs_each_row_with_the_next_size_of_its_own_kind() {
+        let results = [
+            row("inductor", GraphKind::Chain, 1_000, 0.01, 0.01),
+            row("tvm", GraphKind::Chain, 1_000, 0.01, 0.5),
+            row("inductor", GraphKind::Tree, 1_000, 0.01, 0.02),
+            row("inductor", GraphKind::Chain, 10_000, 0.1, 0.1),
+            row("tvm", GraphKind::Chain, 10_000, 0.1, 0.05),
+            row("inductor", GraphKind::Tree, 10_000, 0.1, 2.0),
+            row("inductor", GraphKind::Chain, 100_000, 1.0, 3.0),
+        ];
+        let text = growth_table(&results);
+        let lines: Vec<&str> = text.lines().filter(|l| l.contains("->")).collect();
+        assert_eq!(lines.len(), 4, "{text}");
+        assert!(
+            lines[0].starts_with(
+                "inductor  chain      1000 -> 10000   pass x10.00  (k 1.00)  pipeline x10.00  (k 1.00)"
+            ),
+            "{text}"
+        );
+        assert!(
+            lines[1].starts_with("tvm       chain      1000 -> 10000   pass x0.10"),
+            "{text}"
+        );
+        assert!(
+            lines[2].starts_with("inductor  tree       1000 -> 10000   pass x100.00 (k 2.00)"),
+            "{text}"
+        );
+        assert!(
+            lines[3].starts_with("inductor  chain     10000 -> 100000  pass x30.00"),
+            "{text}"
+        );
+        assert!(lines[3].ends_with("pipeline x20.00  (k 1.30)"), "{text}");
     }
 }
