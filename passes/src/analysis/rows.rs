@@ -112,7 +112,7 @@ fn row_prefix(members: &[MlirOperation], inline: &HashMap<usize, MlirOperation>,
                     ((full.clone()), (0..full.len()).map(IndexExpr::dim).collect())
                 }
             };
-            reads_in_row(m, &dims, &full, k, &outputs, inline, follow)
+            reads_in_row(m, &dims, &full, k, &outputs, inline, follow, &mut HashMap::new())
         });
         if local {
             return k;
@@ -124,7 +124,10 @@ fn row_prefix(members: &[MlirOperation], inline: &HashMap<usize, MlirOperation>,
 
 /// Whether every load in `node`'s body (its loop variables being `dims`, over the
 /// reader's variables with extents `full`) of a buffer in `outputs` reads the reader's
-/// row for a shared prefix of `k` ranges.
+/// row for a shared prefix of `k` ranges. `checked` holds the verdicts of the recomputed
+/// producers looked through so far, by producer and loop variables: a producer read
+/// twice at the same position (`x * x`) is checked once, not once per path to it.
+#[allow(clippy::too_many_arguments)]
 fn reads_in_row(
     node: MlirOperation,
     dims: &[IndexExpr],
@@ -133,6 +136,7 @@ fn reads_in_row(
     outputs: &HashMap<usize, MlirOperation>,
     inline: &HashMap<usize, MlirOperation>,
     follow: bool,
+    checked: &mut HashMap<(usize, Vec<IndexExpr>), bool>,
 ) -> bool {
     let Some(block) = ir::first_block(ir::region(node, 0)) else {
         return false;
@@ -151,7 +155,16 @@ fn reads_in_row(
         let at = index.substitute(dims, &syms, full);
         if let Some(&producer) = inline.get(&source) {
             let pdims = unravel(&at, &i64s(producer, "ranges"), full);
-            if !reads_in_row(producer, &pdims, full, k, outputs, inline, follow) {
+            let key = (producer.ptr as usize, pdims);
+            let in_row = match checked.get(&key) {
+                Some(&in_row) => in_row,
+                None => {
+                    let in_row = reads_in_row(producer, &key.1, full, k, outputs, inline, follow, checked);
+                    checked.insert(key, in_row);
+                    in_row
+                }
+            };
+            if !in_row {
                 return false;
             }
         } else if let (Some(&writer), Some(order)) = (

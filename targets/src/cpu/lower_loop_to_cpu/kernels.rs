@@ -33,6 +33,8 @@ impl Gen {
     pub(super) fn kernel(&mut self, op: MlirOperation) -> Result<(), CodegenError> {
         let split = kernel_members(op).ok_or_else(|| err(op, "empty kernel"))?;
         self.inline.extend(split.inline);
+        // Recomputed values never serve another kernel (their blocks differ anyway).
+        self.recomputed.clear();
         let rest = split.materialized;
         let block = ir::body(op).ok_or_else(|| err(op, "kernel without a body"))?;
         let last = *ir::block_ops(block)

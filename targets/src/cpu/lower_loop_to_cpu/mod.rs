@@ -214,6 +214,21 @@ impl Function {
     }
 }
 
+/// A kernel-local node recomputed at a read: the node, the block the value was built
+/// in, the read's index map (`0` where it reads at the reader's own loop variables) and
+/// the loop variables and symbols it was indexed with. A second read with the same key
+/// reuses the value (it dominates: same block, built earlier) instead of building the
+/// node's body again — the common-subexpression reuse Inductor's kernel code gets from
+/// its CSE cache. Without it a chain whose nodes read their producer twice (`x * x`)
+/// doubles the generated code at each node.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Recomputed {
+    node: usize,
+    block: usize,
+    index: usize,
+    values: Vec<usize>,
+}
+
 struct Gen {
     b: Builder,
     bufs: HashMap<usize, Buf>,
@@ -225,6 +240,9 @@ struct Gen {
     direct_out: HashMap<usize, Buf>,
     /// Kernel-local pointwise nodes: computed where they are read, never stored.
     inline: HashMap<usize, MlirOperation>,
+    /// Values of kernel-local nodes already recomputed, by where and how they were read
+    /// ([`Recomputed`]).
+    recomputed: HashMap<Recomputed, Value>,
     /// Values of the current step computed once per row ([`row_scratch`]).
     row_scratch: row_scratch::RowScratches,
     /// The runtime entry points called so far ([`SGEMM`], [`SGEMM_SERIAL`], [`CONV`]).
@@ -456,6 +474,7 @@ fn cpu_function(
         symbols: Default::default(),
         direct_out,
         inline: HashMap::new(),
+        recomputed: HashMap::new(),
         row_scratch: Default::default(),
         runtime_symbols: BTreeSet::new(),
         parallel: options.parallel,

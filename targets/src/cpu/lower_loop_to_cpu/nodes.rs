@@ -67,13 +67,31 @@ impl Gen {
                                 e == contiguous.drop_unit_dims(&ranges) || e == contiguous
                             })
                         && all_ranges(node).starts_with(&ranges);
+                    let read_with: &[Value] = if same_space { &ivs[..ranges.len()] } else { ivs };
+                    let key = self.b.block().map(|block| Recomputed {
+                        node: producer.ptr as usize,
+                        block: block.ptr as usize,
+                        index: if same_space {
+                            0
+                        } else {
+                            ir::attr(op, "index").map_or(1, |a| a.ptr as usize)
+                        },
+                        values: read_with.iter().chain(&syms).map(|v| v.ptr as usize).collect(),
+                    });
+                    if let Some(&v) = key.as_ref().and_then(|key| self.recomputed.get(key)) {
+                        values.insert(result, v);
+                        continue;
+                    }
                     let pdims = if same_space {
-                        ivs[..ranges.len()].to_vec()
+                        read_with.to_vec()
                     } else {
                         let idx = self.load_index(op, ivs, &syms)?;
                         self.unravel_index(idx, &ranges)
                     };
                     let v = self.body(producer, &pdims)?;
+                    if let Some(key) = key {
+                        self.recomputed.insert(key, v);
+                    }
                     values.insert(result, v);
                     continue;
                 }

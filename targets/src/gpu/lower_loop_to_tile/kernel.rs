@@ -52,6 +52,26 @@ struct Kernel {
     /// The row coords of the program's rows and the ranges they index.
     rows: Vec<V>,
     prefix: Vec<i64>,
+    /// Kernel-local nodes already evaluated at a read ([`Recomputed`]).
+    recomputed: HashMap<Recomputed, V>,
+}
+
+/// A kernel-local node evaluated at a read: the node, the block its value was built in,
+/// the kernel state a load depends on (the mask, the reductions held in registers,
+/// whether the transposed rows exist), the read's index map (`0` at the reader's own
+/// coordinates) and the values it was indexed with. A second read with the same key
+/// reuses the value (same block, built earlier, so it dominates) instead of building the
+/// node again — Inductor's kernel CSE; without it a chain whose nodes read their producer
+/// twice (`x * x`) doubles the kernel at each node.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Recomputed {
+    node: usize,
+    block: usize,
+    mask: usize,
+    regs: usize,
+    transposed: bool,
+    index: usize,
+    values: Vec<usize>,
 }
 
 impl Kernel {
@@ -309,13 +329,42 @@ impl Lowering {
                         && fuselab_dialects::loops::node_ranges(node)
                             .unwrap_or_default()
                             .starts_with(&ranges);
+                    let read_with: &[V] = if same_space {
+                        &coords[..ranges.len()]
+                    } else {
+                        coords
+                    };
+                    let key = self.b.block().map(|block| Recomputed {
+                        node: producer.ptr as usize,
+                        block: block.ptr as usize,
+                        mask: Self::value_of(k.mask).ptr as usize,
+                        regs: k.regs.len(),
+                        transposed: k.transposed.is_some(),
+                        index: if same_space {
+                            0
+                        } else {
+                            ir::attr(op, "index").map_or(1, |a| a.ptr as usize)
+                        },
+                        values: read_with
+                            .iter()
+                            .chain(&syms)
+                            .map(|&v| Self::value_of(v).ptr as usize)
+                            .collect(),
+                    });
+                    if let Some(&v) = key.as_ref().and_then(|key| k.recomputed.get(key)) {
+                        values.insert(result, v);
+                        continue;
+                    }
                     let pdims = if same_space {
-                        coords[..ranges.len()].to_vec()
+                        read_with.to_vec()
                     } else {
                         let flat = self.load_offset(op, coords, &syms)?;
                         self.unravel(flat, &ranges)
                     };
                     let v = self.eval(k, producer, &pdims)?;
+                    if let Some(key) = key {
+                        k.recomputed.insert(key, v);
+                    }
                     values.insert(result, v);
                     continue;
                 }
@@ -386,8 +435,10 @@ impl Lowering {
         Err(err(node, "body without gpu.yield"))
     }
 
-    /// The buffers `node` reads (through recomputed producers too), in order.
-    fn reads(&self, node: MlirOperation, out: &mut Vec<usize>) {
+    /// The buffers `node` reads (through recomputed producers too), in order; each
+    /// producer is looked through once (`expanded`: a second visit adds nothing, and
+    /// in a chain of `x * x` the visits would double at each node).
+    fn reads(&self, node: MlirOperation, out: &mut Vec<usize>, expanded: &mut HashSet<usize>) {
         let Some(block) = ir::first_block(ir::region(node, 0)) else {
             return;
         };
@@ -397,7 +448,11 @@ impl Lowering {
             }
             let source = ir::operand(op, 0).ptr as usize;
             match self.inline.get(&source) {
-                Some(&producer) => self.reads(producer, out),
+                Some(&producer) => {
+                    if expanded.insert(source) {
+                        self.reads(producer, out, expanded);
+                    }
+                }
                 None => {
                     if !out.contains(&source) {
                         out.push(source);
@@ -459,7 +514,7 @@ impl Lowering {
         }
         for &m in run {
             let mut sources = Vec::new();
-            self.reads(m, &mut sources);
+            self.reads(m, &mut sources, &mut HashSet::new());
             for s in sources.into_iter().filter(|s| !local.contains(s)) {
                 let v = mlir_sys::MlirValue { ptr: s as *mut _ };
                 push(self.buffer(m, v)?.v, &mut host_args);
@@ -556,6 +611,7 @@ impl Lowering {
             transposed: None,
             rows: Vec::new(),
             prefix: Vec::new(),
+            recomputed: HashMap::new(),
         }
     }
 
@@ -578,7 +634,7 @@ impl Lowering {
         for &m in run {
             self.b.at(ir::location(m));
             let mut sources = Vec::new();
-            self.reads(m, &mut sources);
+            self.reads(m, &mut sources, &mut HashSet::new());
             if sources.iter().any(|s| stored.contains(s)) {
                 self.b.op("tile.barrier", &[], &[], &[]);
                 stored.clear();
