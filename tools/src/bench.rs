@@ -22,7 +22,8 @@
 //! verify (from text, and from bytecode in a second column), then the pass (analysis,
 //! decision, rewrite, MLIR's verifier). Below the table, the growth of the pass and of
 //! the pipeline from each size to the next, as a ratio and the exponent `k` of
-//! `t ~ n^k` (issue 18 asks for linear: 100k/10k <= 12).
+//! `t ~ n^k` (issue 18 asks for linear: 100k/10k <= 12), next to the growth of MLIR's
+//! bytecode reader on the same graphs in the same run.
 
 use fuselab_dialects::{
     source::{parse_bytecode, parse_module, write_bytecode},
@@ -442,7 +443,7 @@ pub fn run(args: &[String]) -> i32 {
             }
             "-h" | "--help" => {
                 let help = format!(
-                    "USAGE: fuse-bench [--sizes 1000,10000,100000] [--runs N] [--strategy {}|all]\n                  [--graphs {}] [--json]\n       fuse-bench --emit GRAPH:NODES\n\nTimes each fusion strategy ({}) on generated loop-IR graphs of each\nsize: parse (text, and the same graph from bytecode), MemoryDep analysis, decision, whole pass\n(rewrite and MLIR's verifier included), pipeline = parse + pass; medians of N runs, side by side in one\nprocess, then each time's growth from one size to the next (ratio and exponent).\n--emit prints one generated graph (the same seed as the timed runs) for profiling with fuse-opt.\n",
+                    "USAGE: fuse-bench [--sizes 1000,10000,100000] [--runs N] [--strategy {}|all]\n                  [--graphs {}] [--json]\n       fuse-bench --emit GRAPH:NODES\n\nTimes each fusion strategy ({}) on generated loop-IR graphs of each\nsize: parse (text, and the same graph from bytecode), MemoryDep analysis, decision, whole pass\n(rewrite and MLIR's verifier included), pipeline = parse + pass; medians of N runs, side by side in one\nprocess, then the growth of pass and pipeline from one size to the next (ratio and exponent)\nnext to MLIR's own bytecode reader's on the same graphs.\n--emit prints one generated graph (the same seed as the timed runs) for profiling with fuse-opt.\n",
                     strategy_names("|"),
                     GraphKind::names(","),
                     STRATEGIES.iter().map(|s| format!("--{}", s.pass().argument)).collect::<Vec<_>>().join(", ")
@@ -539,7 +540,10 @@ fn table(results: &[BenchResult]) -> String {
 }
 
 /// For each strategy and graph measured at several sizes, how the pass and the whole
-/// pipeline (from text) grow from one size to the next: the ratio and its exponent.
+/// pipeline (from text) grow from one size to the next: the ratio and its exponent; and,
+/// as the yardstick measured in the same run, how MLIR's own bytecode reader grows on
+/// the same graphs (linear code whose time still grows faster than the node count where
+/// the larger graph no longer fits the caches).
 fn growth_table(results: &[BenchResult]) -> String {
     let mut out = String::new();
     for (i, small) in results.iter().enumerate() {
@@ -555,9 +559,15 @@ fn growth_table(results: &[BenchResult]) -> String {
         }
         let (pass, pass_k) = growth(small.nodes, small.pass_s, large.nodes, large.pass_s);
         let (pipe, pipe_k) = growth(small.nodes, small.pipeline_s(), large.nodes, large.pipeline_s());
+        let (reader, reader_k) = growth(
+            small.nodes,
+            small.parse_bytecode_s,
+            large.nodes,
+            large.parse_bytecode_s,
+        );
         let _ = writeln!(
             out,
-            "{:<9} {:<7} {:>7} -> {:<7} pass x{:<6.2} (k {:.2})  pipeline x{:<6.2} (k {:.2})",
+            "{:<9} {:<7} {:>7} -> {:<7} pass x{:<6.2} (k {:.2})  pipeline x{:<6.2} (k {:.2})  MLIR's reader x{:<6.2} (k {:.2})",
             small.strategy,
             small.kind.name(),
             small.nodes,
@@ -565,7 +575,9 @@ fn growth_table(results: &[BenchResult]) -> String {
             pass,
             pass_k,
             pipe,
-            pipe_k
+            pipe_k,
+            reader,
+            reader_k
         );
     }
     out
@@ -692,6 +704,9 @@ mod tests {
             lines[3].starts_with("inductor  chain     10000 -> 100000  pass x30.00"),
             "{text}"
         );
-        assert!(lines[3].ends_with("pipeline x20.00  (k 1.30)"), "{text}");
+        assert!(
+            lines[3].contains("pipeline x20.00  (k 1.30)  MLIR's reader x10.00  (k 1.00)"),
+            "{text}"
+        );
     }
 }
