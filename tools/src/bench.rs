@@ -472,68 +472,108 @@ pub fn run(args: &[String]) -> i32 {
         }
     }
     if json {
-        let rows: Vec<String> = results
-            .iter()
-            .map(|r| {
-                format!(
-                    "{{\"strategy\": \"{}\", \"graph\": \"{}\", \"nodes\": {}, \"kernels\": {}, \"parse_s\": {:.4}, \"parse_bytecode_s\": {:.4}, \"analyze_s\": {:.4}, \"decide_s\": {:.4}, \"pass_s\": {:.4}, \"pipeline_s\": {:.4}, \"pipeline_bytecode_s\": {:.4}, \"pass_us_per_node\": {:.2}, \"peak_rss_mib\": {:.0}}}",
-                    r.strategy,
-                    r.kind.name(),
-                    r.nodes,
-                    r.kernels,
-                    r.parse_s,
-                    r.parse_bytecode_s,
-                    r.analyze_s,
-                    r.decide_s,
-                    r.pass_s,
-                    r.pipeline_s(),
-                    r.pipeline_bytecode_s(),
-                    r.pass_s * 1e6 / r.nodes as f64,
-                    r.peak_rss_mib
-                )
-            })
-            .collect();
+        let rows: Vec<String> = results.iter().map(json_row).collect();
         report_output(&format!("[\n  {}\n]\n", rows.join(",\n  ")))
     } else {
         report_output(&(table(&results) + &growth_table(&results)))
     }
 }
 
+/// A value of a report column.
+enum Cell {
+    Text(&'static str),
+    Count(usize),
+    /// Seconds (3 decimals in the table, 4 in JSON).
+    Seconds(f64),
+    /// A figure with this many decimals.
+    Number(f64, usize),
+}
+
+/// One column of the report: its JSON key, its table header (left-aligned when
+/// `width` is negative) and its value.
+struct Column {
+    key: &'static str,
+    header: &'static str,
+    width: i32,
+    value: fn(&BenchResult) -> Cell,
+}
+
+/// A [`Column`].
+const fn col(key: &'static str, header: &'static str, width: i32, value: fn(&BenchResult) -> Cell) -> Column {
+    Column {
+        key,
+        header,
+        width,
+        value,
+    }
+}
+
+/// The report's columns, in order: the table and the JSON rows both follow it.
+const COLUMNS: &[Column] = &[
+    col("strategy", "strategy", -9, |r| Cell::Text(r.strategy)),
+    col("graph", "graph", -7, |r| Cell::Text(r.kind.name())),
+    col("nodes", "nodes", 7, |r| Cell::Count(r.nodes)),
+    col("kernels", "kernels", 8, |r| Cell::Count(r.kernels)),
+    col("parse_s", "parse s", 8, |r| Cell::Seconds(r.parse_s)),
+    col("parse_bytecode_s", "(bc) s", 8, |r| {
+        Cell::Seconds(r.parse_bytecode_s)
+    }),
+    col("analyze_s", "analyze s", 9, |r| Cell::Seconds(r.analyze_s)),
+    col("decide_s", "decide s", 8, |r| Cell::Seconds(r.decide_s)),
+    col("pass_s", "pass s", 7, |r| Cell::Seconds(r.pass_s)),
+    col("pipeline_s", "pipeline", 9, |r| Cell::Seconds(r.pipeline_s())),
+    col("pipeline_bytecode_s", "(bc)", 9, |r| {
+        Cell::Seconds(r.pipeline_bytecode_s())
+    }),
+    col("pass_us_per_node", "us/node", 8, |r| {
+        Cell::Number(r.pass_s * 1e6 / r.nodes as f64, 2)
+    }),
+    col("peak_rss_mib", "peak MiB", 8, |r| Cell::Number(r.peak_rss_mib, 0)),
+];
+
+/// One result as a JSON object.
+fn json_row(r: &BenchResult) -> String {
+    let fields: Vec<String> = COLUMNS
+        .iter()
+        .map(|c| {
+            let value = match (c.value)(r) {
+                Cell::Text(text) => format!("\"{text}\""),
+                Cell::Count(n) => n.to_string(),
+                Cell::Seconds(s) => format!("{s:.4}"),
+                Cell::Number(x, decimals) => format!("{x:.decimals$}"),
+            };
+            format!("\"{}\": {value}", c.key)
+        })
+        .collect();
+    format!("{{{}}}", fields.join(", "))
+}
+
 /// The rows as a text table.
 fn table(results: &[BenchResult]) -> String {
-    let mut table = format!(
-        "{:<9} {:<7} {:>7} {:>8} {:>8} {:>8} {:>9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>8}\n",
-        "strategy",
-        "graph",
-        "nodes",
-        "kernels",
-        "parse s",
-        "(bc) s",
-        "analyze s",
-        "decide s",
-        "pass s",
-        "pipeline",
-        "(bc)",
-        "us/node",
-        "peak MiB"
-    );
+    let pad = |text: &str, width: i32| {
+        let w = width.unsigned_abs() as usize;
+        if width < 0 {
+            format!("{text:<w$}")
+        } else {
+            format!("{text:>w$}")
+        }
+    };
+    let line = |cells: Vec<String>| cells.join(" ").trim_end().to_string() + "\n";
+    let mut table = line(COLUMNS.iter().map(|c| pad(c.header, c.width)).collect());
     for r in results {
-        let _ = writeln!(
-            table,
-            "{:<9} {:<7} {:>7} {:>8} {:>8.3} {:>8.3} {:>9.3} {:>8.3} {:>7.3} {:>9.3} {:>9.3} {:>8.2} {:>8.0}",
-            r.strategy,
-            r.kind.name(),
-            r.nodes,
-            r.kernels,
-            r.parse_s,
-            r.parse_bytecode_s,
-            r.analyze_s,
-            r.decide_s,
-            r.pass_s,
-            r.pipeline_s(),
-            r.pipeline_bytecode_s(),
-            r.pass_s * 1e6 / r.nodes as f64,
-            r.peak_rss_mib
+        table += &line(
+            COLUMNS
+                .iter()
+                .map(|c| {
+                    let text = match (c.value)(r) {
+                        Cell::Text(text) => text.to_string(),
+                        Cell::Count(n) => n.to_string(),
+                        Cell::Seconds(s) => format!("{s:.3}"),
+                        Cell::Number(x, decimals) => format!("{x:.decimals$}"),
+                    };
+                    pad(&text, c.width)
+                })
+                .collect(),
         );
     }
     table
@@ -654,6 +694,34 @@ mod tests {
             pass_s,
             peak_rss_mib: 0.0,
         }
+    }
+
+    /// The table and the JSON rows follow one column list: the same fields, in order,
+    /// graph kinds spelled as `--graphs` takes them.
+    #[test]
+    fn json_and_table_rows_carry_every_column() {
+        let r = row("tvm", GraphKind::Tree, 1_000, 0.5, 0.25);
+        let json = json_row(&r);
+        assert_eq!(
+            json,
+            "{\"strategy\": \"tvm\", \"graph\": \"tree\", \"nodes\": 1000, \"kernels\": 1, \"parse_s\": 0.5000, \
+             \"parse_bytecode_s\": 0.2500, \"analyze_s\": 0.0000, \"decide_s\": 0.0000, \"pass_s\": 0.2500, \
+             \"pipeline_s\": 0.7500, \"pipeline_bytecode_s\": 0.5000, \"pass_us_per_node\": 250.00, \"peak_rss_mib\": 0}"
+        );
+        let text = table(&[r]);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines[0].starts_with("strategy  graph     nodes  kernels  parse s   (bc) s"),
+            "{text}"
+        );
+        assert_eq!(
+            lines[1].split_whitespace().collect::<Vec<_>>(),
+            [
+                "tvm", "tree", "1000", "1", "0.500", "0.250", "0.000", "0.000", "0.250", "0.750", "0.500",
+                "250.00", "0"
+            ],
+            "{text}"
+        );
     }
 
     #[test]

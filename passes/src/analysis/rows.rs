@@ -24,6 +24,49 @@ pub struct KernelMembers {
     pub materialized: Vec<MlirOperation>,
 }
 
+/// A recomputed member's value as a code generator built it at one read: the member,
+/// the block the value was built in, what else the value depends on in the generator
+/// (`state`; the GPU kernel's mask, for one), how the read indexes it (`0`: at the
+/// reader's own loop variables; else its `index` map) and the values it was indexed with.
+/// A second read with the same key reuses the value — built earlier in the same block,
+/// it dominates the read — instead of building the member again: the reuse Inductor's
+/// kernel code gets from its CSE cache. Without it a chain whose members read their
+/// producer twice (`x * x`) doubled the generated code at each member.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Recomputed {
+    member: usize,
+    block: usize,
+    state: Vec<usize>,
+    index: usize,
+    values: Vec<usize>,
+}
+
+impl Recomputed {
+    /// The key of `member` read by `load` in `block`, at the reader's own loop variables
+    /// (`own_position`: `values` are those) or through the load's index map (`values`
+    /// are the reader's variables and the load's symbols).
+    pub fn new(
+        member: MlirOperation,
+        block: mlir_sys::MlirBlock,
+        load: MlirOperation,
+        own_position: bool,
+        values: impl IntoIterator<Item = mlir_sys::MlirValue>,
+        state: &[usize],
+    ) -> Self {
+        Recomputed {
+            member: member.ptr as usize,
+            block: block.ptr as usize,
+            state: state.to_vec(),
+            index: if own_position {
+                0
+            } else {
+                ir::attr(load, "index").map_or(1, |a| a.ptr as usize)
+            },
+            values: values.into_iter().map(|v| v.ptr as usize).collect(),
+        }
+    }
+}
+
 /// Splits the members of `loop.kernel` `kernel`: a pointwise member whose value is not
 /// yielded and is read only by `loop.load`s is inlined; the rest are materialized.
 /// `None` for a kernel without a body.

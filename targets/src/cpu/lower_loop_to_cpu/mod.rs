@@ -33,7 +33,7 @@ use fuselab_dialects::{
     loops::{index::contiguous_index, names, node_ranges},
     types::{contiguous_strides, DType, TensorType},
 };
-use fuselab_passes::analysis::rows::produced_by_node;
+use fuselab_passes::analysis::rows::{produced_by_node, Recomputed};
 use fuselab_passes::registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption};
 use melior::ir::OperationRef;
 use mlir_sys::{MlirBlock, MlirOperation, MlirType};
@@ -214,21 +214,6 @@ impl Function {
     }
 }
 
-/// A kernel-local node recomputed at a read: the node, the block the value was built
-/// in, the read's index map (`0` where it reads at the reader's own loop variables) and
-/// the loop variables and symbols it was indexed with. A second read with the same key
-/// reuses the value (it dominates: same block, built earlier) instead of building the
-/// node's body again — the common-subexpression reuse Inductor's kernel code gets from
-/// its CSE cache. Without it a chain whose nodes read their producer twice (`x * x`)
-/// doubles the generated code at each node.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct Recomputed {
-    node: usize,
-    block: usize,
-    index: usize,
-    values: Vec<usize>,
-}
-
 struct Gen {
     b: Builder,
     bufs: HashMap<usize, Buf>,
@@ -240,8 +225,7 @@ struct Gen {
     direct_out: HashMap<usize, Buf>,
     /// Kernel-local pointwise nodes: computed where they are read, never stored.
     inline: HashMap<usize, MlirOperation>,
-    /// Values of kernel-local nodes already recomputed, by where and how they were read
-    /// ([`Recomputed`]).
+    /// Values of kernel-local nodes already recomputed, by where and how they were read.
     recomputed: HashMap<Recomputed, Value>,
     /// Values of the current step computed once per row ([`row_scratch`]).
     row_scratch: row_scratch::RowScratches,

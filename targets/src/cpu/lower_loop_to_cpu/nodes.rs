@@ -68,15 +68,15 @@ impl Gen {
                             })
                         && all_ranges(node).starts_with(&ranges);
                     let read_with: &[Value] = if same_space { &ivs[..ranges.len()] } else { ivs };
-                    let key = self.b.block().map(|block| Recomputed {
-                        node: producer.ptr as usize,
-                        block: block.ptr as usize,
-                        index: if same_space {
-                            0
-                        } else {
-                            ir::attr(op, "index").map_or(1, |a| a.ptr as usize)
-                        },
-                        values: read_with.iter().chain(&syms).map(|v| v.ptr as usize).collect(),
+                    let key = self.b.block().map(|block| {
+                        Recomputed::new(
+                            producer,
+                            block,
+                            op,
+                            same_space,
+                            read_with.iter().chain(&syms).copied(),
+                            &[],
+                        )
                     });
                     if let Some(&v) = key.as_ref().and_then(|key| self.recomputed.get(key)) {
                         values.insert(result, v);

@@ -12,6 +12,7 @@ use fuselab_dialects::{
     loops::index::contiguous_index,
 };
 use fuselab_passes::analysis::reduction_hint::reads_outer;
+use fuselab_passes::analysis::rows::Recomputed;
 use mlir_sys::MlirAffineExpr;
 
 mod eval;
@@ -19,7 +20,6 @@ mod index_math;
 mod loop_order;
 mod view;
 
-use eval::Recomputed;
 use index_math::fits_32_bits;
 
 /// A value in a kernel body: a scalar or a block of `shape` ([XBLOCK or 1, RBLOCK or 1]).
@@ -54,7 +54,7 @@ struct Kernel {
     /// The row coords of the program's rows and the ranges they index.
     rows: Vec<V>,
     prefix: Vec<i64>,
-    /// Kernel-local nodes already evaluated at a read ([`Recomputed`]).
+    /// Kernel-local nodes already evaluated at a read, by where and how.
     recomputed: HashMap<Recomputed, V>,
 }
 

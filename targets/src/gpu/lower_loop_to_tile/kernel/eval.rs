@@ -1,26 +1,9 @@
 //! A node's body evaluated at block coordinates, kernel-local producers recomputed at
-//! their reads (once per position: [`Recomputed`]), and the buffers a node reads
-//! through them.
+//! their reads (once per position and kernel state: [`Recomputed`]), and the buffers a
+//! node reads through them.
 
 use super::*;
-
-/// A kernel-local node evaluated at a read: the node, the block its value was built in,
-/// the kernel state a load depends on (the mask, the reductions held in registers,
-/// whether the transposed rows exist), the read's index map (`0` at the reader's own
-/// coordinates) and the values it was indexed with. A second read with the same key
-/// reuses the value (same block, built earlier, so it dominates) instead of building the
-/// node again — Inductor's kernel CSE; without it a chain whose nodes read their producer
-/// twice (`x * x`) doubles the kernel at each node.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(super) struct Recomputed {
-    node: usize,
-    block: usize,
-    mask: usize,
-    regs: usize,
-    transposed: bool,
-    index: usize,
-    values: Vec<usize>,
-}
+use fuselab_passes::analysis::rows::Recomputed;
 
 impl Lowering {
     /// Builds `node`'s body at `coords`; returns the yielded value.
@@ -77,22 +60,16 @@ impl Lowering {
                     } else {
                         coords
                     };
-                    let key = self.b.block().map(|block| Recomputed {
-                        node: producer.ptr as usize,
-                        block: block.ptr as usize,
-                        mask: Self::value_of(k.mask).ptr as usize,
-                        regs: k.regs.len(),
-                        transposed: k.transposed.is_some(),
-                        index: if same_space {
-                            0
-                        } else {
-                            ir::attr(op, "index").map_or(1, |a| a.ptr as usize)
-                        },
-                        values: read_with
-                            .iter()
-                            .chain(&syms)
-                            .map(|&v| Self::value_of(v).ptr as usize)
-                            .collect(),
+                    // What a load in the member's body depends on besides its position:
+                    // the mask, the reductions held in registers, the transposed rows.
+                    let state = [
+                        Self::value_of(k.mask).ptr as usize,
+                        k.regs.len(),
+                        usize::from(k.transposed.is_some()),
+                    ];
+                    let key = self.b.block().map(|block| {
+                        let values = read_with.iter().chain(&syms).map(|&v| Self::value_of(v));
+                        Recomputed::new(producer, block, op, same_space, values, &state)
                     });
                     if let Some(&v) = key.as_ref().and_then(|key| k.recomputed.get(key)) {
                         values.insert(result, v);
