@@ -289,10 +289,12 @@ pub fn measure(
     let (mut parse, mut analysis, mut decide, mut pass) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut parse_bc = Vec::new();
     let mut kernels = 0;
+    // The graph as bytecode, written once from the first run's module.
+    let mut bytes: Option<Vec<u8>> = None;
     for _ in 0..runs.max(1) {
         // From text; the same graph as bytecode then parses in a fresh context (nothing
         // uniqued already), and the pass runs on that module.
-        let bytes = {
+        {
             let fuse = FuseContext::new().map_err(|e| e.to_string())?;
             let sink = DiagnosticSink::new();
             sink.capture(fuse.context());
@@ -300,13 +302,14 @@ pub fn measure(
             let module = parse_module(fuse.context(), &text, "bench.mlir", &sink)
                 .ok_or_else(|| format!("generated graph does not parse: {:?}", sink.take()))?;
             parse.push(start.elapsed().as_secs_f64());
-            write_bytecode(&module.as_operation())
-        };
+            bytes.get_or_insert_with(|| write_bytecode(&module.as_operation()));
+        }
+        let bytes = bytes.as_deref().unwrap_or_default();
         let fuse = FuseContext::new().map_err(|e| e.to_string())?;
         let sink = DiagnosticSink::new();
         sink.capture(fuse.context());
         let start = Instant::now();
-        let mut module = parse_bytecode(fuse.context(), &bytes, "bench.mlirbc", &sink)
+        let mut module = parse_bytecode(fuse.context(), bytes, "bench.mlirbc", &sink)
             .ok_or_else(|| format!("generated graph's bytecode does not parse: {:?}", sink.take()))?;
         parse_bc.push(start.elapsed().as_secs_f64());
         let func = crate::bench::first_func(&module)?;
@@ -489,6 +492,18 @@ enum Cell {
     Number(f64, usize),
 }
 
+impl Cell {
+    /// The value as text, seconds with `seconds_decimals` decimals (text unquoted).
+    fn text(&self, seconds_decimals: usize) -> String {
+        match *self {
+            Cell::Text(text) => text.to_string(),
+            Cell::Count(n) => n.to_string(),
+            Cell::Seconds(s) => format!("{s:.seconds_decimals$}"),
+            Cell::Number(x, decimals) => format!("{x:.decimals$}"),
+        }
+    }
+}
+
 /// One column of the report: its JSON key, its table header (left-aligned when
 /// `width` is negative) and its value.
 struct Column {
@@ -535,14 +550,9 @@ const COLUMNS: &[Column] = &[
 fn json_row(r: &BenchResult) -> String {
     let fields: Vec<String> = COLUMNS
         .iter()
-        .map(|c| {
-            let value = match (c.value)(r) {
-                Cell::Text(text) => format!("\"{text}\""),
-                Cell::Count(n) => n.to_string(),
-                Cell::Seconds(s) => format!("{s:.4}"),
-                Cell::Number(x, decimals) => format!("{x:.decimals$}"),
-            };
-            format!("\"{}\": {value}", c.key)
+        .map(|c| match (c.value)(r) {
+            Cell::Text(text) => format!("\"{}\": \"{text}\"", c.key),
+            cell => format!("\"{}\": {}", c.key, cell.text(4)),
         })
         .collect();
     format!("{{{}}}", fields.join(", "))
@@ -564,15 +574,7 @@ fn table(results: &[BenchResult]) -> String {
         table += &line(
             COLUMNS
                 .iter()
-                .map(|c| {
-                    let text = match (c.value)(r) {
-                        Cell::Text(text) => text.to_string(),
-                        Cell::Count(n) => n.to_string(),
-                        Cell::Seconds(s) => format!("{s:.3}"),
-                        Cell::Number(x, decimals) => format!("{x:.decimals$}"),
-                    };
-                    pad(&text, c.width)
-                })
+                .map(|c| pad(&(c.value)(r).text(3), c.width))
                 .collect(),
         );
     }

@@ -8,7 +8,7 @@
 use fuselab_dialects::{
     ir::{self, i64s},
     loops::{
-        index::{contiguous_index, unravel, IndexExpr},
+        index::{contiguous_index, from_affine_map_attr, unravel, IndexExpr},
         iteration_ranges, loop_order, names, node_ranges, ordered_ranges,
     },
 };
@@ -65,6 +65,29 @@ impl Recomputed {
             values: values.into_iter().map(|v| v.ptr as usize).collect(),
         }
     }
+}
+
+/// Whether `load`, in `reader`'s body with `vars` loop variables and `symbols` symbol
+/// operands, reads the recomputed member `producer` at the reader's own leading loop
+/// variables: no symbols, the load's index is the producer's contiguous index (with or
+/// without its unit dims) and the reader's ranges start with the producer's. Then a code
+/// generator binds the producer's loop variables to the reader's first ones instead of
+/// unravelling a flat index (and [`Recomputed`] keys the read by those variables).
+pub fn reads_at_own_position(
+    load: MlirOperation,
+    reader: MlirOperation,
+    producer: MlirOperation,
+    vars: usize,
+    symbols: usize,
+) -> bool {
+    let ranges = i64s(producer, "ranges");
+    let contiguous = contiguous_index(&ranges);
+    symbols == 0
+        && vars >= ranges.len()
+        && ir::attr(load, "index")
+            .and_then(from_affine_map_attr)
+            .is_some_and(|(e, _, _)| e == contiguous.drop_unit_dims(&ranges) || e == contiguous)
+        && node_ranges(reader).unwrap_or_default().starts_with(&ranges)
 }
 
 /// Splits the members of `loop.kernel` `kernel`: a pointwise member whose value is not

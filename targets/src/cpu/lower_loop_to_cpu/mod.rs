@@ -30,7 +30,7 @@ use crate::math::{widen, widen_attr};
 use fuselab_dialects::{
     build::{Affine, Builder, OwnedModule, Value},
     ir::{self, i64s},
-    loops::{index::contiguous_index, names, node_ranges},
+    loops::{names, node_ranges},
     types::{contiguous_strides, DType, TensorType},
 };
 use fuselab_passes::analysis::rows::{produced_by_node, Recomputed};

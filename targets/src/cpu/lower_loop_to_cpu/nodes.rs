@@ -2,7 +2,7 @@
 //! where they are read, members sharing one row nest when every read stays in its row.
 
 use super::*;
-use fuselab_passes::analysis::rows::shared_row_prefix;
+use fuselab_passes::analysis::rows::{reads_at_own_position, shared_row_prefix};
 
 /// Whether `node` is a member of a `loop.kernel`.
 fn in_kernel(node: MlirOperation) -> bool {
@@ -58,15 +58,7 @@ impl Gen {
                     // Fast path: the read is at the producer's own contiguous index of
                     // the reader's leading loop variables (same iteration space): reuse
                     // them. Otherwise unravel the flat index over the producer's ranges.
-                    let contiguous = contiguous_index(&ranges);
-                    let same_space = syms.is_empty()
-                        && ivs.len() >= ranges.len()
-                        && ir::attr(op, "index")
-                            .and_then(fuselab_dialects::loops::index::from_affine_map_attr)
-                            .is_some_and(|(e, _, _)| {
-                                e == contiguous.drop_unit_dims(&ranges) || e == contiguous
-                            })
-                        && all_ranges(node).starts_with(&ranges);
+                    let same_space = reads_at_own_position(op, node, producer, ivs.len(), syms.len());
                     let read_with: &[Value] = if same_space { &ivs[..ranges.len()] } else { ivs };
                     let key = self.b.block().map(|block| {
                         Recomputed::new(

@@ -3,7 +3,7 @@
 //! node reads through them.
 
 use super::*;
-use fuselab_passes::analysis::rows::Recomputed;
+use fuselab_passes::analysis::rows::{reads_at_own_position, Recomputed};
 
 impl Lowering {
     /// Builds `node`'s body at `coords`; returns the yielded value.
@@ -44,17 +44,7 @@ impl Lowering {
                 }
                 if let Some(&producer) = self.inline.get(&source) {
                     let ranges = i64s(producer, "ranges");
-                    let contiguous = contiguous_index(&ranges);
-                    let same_space = syms.is_empty()
-                        && coords.len() >= ranges.len()
-                        && ir::attr(op, "index")
-                            .and_then(fuselab_dialects::loops::index::from_affine_map_attr)
-                            .is_some_and(|(e, _, _)| {
-                                e == contiguous.drop_unit_dims(&ranges) || e == contiguous
-                            })
-                        && fuselab_dialects::loops::node_ranges(node)
-                            .unwrap_or_default()
-                            .starts_with(&ranges);
+                    let same_space = reads_at_own_position(op, node, producer, coords.len(), syms.len());
                     let read_with: &[V] = if same_space {
                         &coords[..ranges.len()]
                     } else {
