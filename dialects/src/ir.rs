@@ -35,6 +35,11 @@ fn to_string(callback_target: impl FnOnce(MlirStringCallback, *mut c_void)) -> S
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// Prints a location (`loc("model.py":12:3)`).
+pub fn attr_string_of_location(loc: MlirLocation) -> String {
+    to_string(|cb, data| unsafe { mlirLocationPrint(loc, cb, data) })
+}
+
 /// Prints an attribute.
 pub fn attr_string(attr: MlirAttribute) -> String {
     to_string(|cb, data| unsafe { mlirAttributePrint(attr, cb, data) })
@@ -366,14 +371,72 @@ pub fn detach(op: MlirOperation) {
     unsafe { mlirOperationRemoveFromParent(op) }
 }
 
-/// Erases `op` (it must have no remaining uses).
+/// Erases `op`. Its results must have no remaining uses: erasing an op still read would
+/// leave its readers pointing into freed memory, so that is refused with a panic naming
+/// the op and its location (a pass turns it into a located internal error). The erased
+/// results are remembered until [`forget_erased`], so that [`create`] can refuse them
+/// as operands.
 pub fn erase(op: MlirOperation) {
+    if let Some(i) = (0..result_count(op)).find(|&i| !users(result(op, i)).is_empty()) {
+        panic!(
+            "erasing '{}' at {} whose result {i} is still read (a fuselab bug)",
+            op_name(op),
+            attr_string_of_location(location(op))
+        );
+    }
+    ERASED.with(|erased| {
+        let mut erased = erased.borrow_mut();
+        erased.extend((0..result_count(op)).map(|i| result(op, i).ptr as usize));
+    });
     unsafe { mlirOperationDestroy(op) }
+}
+
+thread_local! {
+    /// The results of the ops [`erase`] destroyed since the last [`forget_erased`].
+    static ERASED: std::cell::RefCell<std::collections::HashSet<usize>> =
+        std::cell::RefCell::new(std::collections::HashSet::new());
+}
+
+/// Forgets the values [`erase`] destroyed on this thread: the pass registry calls it as
+/// each fuselab pass starts and ends (their storage may then be reused by MLIR).
+pub fn forget_erased() {
+    ERASED.with(|erased| erased.borrow_mut().clear());
+}
+
+/// Marks `op`'s results as live: a new op may reuse the storage of an erased one.
+pub fn note_created(op: MlirOperation) {
+    ERASED.with(|erased| {
+        let mut erased = erased.borrow_mut();
+        if !erased.is_empty() {
+            for i in 0..result_count(op) {
+                erased.remove(&(result(op, i).ptr as usize));
+            }
+        }
+    });
+}
+
+/// Why `operands` cannot be the operands of a new op: a null value, or the result of an
+/// op erased in this pass (reading it would reach freed memory in `mlirOperationCreate`).
+pub fn check_operands(operands: &[MlirValue]) -> Result<(), String> {
+    ERASED.with(|erased| {
+        let erased = erased.borrow();
+        for (i, v) in operands.iter().enumerate() {
+            if v.ptr.is_null() {
+                return Err(format!("operand {i} is a null value"));
+            }
+            if erased.contains(&(v.ptr as usize)) {
+                return Err(format!("operand {i} is a result of an erased op"));
+            }
+        }
+        Ok(())
+    })
 }
 
 /// Clones `op` (with its regions); the clone is detached.
 pub fn clone(op: MlirOperation) -> MlirOperation {
-    unsafe { mlirOperationClone(op) }
+    let cloned = unsafe { mlirOperationClone(op) };
+    note_created(cloned);
+    cloned
 }
 
 /// A new block with arguments of the given types, all at `loc`.
@@ -400,7 +463,22 @@ pub fn create(
     attributes: &[(&str, MlirAttribute)],
     regions: Vec<MlirRegion>,
 ) -> MlirOperation {
-    unsafe {
+    // A bad operand is a bug of the pass building the op; MLIR would read freed or null
+    // memory. Refuse it with the op's name and location instead (the pass registry turns
+    // the panic into a located internal error).
+    if let Err(why) = check_operands(operands) {
+        panic!(
+            "building '{name}' at {}: {why} (a fuselab bug)",
+            attr_string_of_location(loc)
+        );
+    }
+    if results.iter().any(|t| t.ptr.is_null()) {
+        panic!(
+            "building '{name}' at {}: a null result type (a fuselab bug)",
+            attr_string_of_location(loc)
+        );
+    }
+    let op = unsafe {
         let ctx = mlirLocationGetContext(loc);
         let mut state = mlirOperationStateGet(sref(name), loc);
         mlirOperationStateAddOperands(&mut state, operands.len() as isize, operands.as_ptr());
@@ -412,7 +490,9 @@ pub fn create(
         mlirOperationStateAddAttributes(&mut state, named.len() as isize, named.as_ptr());
         mlirOperationStateAddOwnedRegions(&mut state, regions.len() as isize, regions.as_ptr());
         mlirOperationCreate(&mut state)
-    }
+    };
+    note_created(op);
+    op
 }
 
 /// A string attribute.

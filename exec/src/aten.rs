@@ -6,6 +6,7 @@
 
 use crate::{
     constant::splat_or_dense,
+    loops::accumulation_dtype,
     tensor::{for_each_index, i32_add, i32_mul, i32_sub, nan_max, nan_min, numel, round_to, Tensor},
     ExecError,
 };
@@ -288,7 +289,12 @@ pub fn eval_op(op: &AtenOp, args: &[&Tensor], out: &TensorType) -> Result<Tensor
         Ge => map(args, out, |v| f64::from(u8::from(v[0] >= v[1]))),
         Sum => reduce(x, &dims_of(x), out, |g| g.iter().sum()),
         Prod => reduce(x, &dims_of(x), out, |g| g.iter().product()),
-        Mean => reduce(x, &dims_of(x), out, |g| g.iter().sum::<f64>() / g.len() as f64),
+        // The sum held in the accumulation type, then divided (ATen's `mean` is
+        // `sum(...).div_(N)` on the CPU and `MeanOps<T, acc_t>` on CUDA: a float sum
+        // that overflows is inf, and so is the mean of [3e38, 3e38]).
+        Mean => reduce(x, &dims_of(x), out, |g| {
+            round_to(g.iter().sum::<f64>(), accumulation_dtype(out.dtype)) / g.len() as f64
+        }),
         Amax => reduce(x, &dims_of(x), out, |g| {
             g.iter().copied().fold(f64::NEG_INFINITY, nan_max)
         }),

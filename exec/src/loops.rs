@@ -266,6 +266,7 @@ impl Interp {
         let mut data = Vec::with_capacity(n);
         let is_reduction = ir::op_name(op) == names::REDUCTION;
         let (init, combine) = combiner(op, out.dtype)?;
+        let acc_dtype = accumulation_dtype(out.dtype);
         let rn = numel(&rranges);
         for flat in 0..n {
             crate::tensor::unflatten(&ranges, flat, &mut dims[..ranges.len()]);
@@ -282,9 +283,9 @@ impl Interp {
                 let v = body
                     .eval(&mut env, &dims, &buffers)
                     .map_err(|m| ExecError::at(op, m))?;
-                acc = round_to(combine(acc, v), out.dtype);
+                acc = round_to(combine(acc, v), acc_dtype);
             }
-            data.push(acc);
+            data.push(round_to(acc, out.dtype));
         }
         if data.len() != out.numel() as usize {
             return Err(ExecError::at(op, "ranges do not cover the result"));
@@ -312,6 +313,18 @@ impl Interp {
 
 /// How a reduction combines two values.
 pub type Combine = fn(f64, f64) -> f64;
+
+/// The type a reduction into `dtype` accumulates in: f32 for f16 and bf16, as Inductor's
+/// generated kernels (`triton_helpers` reduce in the upcast `acc_type`, codegen's
+/// `upcast_acc_dtype`) and ATen's CUDA and CPU reductions (`acc_type<Half>` is float);
+/// the result is rounded to `dtype` once. Other types accumulate in themselves.
+pub fn accumulation_dtype(dtype: DType) -> DType {
+    if dtype.is_half() {
+        DType::F32
+    } else {
+        dtype
+    }
+}
 
 /// A reduction of `kind` (`sum`, `prod`, `max`, `min`): its identity (before rounding
 /// to a type) and how it combines two values (max and min propagate NaN); `None` for

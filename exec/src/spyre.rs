@@ -19,7 +19,7 @@
 //! fails), and `fuse-run --target=spyre` checks them against the aten oracle.
 
 use crate::{
-    loops::{extern_result_as, reduction_of, view_result, Combine},
+    loops::{accumulation_dtype, extern_result_as, reduction_of, view_result, Combine},
     scalar::{scalar_op, Scalar, ScalarOp},
     shaped::{dtype_of, element_type, shape_of},
     splat_or_dense,
@@ -38,7 +38,7 @@ use fuselab_dialects::{
     types::{DType, TensorType},
 };
 use mlir_sys::{MlirBlock, MlirOperation};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// The byte HBM is filled with before a program runs.
 const HBM_FILL: u8 = 0xFF;
@@ -413,7 +413,10 @@ struct Tile<'a> {
     tiles: Vec<(bool, usize, DType)>,
     ints: Vec<i64>,
     coords: Vec<i64>,
-    written: &'a mut HashSet<(bool, usize, usize)>,
+    /// The running value of each element a combining store wrote in this kernel, keyed
+    /// `(in LX, core, byte address)`: the reduction accumulates in f32 for f16 and bf16
+    /// elements ([`accumulation_dtype`]), the element holds it rounded to its type.
+    written: &'a mut HashMap<(bool, usize, usize), f64>,
 }
 
 impl Tile<'_> {
@@ -470,9 +473,20 @@ impl Tile<'_> {
                     let n = element_bytes(dtype) as usize;
                     let m = mem.bytes(lx, self.core);
                     let mut v = self.regs[*value];
-                    if let Some(f) = combine {
-                        if !self.written.insert((lx, if lx { self.core } else { 0 }, at)) {
-                            v = f(decode(dtype, &m[at..at + n]), v);
+                    let key = (lx, if lx { self.core } else { 0 }, at);
+                    match combine {
+                        Some(f) => {
+                            if let Some(&running) = self.written.get(&key) {
+                                v = round_to(f(running, v), accumulation_dtype(dtype));
+                            }
+                            self.written.insert(key, v);
+                        }
+                        // A plain store over an element a combining store wrote: the
+                        // next combining store reads what it left.
+                        None => {
+                            if let Some(running) = self.written.get_mut(&key) {
+                                *running = round_to(v, dtype);
+                            }
                         }
                     }
                     encode(dtype, round_to(v, dtype), &mut m[at..at + n]);
@@ -541,7 +555,7 @@ fn run_kernel(op: MlirOperation, mem: &mut Memory) -> Result<(), ExecError> {
     let body = ir::body(op).ok_or_else(|| ExecError::at(op, "kernel without a body"))?;
     let mut k = Kernel::default();
     let (code, _) = k.block(body)?;
-    let mut written = HashSet::new();
+    let mut written = HashMap::new();
     for core in 0..cores as usize {
         let mut t = Tile {
             k: &k,

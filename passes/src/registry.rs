@@ -379,8 +379,11 @@ impl<'c> RunExternalPass<'c> for RustPass {
 
     fn run(&mut self, operation: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
         // A panic must not unwind into MLIR's C++ (that aborts): report it as an error.
+        // The values erased by an earlier pass may have been reused by MLIR since.
+        fuselab_dialects::ir::forget_erased();
         let outcome =
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (self.run)(operation, &self.cx)));
+        fuselab_dialects::ir::forget_erased();
         let failed = match outcome {
             Ok(result) => result.is_err(),
             Err(payload) => {

@@ -15,8 +15,22 @@
 // RUN: fuse-gpu %t.lstm.mlir --strategy inductor -o %t.lstm
 // RUN: fuse-gpu --validate %t.lstm | FileCheck %s
 // RUN: cat %t.lstm/manifest.json | FileCheck %s --check-prefix=LSTM
+// An LSTM cell stepped 4 times (tools/models/corpus.py's lstm_unrolled): each step reads
+// the previous step's h and c, which the previous rewrite replaced; --fuse-rnn-cells
+// built the next step's mm from the erased value and fuse-gpu died with SIGSEGV. Now:
+// 4 fused cells, each after its two mms, and the bundle validates.
+// RUN: fuse-import %S/Inputs/lstm_unrolled.pt2 > %t.lstm4.mlir
+// RUN: fuse-gpu %t.lstm4.mlir --strategy inductor -o %t.lstm4
+// RUN: fuse-gpu --validate %t.lstm4 | FileCheck %s
+// RUN: cat %t.lstm4/manifest.json | FileCheck %s --check-prefix=LSTM4
+// RUN: fuse-run %t.lstm4.mlir --target gpu --expect %S/Inputs/lstm_unrolled.expect.json | FileCheck %s --check-prefix=EXEC
 
 // CHECK: valid bundle
 // LSTM: "kind": "mm"
 // LSTM: "kind": "mm"
 // LSTM: "kind": "lstm_cell"
+// LSTM4-COUNT-4: "kind": "lstm_cell"
+// LSTM4-NOT: "kind": "lstm_cell"
+// EXEC: reference output #1 {{.*}} PASS
+// EXEC: inductor output #1 {{.*}} PASS
+// EXEC-NOT: FAIL

@@ -127,6 +127,21 @@ class LSTMCell(nn.Module):
         return self.cell(x, (h, c))
 
 
+class UnrolledLSTM(nn.Module):
+    """An LSTM cell stepped `steps` times (each step reads the previous step's h and c)."""
+
+    def __init__(self, d=32, h=32, steps=4):
+        super().__init__()
+        self.cell, self.steps = nn.LSTMCell(d, h), steps
+
+    def forward(self, x, h, c):
+        outs = []
+        for _ in range(self.steps):
+            h, c = self.cell(x, (h, c))
+            outs.append(h)
+        return torch.stack(outs), c
+
+
 class UNetAttention(nn.Module):
     """A diffusion UNet attention block: GroupNorm, 1x1 q/k/v, softmax over positions,
     1x1 projection, residual (the LDM/diffusers AttnBlock)."""
@@ -228,6 +243,7 @@ MODELS = {
     "mpnet": (hf("MPNetModel", "MPNetConfig", **LM), ids),
     # Blocks and losses.
     "lstm_cell": (LSTMCell, lambda: seeded((4, 32), (4, 32), (4, 32))),
+    "lstm_unrolled": (UnrolledLSTM, lambda: seeded((4, 32), (4, 32), (4, 32))),
     "unet_attention": (UNetAttention, lambda: seeded((1, 32, 8, 8))),
     "pool_ceil": (PoolCeil, lambda: image(3, 14)),
     "unet_resblock": (UNetResBlock, lambda: seeded((1, 32, 8, 8), (1, 16))),

@@ -144,6 +144,7 @@ impl<'c> AtenBuilder<'c> {
             .add_attributes(&attributes)
             .add_results(&[result])
             .build()
+            .inspect(|op| crate::ir::note_created(op.to_raw()))
     }
 
     /// `array<i64: ...>`.

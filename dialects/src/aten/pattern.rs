@@ -4,7 +4,7 @@
 use super::AtenOpKind;
 use crate::ir;
 use mlir_sys::{MlirOperation, MlirValue};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// The aten kind of `op`, if it is an aten op.
 pub fn kind_of(op: MlirOperation) -> Option<AtenOpKind> {
@@ -41,4 +41,29 @@ pub fn self_contained(ops: &[MlirOperation], results: &[MlirValue]) -> bool {
         let r = ir::result(o, 0);
         outputs.contains(&(r.ptr as usize)) || ir::users(r).iter().all(|u| inside.contains(&(u.ptr as usize)))
     })
+}
+
+/// The values a pattern pass replaced so far, for passes that match every form first and
+/// rewrite after: a later form may read a value an earlier rewrite replaced (an unrolled
+/// LSTM's step reads the previous step's `hy` and `cy`), and that value's op is erased.
+/// Each rewrite reads its operands through [`Rewrites::resolve`].
+#[derive(Default)]
+pub struct Rewrites {
+    replaced: HashMap<usize, MlirValue>,
+}
+
+impl Rewrites {
+    /// Replaces every use of `old` by `new` and remembers it.
+    pub fn replace(&mut self, old: MlirValue, new: MlirValue) {
+        ir::replace_uses(old, new);
+        self.replaced.insert(old.ptr as usize, new);
+    }
+
+    /// What `v` stands for now: the value that replaced it (transitively), or `v`.
+    pub fn resolve(&self, mut v: MlirValue) -> MlirValue {
+        while let Some(&next) = self.replaced.get(&(v.ptr as usize)) {
+            v = next;
+        }
+        v
+    }
 }

@@ -486,6 +486,7 @@ impl<'c> LoopBuilder<'c> {
             .add_regions([body])
             .add_results(&[result])
             .build()
+            .inspect(|op| crate::ir::note_created(op.to_raw()))
     }
 
     /// `loop.reduction` with `body` (index args for ranges then reduction ranges).
@@ -521,6 +522,7 @@ impl<'c> LoopBuilder<'c> {
             .add_regions([body])
             .add_results(&[result])
             .build()
+            .inspect(|op| crate::ir::note_created(op.to_raw()))
     }
 
     /// `loop.load %buffer {index = map}` producing `element`.
@@ -536,6 +538,7 @@ impl<'c> LoopBuilder<'c> {
             .add_attributes(&[self.named(attr::INDEX, index)])
             .add_results(&[element])
             .build()
+            .inspect(|op| crate::ir::note_created(op.to_raw()))
     }
 
     /// `loop.extern` of `kind` over `inputs`.
@@ -560,6 +563,7 @@ impl<'c> LoopBuilder<'c> {
             ])
             .add_results(&[result])
             .build()
+            .inspect(|op| crate::ir::note_created(op.to_raw()))
     }
 }
 

@@ -402,6 +402,10 @@ fn decompose(op: MlirOperation, eager_id: i64) -> Option<MlirValue> {
     let value = match kind {
         AtenOpKind::Mean | AtenOpKind::Var => {
             let dims: Vec<usize> = aten.dims()?.iter().map(|&d| wrap(d, xt.rank())).collect();
+            // An empty list reduces every dim (PyTorch's `dim=[]` / `dim=None`), as the
+            // verifier and the interpreters read it: spelled out, so the sum and the
+            // count agree on it.
+            let dims = dims_or_all(&dims, xt.rank());
             let keepdim = aten.keepdim()?;
             if kind == AtenOpKind::Mean {
                 e.mean(x, xt, &dims, keepdim).0

@@ -29,7 +29,7 @@
 use crate::registry::{PassContext, PassFailed, PassId, PassInfo};
 use crate::target::Target;
 use fuselab_dialects::{
-    aten::pattern::{defined_by as def, kind_of as kind, self_contained, sole_user},
+    aten::pattern::{defined_by as def, kind_of as kind, self_contained, sole_user, Rewrites},
     aten::AtenOpKind,
     attrs::splat_value,
     ir,
@@ -375,6 +375,8 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
                 fused.then_some((bmm, a))
             })
             .collect();
+    // A form may read an earlier form's result (stacked attention): read through `done`.
+    let mut done = Rewrites::default();
     for (bmm, a) in forms {
         let Some(anchor) = ir::defining_op(a.result) else {
             continue;
@@ -382,6 +384,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
         let ctx = ir::context(anchor);
         let mut operands = vec![a.query, a.key, a.value];
         operands.extend(a.mask);
+        let operands: Vec<MlirValue> = operands.into_iter().map(|v| done.resolve(v)).collect();
         let fused = ir::create(
             AtenOpKind::ScaledDotProductAttention.op_name(),
             ir::location(bmm),
@@ -391,7 +394,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
             Vec::new(),
         );
         ir::insert_before(anchor, fused);
-        ir::replace_uses(a.result, ir::result(fused, 0));
+        done.replace(a.result, ir::result(fused, 0));
         // The form goes (sqrt(scale), -inf, the zeros of _safe_softmax with it).
         ir::erase_with_constants(a.ops);
     }

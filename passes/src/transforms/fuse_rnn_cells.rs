@@ -23,7 +23,7 @@
 
 use crate::registry::{PassContext, PassFailed, PassId, PassInfo};
 use fuselab_dialects::{
-    aten::pattern::{defined_by as def, kind_of as kind, self_contained, sole_user, users_of},
+    aten::pattern::{defined_by as def, kind_of as kind, self_contained, sole_user, users_of, Rewrites},
     aten::{attr, AtenOpKind},
     aten::{CellKind, RnnCell},
     ir,
@@ -260,7 +260,8 @@ fn sizes(cell: &Cell) -> Option<RnnCell> {
 }
 
 /// Replaces the form by two mms, their stacked products and the fused op over `dtype`.
-fn rewrite(cell: Cell, sizes: RnnCell, dtype: DType) {
+/// The cell's operands are read through `done` (an earlier step's outputs are replaced).
+fn rewrite(cell: Cell, sizes: RnnCell, dtype: DType, done: &mut Rewrites) {
     let at = cell.at;
     let (ctx, loc) = (ir::context(at), ir::location(at));
     let ty = |t: &TensorType| ir::parse_type(ctx, &t.to_string()).expect("tensor types print parseably");
@@ -274,16 +275,17 @@ fn rewrite(cell: Cell, sizes: RnnCell, dtype: DType) {
     let width = sizes.kind.gates() * sizes.hidden;
     let (product, stacked) = (t(vec![sizes.batch, width]), t(vec![2 * sizes.batch, width]));
     let mm = AtenOpKind::Mm.op_name();
-    let input = add(mm, &[cell.input.x, cell.input.weight], &product, &[]);
-    let hidden = add(mm, &[cell.hidden.x, cell.hidden.weight], &product, &[]);
+    let r = |v: MlirValue| done.resolve(v);
+    let input = add(mm, &[r(cell.input.x), r(cell.input.weight)], &product, &[]);
+    let hidden = add(mm, &[r(cell.hidden.x), r(cell.hidden.weight)], &product, &[]);
     let gates = add(
         AtenOpKind::Cat.op_name(),
         &[input, hidden],
         &stacked,
         &[(attr::DIM, ir::i64_attr(ctx, 0))],
     );
-    let mut operands = vec![gates, cell.state];
-    operands.extend(cell.input.bias.into_iter().chain(cell.hidden.bias));
+    let mut operands = vec![gates, r(cell.state)];
+    operands.extend(cell.input.bias.into_iter().chain(cell.hidden.bias).map(r));
     let fused = add(
         cell.kind.aten().op_name(),
         &operands,
@@ -299,10 +301,10 @@ fn rewrite(cell: Cell, sizes: RnnCell, dtype: DType) {
                     (attr::INDEX, ir::i64_attr(ctx, index as i64)),
                 ];
                 let part = add(AtenOpKind::Select.op_name(), &[fused], &state, &attrs);
-                ir::replace_uses(old, part);
+                done.replace(old, part);
             }
         }
-        CellKind::Gru => ir::replace_uses(cell.results[0], fused),
+        CellKind::Gru => done.replace(cell.results[0], fused),
     }
     ir::erase_with_constants(cell.ops);
 }
@@ -331,8 +333,9 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
             cells.push((cell, sizes, dtype));
         }
     }
+    let mut done = Rewrites::default();
     for (cell, sizes, dtype) in cells {
-        rewrite(cell, sizes, dtype);
+        rewrite(cell, sizes, dtype, &mut done);
     }
     Ok(())
 }

@@ -77,7 +77,7 @@ fn match_group(ops: Vec<MlirOperation>) -> Option<Match> {
         return None;
     }
     let full = ir::defining_op(ir::operand(first, 0))?;
-    if ir::op_name(full) != "arith.constant" {
+    if ir::op_name(full) != "arith.constant" || !is_masked_prefix_sum(last, &out, dim) {
         return None;
     }
     let (fill, dtype) = splat_value(full)?;
@@ -100,6 +100,50 @@ fn match_group(ops: Vec<MlirOperation>) -> Option<Match> {
         result,
         out,
     })
+}
+
+/// Whether `sum` computes a cumsum along `dim` as fuse-import writes it: the sum over
+/// `dim + 1` of `where(mask, expand(x), 0)` whose mask is `j <= i` — `le` of one
+/// `arange(0, n)` viewed `[1, n]` (j, the summed axis) and `[n, 1]` (i, the scanned
+/// one), viewed with `n` at `dim` and `dim + 1` and ones elsewhere. The op group alone
+/// does not say so: a program may label any ops `cumsum` (another comparison, `ge`, is
+/// a reversed cumsum, whose values the replacement would not give).
+fn is_masked_prefix_sum(sum: MlirOperation, out: &TensorType, dim: usize) -> bool {
+    let of =
+        |v: MlirValue, kind: AtenOpKind| ir::defining_op(v).filter(|&op| ir::op_name(op) == kind.op_name());
+    let shape = |v: MlirValue| ir::tensor_type(v).map(|t| t.shape);
+    let n = out.shape[dim];
+    let check = || -> Option<bool> {
+        let kept = of(ir::operand(sum, 0), AtenOpKind::Where)?;
+        if ir::operands(kept).len() != 3 {
+            return Some(false);
+        }
+        let zero = ir::defining_op(ir::operand(kept, 2)).filter(|&c| ir::op_name(c) == "arith.constant")?;
+        let mask = of(ir::operand(kept, 0), AtenOpKind::View)?;
+        let mut mask_shape = vec![1; out.rank() + 1];
+        mask_shape[dim] = n;
+        mask_shape[dim + 1] = n;
+        let tri = of(ir::operand(mask, 0), AtenOpKind::Le)?;
+        let (j, i) = (
+            of(ir::operand(tri, 0), AtenOpKind::View)?,
+            of(ir::operand(tri, 1), AtenOpKind::View)?,
+        );
+        let steps = of(ir::operand(j, 0), AtenOpKind::Arange)?;
+        // The kept values: the splat fill expanded (any view of a splat is the same
+        // values, so its shape is not checked).
+        of(ir::operand(kept, 1), AtenOpKind::Expand)?;
+        Some(
+            splat_value(zero).is_some_and(|(z, _)| z == 0.0)
+                && shape(ir::result(mask, 0))? == mask_shape
+                && ir::operand(i, 0).ptr == ir::result(steps, 0).ptr
+                && shape(ir::result(j, 0))? == [1, n]
+                && shape(ir::result(i, 0))? == [n, 1]
+                && shape(ir::result(steps, 0))? == [n]
+                && ir::float(steps, "start") == Some(0.0)
+                && ir::float(steps, "step") == Some(1.0),
+        )
+    };
+    check().unwrap_or(false)
 }
 
 fn tensor_type(

@@ -78,3 +78,27 @@ func.func @input(%a: tensor<1x8xf32>) -> tensor<1x8xf32> {
   %c = "aten.sum"(%k) {dims = array<i64: 2>, keepdim = false, fuselab.origin = "cumsum", fuselab.op_group = "cumsum"} : (tensor<1x8x8xf32>) -> tensor<1x8xf32>
   return %c : tensor<1x8xf32>
 }
+
+// -----
+
+// A group labelled cumsum whose mask is j >= i sums the suffix, not the prefix (found by
+// fuse-fuzz --patterns: the pass trusted the label and gave arange values): kept.
+// CHECK-LABEL: func.func @reversed
+// CHECK: "aten.ge"
+// CHECK: "aten.where"
+// CHECK: "aten.sum"
+// CHECK-NOT: "aten.arange"() {start = 1.0
+func.func @reversed() -> tensor<2x6xf32> {
+  %full = arith.constant dense<1.0> : tensor<2x6xf32>
+  %r = "aten.view"(%full) {fuselab.origin = "cumsum", fuselab.op_group = "cumsum"} : (tensor<2x6xf32>) -> tensor<2x1x6xf32>
+  %x = "aten.expand"(%r) {fuselab.origin = "cumsum", fuselab.op_group = "cumsum"} : (tensor<2x1x6xf32>) -> tensor<2x6x6xf32>
+  %n = "aten.arange"() {start = 0.0 : f64, step = 1.0 : f64, fuselab.origin = "cumsum", fuselab.op_group = "cumsum"} : () -> tensor<6xi64>
+  %i = "aten.view"(%n) {fuselab.origin = "cumsum", fuselab.op_group = "cumsum"} : (tensor<6xi64>) -> tensor<6x1xi64>
+  %j = "aten.view"(%n) {fuselab.origin = "cumsum", fuselab.op_group = "cumsum"} : (tensor<6xi64>) -> tensor<1x6xi64>
+  %t = "aten.ge"(%j, %i) {fuselab.origin = "cumsum", fuselab.op_group = "cumsum"} : (tensor<1x6xi64>, tensor<6x1xi64>) -> tensor<6x6xi1>
+  %m = "aten.view"(%t) {fuselab.origin = "cumsum", fuselab.op_group = "cumsum"} : (tensor<6x6xi1>) -> tensor<1x6x6xi1>
+  %z = arith.constant dense<0.0> : tensor<f32>
+  %k = "aten.where"(%m, %x, %z) {fuselab.origin = "cumsum", fuselab.op_group = "cumsum"} : (tensor<1x6x6xi1>, tensor<2x6x6xf32>, tensor<f32>) -> tensor<2x6x6xf32>
+  %c = "aten.sum"(%k) {dims = array<i64: 2>, keepdim = false, fuselab.origin = "cumsum", fuselab.op_group = "cumsum"} : (tensor<2x6x6xf32>) -> tensor<2x6xf32>
+  return %c : tensor<2x6xf32>
+}

@@ -79,3 +79,56 @@ fn graphs_are_deterministic_per_seed_and_varied() {
         assert!(all.contains(op), "no {op} in 300 graphs");
     }
 }
+
+/// Near misses of the pattern passes (issue 44, item 1): 150 graphs of unrolled cells,
+/// stacked attention and cumsums, damaged or intact, checked on the GPU target (where
+/// the passes rewrite) against the oracle: no crash, no wrong answer.
+#[test]
+fn pattern_near_misses_match_the_oracle_on_the_gpu_target() {
+    let gpu = Mode {
+        target: fuselab_targets::target("gpu").expect("gpu target"),
+        ..Mode::cpu(false)
+    };
+    let failed: Vec<String> = (1..=150u64)
+        .filter_map(|seed| {
+            let text = patterns::generate(seed);
+            let problems = failures_with(&text, seed, gpu);
+            (!problems.is_empty()).then(|| format!("seed {seed}: {}\n{text}", problems.join("; ")))
+        })
+        .collect();
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+/// The near-miss generator hits the passes: of 150 graphs, the intact forms are
+/// rewritten (fused cells, one attention call, a cumsum replaced by an arange), and
+/// damaged ones are left alone, so both kinds occur.
+#[test]
+fn pattern_near_misses_are_rewritten_where_intact_and_kept_where_damaged() {
+    let fuse = fuselab_dialects::FuseContext::new().expect("context");
+    let gpu = fuselab_targets::target("gpu").expect("gpu target");
+    let (mut cells, mut attention, mut cumsum, mut kept) = (0, 0, 0, 0);
+    for seed in 1..=150u64 {
+        let text = patterns::generate(seed);
+        let module = crate::run::pipeline_module(
+            &fuse,
+            &text,
+            "p.mlir",
+            "fuse-rnn-cells,fuse-attention,pointless-cumsum",
+            gpu,
+        )
+        .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
+        let out = module.as_operation().to_string();
+        cells += out.matches("aten.fused_lstm_cell").count() + out.matches("aten.fused_gru_cell").count();
+        attention += out.matches("aten.scaled_dot_product_attention").count();
+        cumsum += usize::from(
+            text.contains("\"cumsum\"") && !out.contains("aten.le\"") && !out.contains("aten.ge\""),
+        );
+        kept += usize::from(
+            out.contains("aten.sigmoid") || out.contains("aten.softmax") || out.contains("aten.le\""),
+        );
+    }
+    assert!(cells >= 20, "{cells} fused cells");
+    assert!(attention >= 20, "{attention} attention calls");
+    assert!(cumsum >= 10, "{cumsum} cumsums replaced");
+    assert!(kept >= 20, "{kept} graphs kept a damaged form");
+}

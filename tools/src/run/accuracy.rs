@@ -52,6 +52,30 @@ pub(crate) fn error(got: &Tensor, exact: &Tensor) -> Option<Error> {
     })
 }
 
+/// Inductor's accuracy rule after a failed elementwise check (`torch._dynamo.utils.same`
+/// with an fp64 reference): the compiled output still passes when its RMS error against
+/// the fp64 result is at most `multiplier` times eager's plus `tol / 10` — multiplier 3
+/// for f16/bf16 outputs and for outputs of fewer than 1,000 elements, 2 otherwise; `tol`
+/// the dtype's absolute tolerance. A fused kernel that computes more accurately than
+/// eager (fp32 inside, one rounding) passes though it differs from eager; one that is
+/// further from the exact result than twice eager's error fails. Returns the two RMS
+/// errors where the rule passes `got`; `None` also where eager's error is not finite.
+pub(crate) fn passes_fp64_rule(got: &Tensor, eager: &Tensor, exact: &Tensor) -> Option<(f64, f64)> {
+    let (res, reference) = (error(got, exact)?, error(eager, exact)?);
+    // Stricter than torch: where eager's own error is not finite (an overflow the exact
+    // run does not have), every result would pass; such an output stays failed.
+    if !reference.rms.is_finite() {
+        return None;
+    }
+    let multiplier = if got.dtype.is_half() || got.data.len() < 1000 {
+        3.0
+    } else {
+        2.0
+    };
+    let tol = fuselab_exec::inputs::tolerance(got.dtype).0;
+    (res.rms <= multiplier * reference.rms + tol / 10.0).then_some((res.rms, reference.rms))
+}
+
 /// Per output of `outputs`, its error against `exact` ([`error`]).
 pub(crate) fn errors(outputs: &[Tensor], exact: &[Tensor]) -> Vec<Option<Error>> {
     outputs.iter().zip(exact).map(|(o, e)| error(o, e)).collect()
@@ -136,5 +160,31 @@ mod tests {
             vec![2.0]
         );
         assert_eq!(Tensor::new(vec![1], DType::F16, vec![v]).data, vec![1.0]);
+    }
+
+    #[test]
+    fn the_fp64_rule_passes_results_closer_to_exact_and_fails_injected_errors() {
+        // 2,000 elements: multiplier 2, tol 1e-4 (f32).
+        let exact = Tensor::new(vec![2000], DType::F32, vec![1.0; 2000]);
+        let eager = Tensor::new(vec![2000], DType::F32, vec![1.001; 2000]);
+        let closer = Tensor::new(vec![2000], DType::F32, vec![0.9995; 2000]);
+        let (res, reference) = passes_fp64_rule(&closer, &eager, &exact).expect("closer passes");
+        assert!(res < reference);
+        // Twice eager's error (+ tol/10) passes, a little more fails.
+        let twice = Tensor::new(vec![2000], DType::F32, vec![1.002; 2000]);
+        assert!(passes_fp64_rule(&twice, &eager, &exact).is_some());
+        let worse = Tensor::new(vec![2000], DType::F32, vec![1.0022; 2000]);
+        assert_eq!(passes_fp64_rule(&worse, &eager, &exact), None);
+        // An injected bug (one element off by 1) fails.
+        let mut bug = eager.clone();
+        bug.data[7] += 1.0;
+        assert_eq!(passes_fp64_rule(&bug, &eager, &exact), None);
+        // Below 1,000 elements the multiplier is 3.
+        let small = |v: f64| Tensor::new(vec![10], DType::F32, vec![v; 10]);
+        assert!(passes_fp64_rule(&small(1.0029), &small(1.001), &small(1.0)).is_some());
+        assert_eq!(passes_fp64_rule(&small(1.0032), &small(1.001), &small(1.0)), None);
+        // Eager overflowing where the exact result does not: no free pass.
+        let inf = Tensor::new(vec![2000], DType::F32, vec![f64::INFINITY; 2000]);
+        assert_eq!(passes_fp64_rule(&bug, &inf, &exact), None);
     }
 }

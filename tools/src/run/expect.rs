@@ -27,12 +27,14 @@ fn tensor_from_json(v: &serde_json::Value) -> Result<Tensor, String> {
         "bool" => fuselab_dialects::types::DType::I1,
         other => return Err(format!("unsupported dtype '{other}' in the expectation file")),
     };
+    let integer = !dtype.is_float();
     let data: Vec<f64> = v["data"]
         .as_array()
         .ok_or("tensor without 'data'")?
         .iter()
         .map(|x| match x {
             serde_json::Value::Bool(b) => Ok(f64::from(u8::from(*b))),
+            _ if integer => exact_integer(x),
             serde_json::Value::String(s) if s == "nan" || s == "NaN" => Ok(f64::NAN),
             serde_json::Value::String(s) if s == "inf" || s == "Infinity" => Ok(f64::INFINITY),
             serde_json::Value::String(s) if s == "-inf" || s == "-Infinity" => Ok(f64::NEG_INFINITY),
@@ -43,6 +45,25 @@ fn tensor_from_json(v: &serde_json::Value) -> Result<Tensor, String> {
         return Err("tensor data does not match its shape".into());
     }
     Ok(Tensor::new(shape, dtype, data))
+}
+
+/// The largest magnitude up to which every integer is an f64: the interpreters and the
+/// comparison hold elements as f64, so an integer element beyond it could compare equal
+/// to its neighbour (2^53 + 1 reads as 2^53).
+const EXACT_INTEGERS: u64 = 1 << 53;
+
+/// An integer tensor's element, read as a JSON integer and kept only where it is exact.
+fn exact_integer(x: &serde_json::Value) -> Result<f64, String> {
+    let magnitude = x.as_i64().map(i64::unsigned_abs).or_else(|| x.as_u64());
+    match magnitude {
+        None => Err(format!("element {x} of an integer tensor is not an integer")),
+        Some(m) if m > EXACT_INTEGERS => Err(format!(
+            "element {x} of an integer tensor is beyond 2^53: fuse-run holds elements as \
+             float64 and could not compare it exactly, so it does not check it"
+        )),
+        // Exact: |x| <= 2^53.
+        Some(_) => Ok(x.as_i64().map_or(EXACT_INTEGERS as f64, |i| i as f64)),
+    }
 }
 
 /// Reads `{"inputs": [tensor...], "outputs": [tensor...]}` with tensors as

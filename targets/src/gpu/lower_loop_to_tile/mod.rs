@@ -304,8 +304,14 @@ fn tile_function(func: MlirOperation, module: MlirBlock, config: TileConfig) -> 
         tuples: HashMap::new(),
         direct_out: HashMap::new(),
         inline: HashMap::new(),
-        prefix: name.clone(),
-        symbols: HashSet::new(),
+        // Kernel symbols are `<function>_<label>` in symbol characters (a function may
+        // be `@"my model"`; LLVM's NVPTX back end takes no such name), unique in the
+        // module: every symbol it holds already (another function's kernels) is taken.
+        prefix: crate::symbol_part(&name),
+        symbols: ir::block_ops(module)
+            .into_iter()
+            .filter_map(|op| ir::attr(op, "sym_name").and_then(fuselab_dialects::attrs::string_raw))
+            .collect(),
         narrow: false,
     };
     let n_inputs =
