@@ -1,7 +1,7 @@
 // RUN: python3 %S/../../tools/fidelity/compare.py --strategy tvm --reference %S/Inputs/tvm-relax.json | FileCheck %s
 
 // fuselab's TVM strategy (relax mode, views as nodes) against real TVM Relax 0.27
-// (apache-tvm from PyPI, torch 2.15 for the export) on the 46 programs of
+// (apache-tvm from PyPI, torch 2.15 for the export) on the 50 programs of
 // tools/fidelity/programs.py: Relax's groups are Inputs/tvm-relax.json, written by
 // tools/fidelity/tvm_probe.py (from_exported_program, LegalizeOps,
 // AnnotateTIROpPattern, FoldConstant, FuseOps, FuseTIR; the call_tirs of main); the
@@ -25,4 +25,9 @@
 // CHECK: linear_gelu 2 2 yes
 // CHECK: attention 6 6 yes
 // CHECK: conv_bn_relu 1 1 yes
-// CHECK: exact kernel-count matches: 46 of 46
+// Convolution epilogues (TVM's kOutEWiseFusable; Transforms/TvmFuseOps/conv-epilogues.mlir).
+// CHECK: conv_bias_relu 2 2 yes view fused_convolution_relu
+// CHECK: conv_residual_block 4 4 yes view fused_convolution_relu view1 fused_convolution_add_relu
+// CHECK: conv_two_branch 2 2 yes fused_convolution_sigmoid fused_convolution_add_relu_add
+// CHECK: conv_fan_out 1 1 yes fused_convolution_relu_sigmoid_mul_add
+// CHECK: exact kernel-count matches: 50 of 50

@@ -111,6 +111,35 @@ PROGRAMS = {
         (1, 16, 1, 1),
     ),
     "conv_residual": p(lambda x, w: torch.relu(F.conv2d(x, w, padding=1) + x), (2, 16, 32, 32), (16, 16, 3, 3)),
+    # A convolution's elementwise epilogue (TVM: kOutEWiseFusable absorbs it).
+    "conv_bias_relu": p(
+        lambda x, w, b: torch.relu(F.conv2d(x, w, b, padding=1)), (2, 16, 32, 32), (32, 16, 3, 3), (32,)
+    ),
+    # A residual block: conv-bias-relu, conv-bias, + input, relu.
+    "conv_residual_block": p(
+        lambda x, w1, b1, w2, b2: torch.relu(
+            F.conv2d(torch.relu(F.conv2d(x, w1, b1, padding=1)), w2, b2, padding=1) + x
+        ),
+        (2, 16, 16, 16),
+        (16, 16, 3, 3),
+        (16,),
+        (16, 16, 3, 3),
+        (16,),
+    ),
+    # Two branches: one input into a 1x1 and a 3x3 convolution, each with its
+    # epilogue, summed; and several paths from one convolution's result.
+    "conv_two_branch": p(
+        lambda x, w1, w3, b: torch.relu(F.conv2d(x, w1) + b) + torch.sigmoid(F.conv2d(x, w3, padding=1)),
+        (2, 16, 16, 16),
+        (16, 16, 1, 1),
+        (16, 16, 3, 3),
+        (1, 16, 1, 1),
+    ),
+    "conv_fan_out": p(
+        lambda x, w: (lambda c: torch.relu(c) * torch.sigmoid(c) + c)(F.conv2d(x, w, padding=1)),
+        (2, 16, 16, 16),
+        (16, 16, 3, 3),
+    ),
 }
 
 

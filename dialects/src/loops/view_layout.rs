@@ -80,11 +80,19 @@ impl StoredOrder {
 
     /// The logical shape of a result stored as `stored`.
     pub fn logical_shape(&self, stored: &[i64]) -> Vec<i64> {
-        let mut shape = vec![0; stored.len()];
+        self.logical(stored)
+    }
+
+    /// Per-dim values of the stored buffer (sizes, index expressions) in the logical
+    /// dim order: stored dim `k` is logical dim `self.0[k]`.
+    pub fn logical<T: Clone>(&self, stored: &[T]) -> Vec<T> {
+        let mut logical: Vec<Option<T>> = vec![None; stored.len()];
         for (k, &d) in self.0.iter().enumerate() {
-            shape[d] = stored[k];
+            if let (Some(slot), Some(v)) = (logical.get_mut(d), stored.get(k)) {
+                *slot = Some(v.clone());
+            }
         }
-        shape
+        logical.into_iter().zip(stored).map(|(l, s)| l.unwrap_or_else(|| s.clone())).collect()
     }
 
     /// The element strides of the logical dims in the contiguous buffer of shape

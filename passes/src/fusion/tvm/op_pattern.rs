@@ -199,12 +199,21 @@ pub fn block_pattern(op: MlirOperation) -> Result<BlockPattern, String> {
     let mut opaque = false;
     let mut loads = Vec::new();
     for load in ir::collect_ops(op, |n| n == names::LOAD) {
-        let shape = ir::tensor_type(ir::operand(load, 0))
+        let buffer = ir::operand(load, 0);
+        let shape = ir::tensor_type(buffer)
             .ok_or("load of a buffer that is not a supported tensor")?
             .shape;
         let (flat, _, _) = from_affine_map_attr(ir::attr(load, "index").ok_or("load without index")?)
             .ok_or("bad load index")?;
         let idx = unravel(&flat, &shape, &all);
+        // A buffer stored in another dim order (a channels-last convolution result,
+        // Inductor's layout choice) is the same tensor to TVM, whose conv2d writes NCHW:
+        // its index is read in the logical order, so `conv + bias` stays elementwise and
+        // the convolution absorbs its epilogue (kOutEWiseFusable).
+        let (idx, shape) = match ir::defining_op(buffer).map(fuselab_dialects::loops::StoredOrder::of) {
+            Some(Ok(Some(order))) => (order.logical(&idx), order.logical_shape(&shape)),
+            _ => (idx, shape),
+        };
         loads.push(idx.clone());
         if opaque {
             continue;
