@@ -15,10 +15,9 @@ deps:
 build: deps
 	$(CARGO) test --workspace --no-run --quiet
 
-## Run Inductor's pipeline on the bundled seed example and print the fused module and the report.
+## The mission's command on the bundled seed example: Inductor's whole pipeline, one fused kernel.
 demo: build
-	./target/debug/fuse-opt examples/seed_10op.mlir \
-	  --aten-decompose --lower-aten-to-loop --inline-pointwise --inductor-fuse --fusion-report=-
+	./target/debug/fuse-opt --inductor-fuse examples/seed_10op.mlir
 
 ## Run every test: Rust unit tests and every test/**/*.mlir through the lit-like harness.
 test: deps

@@ -8,6 +8,8 @@ epilogues, half precision). Weights are inputs, so the programs are plain functi
 """
 
 import json
+import os
+import sys
 
 import torch
 import torch.nn.functional as F
@@ -172,8 +174,11 @@ def probe_all(names, probe, json_path=None):
     """`probe(name)` (a JSON row) for each of `names` (all programs when empty), each
     printed as it comes; a program whose probe raises gets a row with its error.
     The rows are written to `json_path` if given."""
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from progress import progress
+
     rows = []
-    for name in names or PROGRAMS:
+    for name in progress(list(names or PROGRAMS), "probe", "programs"):
         try:
             row = probe(name)
         except Exception as e:  # noqa: BLE001 - one program's failure is a row

@@ -1,6 +1,7 @@
 //! `fuse-import`: see `fuselab_tools::import` and `fuse-import --help`.
 
 fn main() {
+    fuselab_tools::quiet_on_closed_pipe();
     let args: Vec<String> = std::env::args().skip(1).collect();
     std::process::exit(fuselab_tools::import::run(&args));
 }

@@ -1,6 +1,7 @@
 //! `fuse-opt`: see `fuselab_tools::opt` and `fuse-opt --help`.
 
 fn main() {
+    fuselab_tools::quiet_on_closed_pipe();
     let args: Vec<String> = std::env::args().skip(1).collect();
     std::process::exit(fuselab_tools::opt::run(&args));
 }

@@ -411,7 +411,10 @@ def main():
     torch.backends.cudnn.allow_tf32 = False
     rows, failed = [], False
     compiled_cache = {}
-    for path in a.bundles:
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    from progress import progress
+
+    for path in progress(a.bundles, "run.py", "bundles"):
         row = {"bundle": path}
         try:
             b = Bundle(path)

@@ -331,7 +331,9 @@ def main():
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
     rows = []
-    for name in a.names or MODELS:
+    from progress import progress
+
+    for name in progress(list(a.names or MODELS), "corpus", "models"):
         try:
             module, inputs, row = export_one(name, a.out)
         except Exception as e:  # noqa: BLE001 - one model's failure is a row

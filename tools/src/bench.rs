@@ -367,7 +367,7 @@ fn first_func(module: &melior::ir::Module) -> Result<mlir_sys::MlirOperation, St
 pub fn run(args: &[String]) -> i32 {
     let mut sizes = vec![1_000usize, 10_000, 100_000];
     let mut runs = 3;
-    let mut json = false;
+    let (mut json, mut quiet) = (false, false);
     let mut strategies: Vec<&'static dyn Strategy> = STRATEGIES.to_vec();
     let mut graphs = GraphKind::ALL.to_vec();
     let mut i = 0;
@@ -401,6 +401,7 @@ pub fn run(args: &[String]) -> i32 {
                 }
             }
             "--json" => json = true,
+            "--quiet" => quiet = true,
             "--emit" => {
                 i += 1;
                 return match args.get(i).and_then(|s| parse_emit(s)) {
@@ -446,7 +447,7 @@ pub fn run(args: &[String]) -> i32 {
             }
             "-h" | "--help" => {
                 let help = format!(
-                    "USAGE: fuse-bench [--sizes 1000,10000,100000] [--runs N] [--strategy {}|all]\n                  [--graphs {}] [--json]\n       fuse-bench --emit GRAPH:NODES\n\nTimes each fusion strategy ({}) on generated loop-IR graphs of each\nsize: parse (text, and the same graph from bytecode), MemoryDep analysis, decision, whole pass\n(rewrite and MLIR's verifier included), pipeline = parse + pass; medians of N runs, side by side in one\nprocess, then the growth of pass and pipeline from one size to the next (ratio and exponent)\nnext to MLIR's own bytecode reader's on the same graphs.\n--emit prints one generated graph (the same seed as the timed runs) for profiling with fuse-opt.\n",
+                    "USAGE: fuse-bench [--sizes 1000,10000,100000] [--runs N] [--strategy {}|all]\n                  [--graphs {}] [--json] [--quiet]\n       fuse-bench --emit GRAPH:NODES\n\nTimes each fusion strategy ({}) on generated loop-IR graphs of each\nsize: parse (text, and the same graph from bytecode), MemoryDep analysis, decision, whole pass\n(rewrite and MLIR's verifier included), pipeline = parse + pass; medians of N runs, side by side in one\nprocess, then the growth of pass and pipeline from one size to the next (ratio and exponent)\nnext to MLIR's own bytecode reader's on the same graphs.\n--emit prints one generated graph (the same seed as the timed runs) for profiling with fuse-opt.\nProgress (one row per size, graph and strategy) goes to stderr; --quiet shows none.\n",
                     strategy_names("|"),
                     GraphKind::names(","),
                     STRATEGIES.iter().map(|s| format!("--{}", s.pass().argument)).collect::<Vec<_>>().join(", ")
@@ -461,10 +462,14 @@ pub fn run(args: &[String]) -> i32 {
         i += 1;
     }
     let mut results = Vec::new();
+    let rows = (sizes.len() * graphs.len() * strategies.len()) as u64;
+    let mut progress = crate::progress::Progress::new("fuse-bench", "rows", rows, quiet);
     for &n in &sizes {
         for &kind in &graphs {
             for &strategy in &strategies {
-                match measure(strategy, kind, n, runs) {
+                let measured = measure(strategy, kind, n, runs);
+                progress.step();
+                match measured {
                     Ok(r) => results.push(r),
                     Err(e) => {
                         eprintln!("fuse-bench: error: {e}");
@@ -474,6 +479,7 @@ pub fn run(args: &[String]) -> i32 {
             }
         }
     }
+    drop(progress);
     if json {
         let rows: Vec<String> = results.iter().map(json_row).collect();
         report_output(&format!("[\n  {}\n]\n", rows.join(",\n  ")))

@@ -12,7 +12,19 @@ pub mod gpu;
 pub mod import;
 pub mod opt;
 pub mod passes;
+pub mod progress;
 pub mod run;
+
+/// Gives SIGPIPE its default action, as command-line tools have it: a reader that closes
+/// the pipe early (`fuse-opt ... | head`) ends the tool quietly. Rust ignores the signal,
+/// so the next write failed with EPIPE, and a write inside a pass (`--fusion-report=-`)
+/// became a panic and an internal error. Every tool's `main` calls it first.
+pub fn quiet_on_closed_pipe() {
+    // SAFETY: setting a signal's disposition to the default; no handler runs Rust code.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
 
 /// The most timed calls or runs a tool accepts (`--runs`): more would only hold the
 /// machine, and the timings are kept in memory.

@@ -238,6 +238,8 @@ fn run_stage(stage: &str, input: &[u8]) -> StageOutput {
             "fuse-import" => PathBuf::from(env!("CARGO_BIN_EXE_fuse-import")),
             "fuse-run" => PathBuf::from(env!("CARGO_BIN_EXE_fuse-run")),
             "fuse-gpu" => PathBuf::from(env!("CARGO_BIN_EXE_fuse-gpu")),
+            "fuse-fuzz" => PathBuf::from(env!("CARGO_BIN_EXE_fuse-fuzz")),
+            "fuse-bench" => PathBuf::from(env!("CARGO_BIN_EXE_fuse-bench")),
             "mlir-opt" => Path::new(LLVM_BIN).join("mlir-opt"),
             "cat" | "head" | "true" | "false" | "echo" | "diff" | "cmp" | "sed" | "python3" => {
                 PathBuf::from(&program)

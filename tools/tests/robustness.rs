@@ -436,3 +436,40 @@ fn extreme_arguments_and_full_stdout_are_errors() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A reader that closes the pipe early ends the tool quietly, as command-line tools end
+/// (the default SIGPIPE): `fuse-opt --inductor-fuse --fusion-report=- | (exit)` was an
+/// "internal error in a fuselab pass: failed printing to stdout: Broken pipe" with a
+/// panic backtrace.
+#[test]
+fn a_closed_pipe_ends_the_tools_quietly() {
+    use std::os::unix::process::ExitStatusExt as _;
+    use std::process::Stdio;
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/seed_10op.mlir");
+    let runs: [(&str, Vec<&str>); 3] = [
+        (
+            env!("CARGO_BIN_EXE_fuse-opt"),
+            vec![example, "--inductor-fuse", "--fusion-report=-", "-o", "/dev/null"],
+        ),
+        (env!("CARGO_BIN_EXE_fuse-opt"), vec![example, "--inductor-fuse"]),
+        (env!("CARGO_BIN_EXE_fuse-opt"), vec!["--help"]),
+    ];
+    for (tool, args) in runs {
+        let mut child = Command::new(tool)
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        // Close the reading end before the tool writes.
+        drop(child.stdout.take());
+        let output = child.wait_with_output().expect("wait");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let quiet = output.status.signal() == Some(libc::SIGPIPE) || output.status.code() == Some(0);
+        assert!(quiet, "{args:?}: {:?}\n{stderr}", output.status);
+        assert!(
+            !stderr.contains("internal error") && !stderr.contains("panicked"),
+            "{args:?}: {stderr}"
+        );
+    }
+}

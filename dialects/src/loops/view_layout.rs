@@ -92,7 +92,11 @@ impl StoredOrder {
                 *slot = Some(v.clone());
             }
         }
-        logical.into_iter().zip(stored).map(|(l, s)| l.unwrap_or_else(|| s.clone())).collect()
+        logical
+            .into_iter()
+            .zip(stored)
+            .map(|(l, s)| l.unwrap_or_else(|| s.clone()))
+            .collect()
     }
 
     /// The element strides of the logical dims in the contiguous buffer of shape

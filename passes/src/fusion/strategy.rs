@@ -184,6 +184,30 @@ pub fn execution_pipelines() -> Vec<Pipeline> {
     all
 }
 
+/// The pipeline of a row of the strategy table by name — a strategy (`inductor`) or a
+/// variant (`ascend-mindspore`), as `fuse-run --strategy` names them; `None` for
+/// `unfused` and unknown names.
+pub fn named_pipeline(name: &str) -> Option<Pipeline> {
+    execution_pipelines()
+        .into_iter()
+        .find(|p| p.name == name && !p.fusion.is_empty())
+}
+
+/// The names [`named_pipeline`] takes, joined by `sep`.
+pub fn pipeline_names(sep: &str) -> String {
+    execution_pipelines()
+        .iter()
+        .filter(|p| !p.fusion.is_empty())
+        .map(|p| p.name)
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
+/// The strategy whose own pass is `argument` (`inductor-fuse` gives Inductor's).
+pub fn strategy_of_pass(argument: &str) -> Option<&'static dyn Strategy> {
+    STRATEGIES.iter().copied().find(|s| s.pass().argument == argument)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -41,4 +41,4 @@ func.func @bad(%x: tensor<4xf32>) -> tensor<4xf32> {
 // FUSETVM: name = "fused_mul_add_relu_mul_mul_add", strategy = "tvm"
 // FUSETVM: name = "fused_mean_sub_mul_add", strategy = "tvm"
 // FUSEINDUCTOR: name = "fused_add_mean_mul_relu_sub_0", strategy = "inductor"
-// FUSEBAD: error: unknown fusion strategy 'xla' (expected one of: inductor, tvm, ascend)
+// FUSEBAD: error: unknown fusion strategy 'xla' (expected one of: inductor, tvm, tvm-folded, ascend, ascend-mindspore)

@@ -23,6 +23,7 @@
 // PASSES-NEXT: realize-acc-reads-threshold=<uint> {{.*}}(default: 8)
 // PASSES: --print-memory-deps
 // PASSES: --inductor-fuse
+// PASSES-NEXT: on aten input: the inductor strategy's whole pipeline (FUSION STRATEGIES below)
 // PASSES-NEXT: max-fusion-size=<uint> {{.*}}(default: 64)
 // PASSES-NEXT: score-threshold=<uint> {{.*}}(default: 10)
 // PASSES-NEXT: pairwise-attempts=<uint> {{.*}}(default: 64)
@@ -36,10 +37,22 @@
 // TVM: --annotate-op-pattern
 // TVM-NEXT: mode=<string> {{.*}}(default: relax)
 // TVM: --tvm-fuse-ops
+// TVM-NEXT: on aten input: the tvm strategy's whole pipeline
 // TVM-NEXT: max-depth=<uint> {{.*}}(default: 256)
 // TVM-NEXT: mode=<string> {{.*}}(default: relax)
-// TVM: --fuse
+// TVM: --fuse {{.*}}on aten input its whole pipeline
 // TVM-NEXT: strategy=<string> {{.*}}(default: inductor)
+// Every row of the strategy table, with what it expands to on aten input.
+// RUN: fuse-opt --help | FileCheck %s --check-prefix=ROWS
+// ROWS: FUSION STRATEGIES
+// ROWS: {{^}}  inductor {{.*}}
+// ROWS-NEXT: pipeline from aten: fuse-attention,fuse-rnn-cells,pointless-cumsum,aten-decompose,lower-aten-to-loop,unroll-small-reductions,inline-pointwise,split-reductions,inductor-fuse
+// ROWS: {{^}}  tvm {{.*}}
+// ROWS: {{^}}  tvm-folded {{ *}}variant of tvm
+// ROWS: {{^}}  ascend {{.*}}
+// ROWS: {{^}}  ascend-mindspore {{ *}}variant of ascend
+// ROWS-NEXT: pipeline from aten: {{.*}}ascend-autofuse{mode=mindspore}
+// ROWS: TARGETS
 // The CPU code generator.
 // RUN: fuse-opt --help | FileCheck %s --check-prefix=CPU
 // CPU: --fuse

@@ -4,7 +4,7 @@ use super::{failures_with, generate, minimize, patterns, Mode};
 
 const HELP: &str = "OVERVIEW: differential fuzzing of the fusion pipelines
 
-USAGE: fuse-fuzz [--count N] [--seed S] [--out DIR] [--target T] [--jit [--parallel]] [--patterns]
+USAGE: fuse-fuzz [--count N] [--seed S] [--out DIR] [--target T] [--jit [--parallel]] [--patterns] [--quiet]
        fuse-fuzz --emit DIR [--count N] [--seed S] [--patterns]
 
 Generates N seeded random aten graphs (graph i uses seed S + i), runs each through every
@@ -19,6 +19,8 @@ With --patterns, the graphs are near misses of the pattern-rewriting passes inst
 stacked attention and cumsums, some with a gate changed, chunks swapped, a bias on one
 side, a mask of another shape or an extra user of an intermediate); use --target gpu,
 where those passes rewrite.
+Progress goes to stderr: a bar on a terminal, else a line per tenth of the graphs;
+--quiet shows none (failures and the summary still print).
 With --emit, the graphs are only written to DIR (fuzz-<seed>.mlir), unchecked: for
 checking them on another target, e.g. the GPU (scripts/gpu-fuzz.sh, docs/gpu.md).
 Exit status 1 if any graph failed.
@@ -50,14 +52,16 @@ pub fn run(args: &[String]) -> i32 {
     let mut mode = Mode::cpu(false);
     let mut emit: Option<String> = None;
     let mut generator: fn(u64) -> String = generate;
+    let mut quiet = false;
     let mut i = 0;
     while i < args.len() {
         let (flag, value) = (args[i].as_str(), args.get(i + 1));
         i += 2;
-        if flag == "--jit" || flag == "--parallel" || flag == "--patterns" {
+        if matches!(flag, "--jit" | "--parallel" | "--patterns" | "--quiet") {
             match flag {
                 "--jit" => mode.jit = true,
                 "--parallel" => mode.parallel = true,
+                "--quiet" => quiet = true,
                 _ => generator = patterns::generate,
             }
             i -= 1;
@@ -114,11 +118,13 @@ pub fn run(args: &[String]) -> i32 {
     }
     let mut failed = 0;
     let start = std::time::Instant::now();
+    let mut progress = crate::progress::Progress::new("fuse-fuzz", "graphs", count, quiet);
     for k in 0..count {
         // Seeds wrap around at 2^64 (a seed is only a name for a graph).
         let s = seed.wrapping_add(k);
         let text = generator(s);
         let problems = failures_with(&text, s, mode);
+        progress.step();
         if problems.is_empty() {
             continue;
         }
@@ -127,13 +133,14 @@ pub fn run(args: &[String]) -> i32 {
         let path = format!("{out}/fuzz-{s}.mlir");
         let reproducer = reproducer_text(s, &problems, mode, &path, &small);
         match std::fs::create_dir_all(&out).and_then(|()| std::fs::write(&path, reproducer)) {
-            Ok(()) => eprintln!("seed {s}: FAIL ({}) -> {path}", problems.join("; ")),
-            Err(e) => eprintln!(
+            Ok(()) => progress.println(&format!("seed {s}: FAIL ({}) -> {path}", problems.join("; "))),
+            Err(e) => progress.println(&format!(
                 "seed {s}: FAIL ({}); fuse-fuzz: error: cannot write the reproducer {path}: {e}",
                 problems.join("; ")
-            ),
+            )),
         }
     }
+    drop(progress);
     let seeds = match count {
         0 => "no seeds".to_string(),
         _ => format!("seeds {seed}..{}", seed.wrapping_add(count - 1)),

@@ -115,7 +115,7 @@ fn field(v: &Value, key: &str) -> u64 {
 }
 
 /// Runs one strategy on `text`; returns its reports and the fusion time.
-fn run_strategy(
+pub(super) fn run_strategy(
     pipeline: &Pipeline,
     target: Option<TargetRef>,
     source: Source<'_>,

@@ -4,11 +4,13 @@
 
 mod compare;
 mod expected;
+#[cfg(test)]
+mod one_flag_tests;
 mod pipeline;
 mod split;
 
 pub use compare::{compare, render, CompareFormat, FunctionComparison, Row};
-pub use pipeline::{build_pass_manager, parse_pipeline, Step};
+pub use pipeline::{build_pass_manager, expand_strategies, parse_pipeline, pipeline_steps, Step};
 pub use split::{split_input, SPLIT_MARKER};
 
 use fuselab_dialects::{
@@ -119,6 +121,12 @@ FUSELAB PASSES (flags run in the order given; options as --pass="k=v k2=v2"):
     );
     for info in crate::passes::all() {
         text.push_str(&format!("  --{:<27}{}\n", info.argument, info.summary));
+        if let Some(strategy) = fuselab_passes::fusion::strategy::strategy_of_pass(info.argument) {
+            text.push_str(&format!(
+                "      on aten input: the {} strategy's whole pipeline (FUSION STRATEGIES below)\n",
+                strategy.name()
+            ));
+        }
         for option in info.options {
             text.push_str(&format!(
                 "      {}=<{}>  {} (default: {})\n",
@@ -133,13 +141,28 @@ FUSELAB PASSES (flags run in the order given; options as --pass="k=v k2=v2"):
             ));
         }
     }
-    text.push_str("\nFUSION STRATEGIES (--fuse=strategy=<name>, --fusion-compare):\n");
-    for strategy in fuselab_passes::fusion::STRATEGIES {
-        text.push_str(&format!("  {:<29}{}\n", strategy.name(), strategy.summary()));
-        text.push_str(&format!(
-            "      pipeline from aten: {}\n",
-            fuselab_passes::fusion::strategy::strategy_pipeline(*strategy).text()
-        ));
+    text.push_str(
+        "\nFUSION STRATEGIES (--fuse=strategy=<name>; the strategies' own flags and \
+         --fusion-compare run the strategies):\n\
+         A strategy flag on a program in the aten dialect runs the pipeline from aten below\n\
+         (on loop IR, after --lower-aten-to-loop, only the strategy's fusion steps).\n",
+    );
+    for pipeline in fuselab_passes::fusion::strategy::execution_pipelines() {
+        if pipeline.fusion.is_empty() {
+            continue;
+        }
+        let summary = match fuselab_passes::fusion::strategy(pipeline.name) {
+            Some(strategy) => strategy.summary().to_string(),
+            None => {
+                let of = fuselab_passes::fusion::STRATEGIES
+                    .iter()
+                    .find(|s| s.variants().iter().any(|v| v.name == pipeline.name))
+                    .map_or("a strategy", |s| s.name());
+                format!("variant of {of}")
+            }
+        };
+        text.push_str(&format!("  {:<29}{summary}\n", pipeline.name));
+        text.push_str(&format!("      pipeline from aten: {}\n", pipeline.text()));
     }
     text.push_str("\nTARGETS (--target=<name>):\n");
     for entry in fuselab_targets::TARGETS {
@@ -339,7 +362,20 @@ fn process_chunk(chunk: Source<'_>, buffer_name: &str, options: &Options) -> Res
     let sink = DiagnosticSink::new();
     sink.capture(context);
     let settings = std::rc::Rc::new(options.settings.clone());
-    let manager = pipeline::build_pass_manager(context, &options.steps, &sink, &settings)?;
+    // The pipeline is checked before the input is read (its errors come first).
+    let mut manager = pipeline::build_pass_manager(context, &options.steps, &sink, &settings)?;
+    let mut phases = Phases::new(options.timing);
+    let parsed = chunk.parse(context, buffer_name, &sink);
+    if let Some(module) = &parsed {
+        // A strategy flag on aten input runs the strategy's whole pipeline.
+        let aten =
+            !fuselab_dialects::ir::collect_ops(module.as_operation().to_raw(), |n| n.starts_with("aten."))
+                .is_empty();
+        let steps = pipeline::expand_strategies(&options.steps, aten)?;
+        if steps.len() != options.steps.len() {
+            manager = pipeline::build_pass_manager(context, &steps, &sink, &settings)?;
+        }
+    }
     if options.print_ir_after_all || options.print_ir_before_all {
         manager.enable_ir_printing(&PassIrPrintingOptions {
             before_all: options.print_ir_before_all,
@@ -354,9 +390,8 @@ fn process_chunk(chunk: Source<'_>, buffer_name: &str, options: &Options) -> Res
     if options.timing {
         unsafe { mlir_sys::mlirPassManagerEnableTiming(manager.to_raw()) };
     }
-    let mut phases = Phases::new(options.timing);
     let mut output = None;
-    if let Some(mut module) = chunk.parse(context, buffer_name, &sink) {
+    if let Some(mut module) = parsed {
         phases.done("parse");
         let verified = fuselab_dialects::verify_fuselab(module.as_operation(), &sink);
         phases.done("verify");

@@ -42,6 +42,63 @@ pub fn fuselab_step(info: &'static PassInfo, options: &str) -> Result<Step, Stri
     Ok(Step::Fuselab { info, options })
 }
 
+/// The steps of a strategy row's pipeline (`fusion::strategy::Pipeline`) as steps.
+pub fn pipeline_steps(pipeline: &fuselab_passes::fusion::strategy::Pipeline) -> Result<Vec<Step>, String> {
+    pipeline
+        .steps()
+        .map(|(name, options)| {
+            let info = crate::passes::lookup(name)
+                .ok_or_else(|| format!("pass '{name}' is not registered (a fuselab bug)"))?;
+            fuselab_step(info, options)
+        })
+        .collect()
+}
+
+/// What a strategy flag stands for on a program still in the aten dialect: the
+/// strategy's whole pipeline from the strategy table (graph passes, decomposition,
+/// lowering with the strategy's options, preparation), the same that
+/// `--fusion-compare`, `fuse-run` and `fuse-gpu` run. `--inductor-fuse`,
+/// `--tvm-fuse-ops`, `--ascend-autofuse` keep their own options as the last step;
+/// `--fuse=strategy=S` becomes row `S`'s pipeline (a strategy or a variant). A
+/// strategy flag after `--lower-aten-to-loop` (the program is loop IR by then), or on
+/// a program without aten ops, is left as it is.
+pub fn expand_strategies(steps: &[Step], aten_input: bool) -> Result<Vec<Step>, String> {
+    use fuselab_passes::fusion::strategy::{named_pipeline, strategy_of_pass, strategy_pipeline};
+    let mut out = Vec::with_capacity(steps.len());
+    let mut lowered = !aten_input;
+    for step in steps {
+        let Step::Fuselab { info, options } = step else {
+            out.push(step.clone());
+            continue;
+        };
+        if info.argument == "lower-aten-to-loop" {
+            lowered = true;
+        }
+        if lowered {
+            out.push(step.clone());
+            continue;
+        }
+        if info.argument == fuselab_passes::fusion::fuse::INFO.argument {
+            // An unknown name stays: the pass reports it, located.
+            match named_pipeline(options.string("strategy")) {
+                Some(pipeline) => out.extend(pipeline_steps(&pipeline)?),
+                None => out.push(step.clone()),
+            }
+            lowered = true;
+        } else if let Some(strategy) = strategy_of_pass(info.argument) {
+            let mut expanded = pipeline_steps(&strategy_pipeline(strategy))?;
+            // The strategy's own pass, with the user's options.
+            expanded.pop();
+            expanded.push(step.clone());
+            out.extend(expanded);
+            lowered = true;
+        } else {
+            out.push(step.clone());
+        }
+    }
+    Ok(out)
+}
+
 /// Parses `builtin.module(a, b{k=v}, func.func(c))`.
 pub fn parse_pipeline(text: &str) -> Result<Vec<Step>, String> {
     let mut parser = Parser { text, pos: 0 };
