@@ -13,7 +13,7 @@ seed=${2:?usage: scripts/gpu-fuzz.sh COUNT SEED DIR}
 out=${3:?usage: scripts/gpu-fuzz.sh COUNT SEED DIR}
 shift 3
 bin=${BIN:-target/release}
-strategies=${STRATEGIES:-$("$bin/fuse-opt" --help | awk '/^FUSION STRATEGIES/{f=1;next} f&&/^$/{exit} f{print $1}')}
+strategies=${STRATEGIES:-$("$bin/fuse-opt" --help | awk '/^FUSION STRATEGIES/{f=1;next} f&&/^$/{exit} f&&/^  [a-z]/{print $1}')}
 graphs=$(mktemp -d)
 "$bin/fuse-fuzz" --emit "$graphs" --count "$count" --seed "$seed"
 failed=0

@@ -13,9 +13,24 @@ use crate::{
 use mlir_sys::{MlirBlock, MlirContext, MlirLocation, MlirOperation, MlirType, MlirValue};
 use std::collections::HashMap;
 
-/// The MLIR scalar type of a dtype.
+/// The MLIR scalar type of a dtype (built, not parsed: a parse per type set up an
+/// assembly parser, a cost per op of the bodies built).
 pub fn scalar_type(ctx: MlirContext, dtype: DType) -> MlirType {
-    ir::parse_type(ctx, dtype.mlir_name()).expect("builtin scalar types parse")
+    unsafe {
+        match dtype {
+            DType::F32 => mlir_sys::mlirF32TypeGet(ctx),
+            DType::F16 => mlir_sys::mlirF16TypeGet(ctx),
+            DType::BF16 => mlir_sys::mlirBF16TypeGet(ctx),
+            DType::I64 => mlir_sys::mlirIntegerTypeGet(ctx, 64),
+            DType::I32 => mlir_sys::mlirIntegerTypeGet(ctx, 32),
+            DType::I1 => mlir_sys::mlirIntegerTypeGet(ctx, 1),
+        }
+    }
+}
+
+/// The `index` type.
+fn index_type(ctx: MlirContext) -> MlirType {
+    unsafe { mlir_sys::mlirIndexTypeGet(ctx) }
 }
 
 /// A node body under construction (or an existing body being edited, inserting before
@@ -36,7 +51,7 @@ pub struct BodyBuilder {
 impl BodyBuilder {
     /// A new block with one `index` argument per range.
     pub fn new_block(ctx: MlirContext, loc: MlirLocation, ranges: Vec<i64>) -> Self {
-        let index = ir::parse_type(ctx, "index").expect("index type");
+        let index = index_type(ctx);
         let block = ir::new_block(&vec![index; ranges.len()], loc);
         Self {
             ctx,
@@ -92,7 +107,7 @@ impl BodyBuilder {
 
     /// An `index` constant.
     pub fn index_constant(&self, value: i64) -> MlirValue {
-        let ty = ir::parse_type(self.ctx, "index").expect("index type");
+        let ty = index_type(self.ctx);
         let attr = unsafe { mlir_sys::mlirIntegerAttrGet(ty, value) };
         self.op_with("arith.constant", &[], ty, &[("value", attr)])
     }
@@ -105,10 +120,10 @@ impl BodyBuilder {
         syms: &[MlirValue],
         element: MlirType,
     ) -> MlirValue {
-        let map = index
-            .drop_unit_dims(&self.ranges)
-            .to_affine_map(self.ranges.len(), syms.len());
-        let attr = ir::parse_attr(self.ctx, &map).expect("index maps print parseably");
+        let attr =
+            index
+                .drop_unit_dims(&self.ranges)
+                .to_affine_map_attr(self.ctx, self.ranges.len(), syms.len());
         let mut operands = vec![buffer];
         operands.extend_from_slice(syms);
         self.op_with(names::LOAD, &operands, element, &[("index", attr)])
@@ -121,11 +136,10 @@ impl BodyBuilder {
 
     /// The value of an index expression with symbols bound to `syms`.
     pub fn index_value_with(&self, expr: &IndexExpr, syms: &[MlirValue]) -> MlirValue {
-        let map = expr
-            .drop_unit_dims(&self.ranges)
-            .to_affine_map(self.ranges.len(), syms.len());
-        let attr = ir::parse_attr(self.ctx, &map).expect("index maps print parseably");
-        let index = ir::parse_type(self.ctx, "index").expect("index type");
+        let attr =
+            expr.drop_unit_dims(&self.ranges)
+                .to_affine_map_attr(self.ctx, self.ranges.len(), syms.len());
+        let index = index_type(self.ctx);
         let mut operands = ir::block_arguments(self.block);
         operands.extend_from_slice(syms);
         self.op_with("affine.apply", &operands, index, &[("map", attr)])

@@ -113,10 +113,8 @@ fn nontrivial_reads(node: MlirOperation) -> usize {
                 .is_some_and(|(expr, _, _)| expr.as_constant().is_some());
         if !constant {
             let operands: Vec<usize> = ir::operands(load).iter().map(|v| v.ptr as usize).collect();
-            seen.insert(format!(
-                "{operands:?}{}",
-                index.map(ir::attr_string).unwrap_or_default()
-            ));
+            // Attributes are uniqued: equal maps are the same pointer.
+            seen.insert(format!("{operands:?}{:?}", index.map(|a| a.ptr)));
         }
     }
     seen.len()
@@ -141,9 +139,10 @@ fn body_stats(node: MlirOperation) -> (usize, usize) {
             .into_iter()
             .map(|v| *canonical.get(&(v.ptr as usize)).unwrap_or(&(v.ptr as usize)))
             .collect();
-        let attrs: Vec<String> = ["index", "value", "map", "predicate"]
+        // Attributes are uniqued in their context: equal ones are the same pointer.
+        let attrs: Vec<usize> = ["index", "value", "map", "predicate"]
             .iter()
-            .filter_map(|a| ir::attr(op, a).map(ir::attr_string))
+            .filter_map(|a| ir::attr(op, a).map(|v| v.ptr as usize))
             .collect();
         let key = format!("{name}{operands:?}{attrs:?}");
         let result = (ir::result_count(op) == 1).then(|| ir::result(op, 0).ptr as usize);
@@ -274,7 +273,7 @@ fn store_channels_last(node: MlirOperation) -> Result<Option<MlirOperation>, Str
             .iter()
             .zip(strides)
             .fold(IndexExpr::constant(0), |acc, (x, s)| acc.add(&x.scale(s)));
-        let map = ir::parse_attr(ctx, &index.to_affine_map(dims, syms)).ok_or("unprintable index")?;
+        let map = index.to_affine_map_attr(ctx, dims, syms);
         ir::set_attr(load, "index", map);
         ir::set_operand(load, 0, ir::result(relaid, 0));
     }
@@ -306,8 +305,8 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
             if let Some(producer) = ir::defining_op(buffer) {
                 if is_node(producer) && !realized.contains(&(producer.ptr as usize)) {
                     let operands: Vec<usize> = ir::operands(load).iter().map(|v| v.ptr as usize).collect();
-                    let index = ir::attr(load, "index").map(ir::attr_string).unwrap_or_default();
-                    let key = format!("{operands:?}{index}");
+                    let index = ir::attr(load, "index").map(|a| a.ptr as usize);
+                    let key = format!("{operands:?}{index:?}");
                     if let Some(&value) = inlined.get(&key) {
                         ir::replace_uses(ir::result(load, 0), value);
                         ir::erase(load);
