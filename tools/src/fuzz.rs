@@ -37,6 +37,29 @@ struct Val {
     shape: Vec<i64>,
 }
 
+/// `  %r = "aten.<op>"(operands) {attrs} : (types) -> result`, one line of a generated
+/// graph (the random graphs' and the pattern near misses').
+fn op_line(
+    result: &str,
+    op: &str,
+    operands: &[&str],
+    types: &[String],
+    attrs: &str,
+    result_ty: &str,
+) -> String {
+    let attrs = if attrs.is_empty() {
+        String::new()
+    } else {
+        format!(" {{{attrs}}}")
+    };
+    format!(
+        "  {result} = \"aten.{op}\"({}){attrs} : ({}) -> {result_ty}\n",
+        operands.join(", "),
+        types.join(", ")
+    )
+}
+
+/// `tensor<AxBxdtype>`.
 fn ty(shape: &[i64], dtype: &str) -> String {
     let mut s = String::from("tensor<");
     for d in shape {
@@ -103,18 +126,8 @@ impl Gen {
         let name = self.fresh();
         let names: Vec<&str> = operands.iter().map(|(v, _)| v.name.as_str()).collect();
         let types: Vec<String> = operands.iter().map(|(v, t)| ty(&v.shape, t)).collect();
-        let attrs = if attrs.is_empty() {
-            String::new()
-        } else {
-            format!(" {{{attrs}}}")
-        };
-        let _ = writeln!(
-            self.body,
-            "  {name} = \"aten.{op}\"({}){attrs} : ({}) -> {}",
-            names.join(", "),
-            types.join(", "),
-            ty(&shape, dtype)
-        );
+        self.body
+            .push_str(&op_line(&name, op, &names, &types, attrs, &ty(&shape, dtype)));
         Val { name, shape }
     }
 

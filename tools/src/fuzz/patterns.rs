@@ -9,6 +9,7 @@
 //! leave the damaged ones alone, and never change what the graph computes; the checks
 //! run with the GPU target, where the passes rewrite (`fuse-fuzz --patterns`).
 
+use super::{op_line, ty};
 use fuselab_exec::inputs::Rng;
 use std::fmt::Write as _;
 
@@ -19,14 +20,6 @@ struct Graph {
     body: String,
     outs: Vec<(String, String)>,
     next: usize,
-}
-
-fn ty(shape: &[i64], dtype: &str) -> String {
-    let mut s = String::from("tensor<");
-    for d in shape {
-        let _ = write!(s, "{d}x");
-    }
-    format!("{s}{dtype}>")
 }
 
 impl Graph {
@@ -73,18 +66,8 @@ impl Graph {
                 )
             })
             .collect();
-        let attrs = if attrs.is_empty() {
-            String::new()
-        } else {
-            format!(" {{{attrs}}}")
-        };
-        let _ = writeln!(
-            self.body,
-            "  {r} = \"aten.{op}\"({}){attrs} : ({}) -> {}",
-            names.join(", "),
-            types.join(", "),
-            ty(result, dtype)
-        );
+        self.body
+            .push_str(&op_line(&r, op, &names, &types, attrs, &ty(result, dtype)));
         r
     }
 
