@@ -36,7 +36,7 @@ fn to_string(callback_target: impl FnOnce(MlirStringCallback, *mut c_void)) -> S
 }
 
 /// Prints a location (`loc("model.py":12:3)`).
-pub fn attr_string_of_location(loc: MlirLocation) -> String {
+pub fn location_string(loc: MlirLocation) -> String {
     to_string(|cb, data| unsafe { mlirLocationPrint(loc, cb, data) })
 }
 
@@ -381,7 +381,7 @@ pub fn erase(op: MlirOperation) {
         panic!(
             "erasing '{}' at {} whose result {i} is still read (a fuselab bug)",
             op_name(op),
-            attr_string_of_location(location(op))
+            location_string(location(op))
         );
     }
     ERASED.with(|erased| {
@@ -469,13 +469,13 @@ pub fn create(
     if let Err(why) = check_operands(operands) {
         panic!(
             "building '{name}' at {}: {why} (a fuselab bug)",
-            attr_string_of_location(loc)
+            location_string(loc)
         );
     }
     if results.iter().any(|t| t.ptr.is_null()) {
         panic!(
             "building '{name}' at {}: a null result type (a fuselab bug)",
-            attr_string_of_location(loc)
+            location_string(loc)
         );
     }
     let op = unsafe {

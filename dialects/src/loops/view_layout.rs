@@ -86,17 +86,13 @@ impl StoredOrder {
     /// Per-dim values of the stored buffer (sizes, index expressions) in the logical
     /// dim order: stored dim `k` is logical dim `self.0[k]`.
     pub fn logical<T: Clone>(&self, stored: &[T]) -> Vec<T> {
-        let mut logical: Vec<Option<T>> = vec![None; stored.len()];
+        let mut logical = stored.to_vec();
         for (k, &d) in self.0.iter().enumerate() {
             if let (Some(slot), Some(v)) = (logical.get_mut(d), stored.get(k)) {
-                *slot = Some(v.clone());
+                *slot = v.clone();
             }
         }
         logical
-            .into_iter()
-            .zip(stored)
-            .map(|(l, s)| l.unwrap_or_else(|| s.clone()))
-            .collect()
     }
 
     /// The element strides of the logical dims in the contiguous buffer of shape

@@ -109,8 +109,7 @@ fn match_group(ops: Vec<MlirOperation>) -> Option<Match> {
 /// does not say so: a program may label any ops `cumsum` (another comparison, `ge`, is
 /// a reversed cumsum, whose values the replacement would not give).
 fn is_masked_prefix_sum(sum: MlirOperation, out: &TensorType, dim: usize) -> bool {
-    let of =
-        |v: MlirValue, kind: AtenOpKind| ir::defining_op(v).filter(|&op| ir::op_name(op) == kind.op_name());
+    let of = fuselab_dialects::aten::pattern::defined_by;
     let shape = |v: MlirValue| ir::tensor_type(v).map(|t| t.shape);
     let n = out.shape[dim];
     let check = || -> Option<bool> {

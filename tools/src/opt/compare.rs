@@ -15,7 +15,7 @@
 //! Byte counts are the fusion report's (each kernel reads each outside buffer once and
 //! writes each buffer used outside it).
 
-use super::pipeline::{build_pass_manager, fuselab_step, Step};
+use super::pipeline::{build_pass_manager, steps_of};
 use fuselab_dialects::{source::Source, Diagnostic, DiagnosticSink, FuseContext};
 use fuselab_passes::{
     fusion::{strategy::strategy_pipeline, strategy::Pipeline, STRATEGIES},
@@ -44,16 +44,6 @@ impl CompareFormat {
             )),
         }
     }
-}
-
-fn steps(list: &[(&'static str, &'static str)]) -> Result<Vec<Step>, String> {
-    list.iter()
-        .map(|(name, options)| {
-            let info =
-                crate::passes::lookup(name).ok_or_else(|| format!("pass '{name}' is not registered"))?;
-            fuselab_step(info, options)
-        })
-        .collect()
 }
 
 /// One row of the table.
@@ -135,8 +125,18 @@ pub(super) fn run_strategy(
         target,
         ..DriverSettings::default()
     });
-    let prefix = build_pass_manager(context, &steps(&pipeline.lowering)?, sink, &plain)?;
-    let fusion = build_pass_manager(context, &steps(&pipeline.fusion)?, sink, &collecting)?;
+    let prefix = build_pass_manager(
+        context,
+        &steps_of(pipeline.lowering.iter().copied())?,
+        sink,
+        &plain,
+    )?;
+    let fusion = build_pass_manager(
+        context,
+        &steps_of(pipeline.fusion.iter().copied())?,
+        sink,
+        &collecting,
+    )?;
     let Some(mut module) = source.parse(context, buffer_name, sink) else {
         return Ok(None);
     };

@@ -368,11 +368,11 @@ fn process_chunk(chunk: Source<'_>, buffer_name: &str, options: &Options) -> Res
     let parsed = chunk.parse(context, buffer_name, &sink);
     if let Some(module) = &parsed {
         // A strategy flag on aten input runs the strategy's whole pipeline.
-        let aten =
+        let aten = || {
             !fuselab_dialects::ir::collect_ops(module.as_operation().to_raw(), |n| n.starts_with("aten."))
-                .is_empty();
-        let steps = pipeline::expand_strategies(&options.steps, aten)?;
-        if steps.len() != options.steps.len() {
+                .is_empty()
+        };
+        if let Some(steps) = pipeline::expand_strategies(&options.steps, aten)? {
             manager = pipeline::build_pass_manager(context, &steps, &sink, &settings)?;
         }
     }

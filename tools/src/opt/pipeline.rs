@@ -44,8 +44,12 @@ pub fn fuselab_step(info: &'static PassInfo, options: &str) -> Result<Step, Stri
 
 /// The steps of a strategy row's pipeline (`fusion::strategy::Pipeline`) as steps.
 pub fn pipeline_steps(pipeline: &fuselab_passes::fusion::strategy::Pipeline) -> Result<Vec<Step>, String> {
-    pipeline
-        .steps()
+    steps_of(pipeline.steps())
+}
+
+/// Pass arguments with their options (`fusion::strategy::Step`s) as steps.
+pub fn steps_of(list: impl IntoIterator<Item = (&'static str, &'static str)>) -> Result<Vec<Step>, String> {
+    list.into_iter()
         .map(|(name, options)| {
             let info = crate::passes::lookup(name)
                 .ok_or_else(|| format!("pass '{name}' is not registered (a fuselab bug)"))?;
@@ -61,11 +65,28 @@ pub fn pipeline_steps(pipeline: &fuselab_passes::fusion::strategy::Pipeline) -> 
 /// `--tvm-fuse-ops`, `--ascend-autofuse` keep their own options as the last step;
 /// `--fuse=strategy=S` becomes row `S`'s pipeline (a strategy or a variant). A
 /// strategy flag after `--lower-aten-to-loop` (the program is loop IR by then), or on
-/// a program without aten ops, is left as it is.
-pub fn expand_strategies(steps: &[Step], aten_input: bool) -> Result<Vec<Step>, String> {
+/// a program without aten ops, is left as it is. `aten_input` is asked only when a
+/// strategy flag comes before any lowering; `None` when nothing is expanded.
+pub fn expand_strategies(
+    steps: &[Step],
+    aten_input: impl FnOnce() -> bool,
+) -> Result<Option<Vec<Step>>, String> {
     use fuselab_passes::fusion::strategy::{named_pipeline, strategy_of_pass, strategy_pipeline};
+    let is_strategy_flag = |step: &Step| match step {
+        Step::Fuselab { info, .. } => {
+            info.argument == fuselab_passes::fusion::fuse::INFO.argument
+                || strategy_of_pass(info.argument).is_some()
+        }
+        _ => false,
+    };
+    let before_lowering = steps
+        .iter()
+        .take_while(|s| !matches!(s, Step::Fuselab { info, .. } if info.argument == "lower-aten-to-loop"));
+    if !before_lowering.clone().any(is_strategy_flag) || !aten_input() {
+        return Ok(None);
+    }
     let mut out = Vec::with_capacity(steps.len());
-    let mut lowered = !aten_input;
+    let mut lowered = false;
     for step in steps {
         let Step::Fuselab { info, options } = step else {
             out.push(step.clone());
@@ -96,7 +117,7 @@ pub fn expand_strategies(steps: &[Step], aten_input: bool) -> Result<Vec<Step>, 
             out.push(step.clone());
         }
     }
-    Ok(out)
+    Ok(Some(out))
 }
 
 /// Parses `builtin.module(a, b{k=v}, func.func(c))`.
