@@ -281,10 +281,16 @@ impl Math<'_> {
     /// `tanh(x)`: odd Taylor polynomial for |x| < 0.3, else sign(x) (1-t)/(1+t) with
     /// t = exp(-2|x|).
     pub fn tanh(&mut self, x: Value) -> Value {
+        self.tanh_from_exp(x, Self::exp)
+    }
+
+    /// [`Math::tanh`] with `exp` computing `exp(-2|x|)`: a target passes its own exp
+    /// (the GPU's is [`Math::exp_base2`]; see `gpu::ptx` for why).
+    pub fn tanh_from_exp(&mut self, x: Value, exp: impl FnOnce(&mut Self, Value) -> Value) -> Value {
         let ax = self.unary("math.absf", x);
         let m2 = self.f32c(-2.0);
         let arg = self.bin("mulf", ax, m2);
-        let t = self.exp(arg);
+        let t = exp(self, arg);
         let one = self.f32c(1.0);
         let num = self.bin("subf", one, t);
         let den = self.bin("addf", one, t);

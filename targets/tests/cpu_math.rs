@@ -190,6 +190,17 @@ fn tanh_is_accurate_and_handles_special_values() {
     check("math.tanh", f64::tanh, 8.0, 1e-7, f32::INFINITY);
 }
 
+/// The GPU's tanh: [`Math::tanh_from_exp`] over the GPU's exp ([`Math::exp_base2`],
+/// libm's `exp2f` standing for `ex2.approx.ftz.f32`): as accurate as the CPU's.
+#[test]
+fn gpu_tanh_is_accurate_and_handles_special_values() {
+    let xs = grid();
+    let got = run_with(&xs, |b, x| {
+        fuselab_targets::math::Math { b }.tanh_from_exp(x, |m, a| m.exp_base2(a, &CpuPrimitives))
+    });
+    compare("tanh_gpu", &xs, &got, f64::tanh, 8.0, 1e-7);
+}
+
 #[test]
 fn erf_is_accurate_and_handles_special_values() {
     check("math.erf", libm::erf, 8.0, 2e-7, f32::INFINITY);

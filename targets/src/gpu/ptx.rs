@@ -127,6 +127,7 @@ pub fn emit_ptx(module: MlirOperation, name: &str, options: PtxOptions) -> Resul
         fast_div(scratch.operation());
     }
     gpu_erf(scratch.operation());
+    gpu_tanh(scratch.operation());
     ex2_exp(scratch.operation(), !options.approx_exp);
     branching_sin_cos(scratch.operation());
     crate::math::expand_math_ops(scratch.operation());
@@ -155,6 +156,17 @@ fn ex2_exp(root: MlirOperation, exact_reduction: bool) {
         let log2e = b.f32(std::f32::consts::LOG2_E);
         let scaled = b.binary("arith.mulf", args[0], log2e);
         intrinsic(b, "llvm.nvvm.ex2.approx.f32", &[scaled], ir::value_type(args[0]))
+    });
+}
+
+/// f32 `math.tanh` as [`crate::math::Math::tanh`] with its exp left a `math.exp`, which
+/// [`ex2_exp`] then lowers as every other exp of the kernels.
+fn gpu_tanh(root: MlirOperation) {
+    rewrite_f32(root, &["math.tanh"], |b, args, _| {
+        crate::math::Math { b }.tanh_from_exp(args[0], |m, a| {
+            let ty = ir::value_type(a);
+            m.b.value("math.exp", &[a], ty, &[])
+        })
     });
 }
 
