@@ -115,6 +115,109 @@ pub fn kernel_members(kernel: MlirOperation) -> Option<KernelMembers> {
     Some(split)
 }
 
+/// The most ops a kernel member may be recomputed with at more than one of its kernel's
+/// loops (Inductor's `realize_opcount_threshold`, the size past which it stores a node
+/// that has several users).
+pub const MAX_RECOMPUTED_OPS: usize = 30;
+
+/// [`kernel_members`] for a code generator that gives each materialized member a loop of
+/// its own (the CPU's): an inline member that more than one of those loops would
+/// recompute (reading it directly or through other inline members), and whose
+/// recomputation — its body and the inline members it reads, each counted once — has
+/// more than `max_ops` ops, is materialized instead: stored once by its own loop and
+/// loaded by the others, as Inductor's kernels keep a buffer a later loop reads. Members
+/// are decided in program order, a member's loops counted with every later member still
+/// inline. The bound: a member recomputed in more than one loop costs at most `max_ops`
+/// ops in each, so a kernel's code is at most its members' own ops plus `max_ops` per
+/// (loop, recomputed member) read. Without it a chain of pointwise members, each read by
+/// a row reduction, was recomputed from its start in every reduction's loop: code
+/// quadratic in the chain's length (issue 44, item 4).
+pub fn kernel_members_bounded(kernel: MlirOperation, max_ops: usize) -> Option<KernelMembers> {
+    let mut split = kernel_members(kernel)?;
+    let block = ir::body(kernel)?;
+    let members: Vec<MlirOperation> = ir::block_ops(block)
+        .into_iter()
+        .filter(|&m| ir::op_name(m) != names::YIELD)
+        .collect();
+    let position: HashMap<usize, usize> = members
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (ir::result(*m, 0).ptr as usize, i))
+        .collect();
+    // The members each member loads, by position.
+    let reads: Vec<Vec<usize>> = members
+        .iter()
+        .map(|&m| {
+            let mut r: Vec<usize> = ir::collect_ops(m, |n| n == names::LOAD)
+                .into_iter()
+                .filter_map(|l| position.get(&(ir::operand(l, 0).ptr as usize)).copied())
+                .collect();
+            r.sort_unstable();
+            r.dedup();
+            r
+        })
+        .collect();
+    let own_ops: Vec<usize> = members
+        .iter()
+        .map(|&m| ir::body(m).map_or(0, |b| ir::block_ops(b).len().saturating_sub(1)))
+        .collect();
+    let inline_at = |split: &KernelMembers, i: usize| {
+        split
+            .inline
+            .contains_key(&(ir::result(members[i], 0).ptr as usize))
+    };
+    // Each inline member's recomputation: itself and the inline members it reads.
+    let mut closure: Vec<Vec<usize>> = vec![Vec::new(); members.len()];
+    let mut stored = Vec::new();
+    for i in 0..members.len() {
+        if !inline_at(&split, i) {
+            continue;
+        }
+        let mut set: Vec<usize> = vec![i];
+        for &p in &reads[i] {
+            if inline_at(&split, p) {
+                set.extend(closure[p].iter().copied());
+            }
+        }
+        set.sort_unstable();
+        set.dedup();
+        let cost: usize = set.iter().map(|&q| own_ops[q]).sum();
+        if cost > max_ops && loops_reading(i, &reads, |j| inline_at(&split, j)) > 1 {
+            split.inline.remove(&(ir::result(members[i], 0).ptr as usize));
+            stored.push(i);
+        } else {
+            closure[i] = set;
+        }
+    }
+    if !stored.is_empty() {
+        split.materialized = members
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !inline_at(&split, *i))
+            .map(|(_, &m)| m)
+            .collect();
+    }
+    Some(split)
+}
+
+/// How many materialized members read member `i`, directly or through inline members
+/// (`inline(j)`), in a kernel whose members read `reads[j]`.
+fn loops_reading(i: usize, reads: &[Vec<usize>], inline: impl Fn(usize) -> bool) -> usize {
+    let mut reaches = vec![false; reads.len()];
+    reaches[i] = true;
+    let mut loops = 0;
+    for j in i + 1..reads.len() {
+        if reads[j].iter().any(|&p| reaches[p]) {
+            if inline(j) {
+                reaches[j] = true;
+            } else {
+                loops += 1;
+            }
+        }
+    }
+    loops
+}
+
 /// How many leading ranges `members` (pointwise / reduction nodes, in order) can share:
 /// the longest common prefix of their ranges such that every read of a member's buffer
 /// by a member (directly or through the `inline` values recomputed at the read) is at

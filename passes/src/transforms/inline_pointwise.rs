@@ -160,6 +160,42 @@ fn body_stats(node: MlirOperation) -> (usize, usize) {
     (first_result.len() - index_math, buffers.len())
 }
 
+/// Removes a body's repeated computations: an op without regions whose name, operands
+/// and attributes equal an earlier one's is replaced by that one. The copies come from
+/// inlining a producer once per reader when the readers themselves are inlined into one
+/// body (a value read by two members of a chain); Inductor's kernel code gets the same
+/// reuse from its CSE cache, so a body is as long as the `inner_fn_opcount` the realize
+/// rules count ([`body_stats`]). Without it a chain whose values are read again several
+/// members later grew its bodies exponentially (issue 44, item 4).
+fn cse_body(block: MlirBlock) {
+    let mut first: HashMap<String, MlirValue> = HashMap::new();
+    for op in ir::block_ops(block) {
+        let name = ir::op_name(op);
+        if name == names::YIELD
+            || ir::result_count(op) != 1
+            || unsafe { mlir_sys::mlirOperationGetNumRegions(op) } != 0
+        {
+            continue;
+        }
+        let operands: Vec<usize> = ir::operands(op).iter().map(|v| v.ptr as usize).collect();
+        // Attributes are uniqued in their context: equal ones are the same pointer.
+        let attrs: Vec<(String, usize)> = ir::named_attributes(op)
+            .into_iter()
+            .map(|(n, a)| (n, a.ptr as usize))
+            .collect();
+        let key = format!("{name}{operands:?}{attrs:?}");
+        match first.get(&key) {
+            Some(&earlier) => {
+                ir::replace_uses(ir::result(op, 0), earlier);
+                ir::erase(op);
+            }
+            None => {
+                first.insert(key, ir::result(op, 0));
+            }
+        }
+    }
+}
+
 /// Inlines the unrealized producer read by `load` into the load's block.
 fn inline_load(load: MlirOperation, producer: MlirOperation) -> Result<MlirValue, String> {
     let consumer_block = ir::parent_block(load);
@@ -326,6 +362,9 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
                     }
                 }
             }
+        }
+        if let Some(body) = ir::body(node) {
+            cse_body(body);
         }
         // 2. Decide whether this node is stored (realized).
         let result = ir::result(node, 0);

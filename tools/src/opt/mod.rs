@@ -2,6 +2,8 @@
 //! (upstream verifiers, IRDL constraints, fuselab's shape/structure verifiers), runs
 //! fuselab and upstream passes in the order given, and prints the result.
 
+#[cfg(test)]
+mod code_size_tests;
 mod compare;
 mod expected;
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use super::*;
 use fuselab_dialects::loops::ExternKind;
-use fuselab_passes::analysis::rows::kernel_members;
+use fuselab_passes::analysis::rows::{kernel_members_bounded, MAX_RECOMPUTED_OPS};
 
 impl Gen {
     /// The ops of a kernel function that are not kernels themselves.
@@ -28,10 +28,12 @@ impl Gen {
     }
 
     /// A `loop.kernel`'s members: pointwise members whose buffer does not leave the
-    /// kernel are fused into their readers (computed in registers, never stored); the
-    /// rest share one row nest when they can ([`Gen::step`]).
+    /// kernel are fused into their readers (computed in registers, never stored) unless
+    /// several loops would recompute a large one
+    /// ([`fuselab_passes::analysis::rows::kernel_members_bounded`]); the rest share one
+    /// row nest when they can ([`Gen::step`]).
     pub(super) fn kernel(&mut self, op: MlirOperation) -> Result<(), CodegenError> {
-        let split = kernel_members(op).ok_or_else(|| err(op, "empty kernel"))?;
+        let split = kernel_members_bounded(op, MAX_RECOMPUTED_OPS).ok_or_else(|| err(op, "empty kernel"))?;
         self.inline.extend(split.inline);
         // Recomputed values never serve another kernel (their blocks differ anyway).
         self.recomputed.clear();
