@@ -2,9 +2,10 @@
 # Both install missing system packages first (scripts/install-deps.sh), then build.
 
 CARGO ?= cargo
+PYTHON ?= python3
 LLVM_BIN := /usr/lib/llvm-22/bin
 
-.PHONY: deps build demo test lint lit ci clean
+.PHONY: deps build demo test python-test lint lit ci clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -19,9 +20,18 @@ build: deps
 demo: build
 	./target/debug/fuse-opt --inductor-fuse examples/seed_10op.mlir
 
-## Run every test: Rust unit tests and every test/**/*.mlir through the lit-like harness.
+## Run every test: Rust unit tests, every test/**/*.mlir through the lit-like harness,
+## and the Python package's tests.
 test: deps
 	$(CARGO) test --workspace
+	$(MAKE) python-test
+
+## The Python package: `pip install ./python` (the extension in the dev profile here, which
+## reuses the build above; a plain `pip install ./python` builds it optimized), then pytest.
+python-test: deps
+	bash scripts/install-python-deps.sh
+	MATURIN_PEP517_ARGS="--profile dev" $(PYTHON) -m pip install --quiet ./python
+	$(PYTHON) -m pytest -q -c python/pyproject.toml python/tests
 
 ## Formatting and lints, as CI checks them.
 lint: deps

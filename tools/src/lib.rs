@@ -3,10 +3,12 @@
 
 /// The Rust side's heap (the fusion passes' graphs, plans and reports): jemalloc instead
 /// of glibc's malloc (docs/performance.md: the passes on 100k-node graphs).
+#[cfg(feature = "jemalloc")]
 #[global_allocator]
 static HEAP: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 pub mod bench;
+pub mod compile;
 pub mod fuzz;
 pub mod gpu;
 pub mod import;

@@ -41,7 +41,7 @@ pub fn strategy_names() -> Vec<&'static str> {
 }
 
 /// The pass pipeline of a strategy name (empty for an unknown one).
-pub(crate) fn pipeline_of(strategy: &str) -> String {
+pub fn pipeline_of(strategy: &str) -> String {
     execution_pipelines()
         .into_iter()
         .find(|p| p.name == strategy)
@@ -226,7 +226,7 @@ pub fn exercise_pipelines(text: &str) -> usize {
         .count()
 }
 
-pub(crate) fn functions(module: &melior::ir::Module) -> Vec<(String, mlir_sys::MlirOperation)> {
+pub fn functions(module: &melior::ir::Module) -> Vec<(String, mlir_sys::MlirOperation)> {
     ir::collect_ops(module.as_operation().to_raw(), |n| n == "func.func")
         .into_iter()
         .map(|f| {

@@ -258,6 +258,50 @@ impl Jit {
             .map_err(|e| ExecError::msg(format!("JIT call failed: {e}")))
     }
 
+    /// The types of the compiled function's inputs and outputs.
+    pub fn signature(&self) -> (&[TensorType], &[TensorType]) {
+        (&self.inputs, &self.outputs)
+    }
+
+    /// Calls the compiled function on buffers it does not own: `buffers` holds each
+    /// input's then each output's first element, in the function's order, each a
+    /// contiguous array of the element type and size of [`Jit::signature`] (an embedder's
+    /// tensors, used in place).
+    ///
+    /// # Safety
+    /// Every pointer must be valid for reads (inputs) or writes (outputs) of its type's
+    /// elements for the duration of the call, and no output may overlap another buffer.
+    pub unsafe fn call_raw(&self, buffers: &[*mut u8]) -> Result<(), ExecError> {
+        if buffers.len() != self.inputs.len() + self.outputs.len() {
+            return Err(ExecError::msg(format!(
+                "{} buffers given, the function takes {} inputs and {} outputs",
+                buffers.len(),
+                self.inputs.len(),
+                self.outputs.len()
+            )));
+        }
+        let mut descriptors: Vec<Descriptor> = buffers
+            .iter()
+            .zip(self.inputs.iter().chain(&self.outputs))
+            .map(|(&ptr, ty)| Descriptor {
+                allocated: ptr,
+                aligned: ptr,
+                offset: 0,
+                size: ty.numel().max(1),
+                stride: 1,
+            })
+            .collect();
+        let mut pointers: Vec<*mut Descriptor> =
+            descriptors.iter_mut().map(|d| d as *mut Descriptor).collect();
+        let mut args: Vec<*mut ()> = pointers
+            .iter_mut()
+            .map(|p| p as *mut *mut Descriptor as *mut ())
+            .collect();
+        // SAFETY: the caller's contract; the descriptors live through the call.
+        unsafe { self.engine.invoke_packed(&self.entry, &mut args) }
+            .map_err(|e| ExecError::msg(format!("JIT call failed: {e}")))
+    }
+
     /// Runs on tensors; returns the outputs.
     pub fn run(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>, ExecError> {
         let mut ins: Vec<HostBuffer> = inputs.iter().map(HostBuffer::from_tensor).collect();

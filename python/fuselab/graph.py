@@ -1,0 +1,100 @@
+"""One FX graph through fuselab: ``torch.export`` to a ``.pt2`` archive in memory, the
+Rust importer (one op table, the ``fuse-import`` one), a strategy's pipeline and the CPU
+JIT (``fuselab._native``), then a callable running the compiled code on the tensors'
+own storage."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any, Callable, Sequence
+
+import torch
+from torch.export.graph_signature import InputKind, OutputKind
+from torch.utils import _pytree as pytree
+
+from fuselab import _native
+
+DTYPES = {
+    "f32": torch.float32,
+    "f16": torch.float16,
+    "bf16": torch.bfloat16,
+    "i64": torch.int64,
+    "i32": torch.int32,
+    "i1": torch.bool,
+}
+
+
+class Unsupported(Exception):
+    """A graph fuselab does not compile; the message says why (the caller falls back)."""
+
+
+class CompiledGraph:
+    """A callable with the module's calling convention, running fuselab's code."""
+
+    def __init__(self, module: torch.nn.Module, example_inputs: Sequence[Any], strategy: str,
+                 parallel: bool, name: str) -> None:
+        for i, x in enumerate(example_inputs):
+            if not isinstance(x, torch.Tensor):
+                raise Unsupported(f"input #{i} is a {type(x).__name__}, not a tensor "
+                                  "(symbolic sizes are dynamic shapes, not supported)")
+            if x.device.type != "cpu":
+                raise Unsupported(f"input #{i} is on {x.device}; the CPU target runs CPU tensors")
+        with torch.no_grad():
+            ep = torch.export.export(module, tuple(example_inputs), strict=False).run_decompositions()
+        outputs = ep.graph_signature.output_specs
+        if any(spec.kind != OutputKind.USER_OUTPUT for spec in outputs):
+            kinds = sorted({spec.kind.name for spec in outputs})
+            raise Unsupported(f"the graph mutates its inputs or buffers ({kinds})")
+        buffer = io.BytesIO()
+        torch.export.save(ep, buffer)
+        try:
+            text = _native.import_pt2(buffer.getvalue(), name)
+            self._graph = _native.compile(text, name, strategy, parallel)
+        except ValueError as e:
+            raise Unsupported(str(e)) from None
+        state = {**ep.state_dict, **getattr(ep, "constants", {})}
+        # The archive's inputs in its own order: lifted parameters, buffers and
+        # constants (bound now), then the user's (given at each call). Zero-size ones
+        # leave the signature, as fuse-import leaves them out.
+        self._plan: list[int | torch.Tensor] = []
+        user = 0
+        for spec in ep.graph_signature.input_specs:
+            if spec.kind == InputKind.USER_INPUT:
+                self._plan.append(user)
+                user += 1
+            else:
+                tensor = state[spec.target]
+                if tensor.numel() > 0:
+                    self._plan.append(tensor.detach().contiguous())
+        self._out_spec = ep.call_spec.out_spec
+        self._check_signature(example_inputs)
+        self.report: list[dict[str, Any]] = json.loads(self._graph.report)
+
+    def _bound(self, args: Sequence[torch.Tensor]) -> list[torch.Tensor]:
+        return [args[p] if isinstance(p, int) else p for p in self._plan]
+
+    def _check_signature(self, example_inputs: Sequence[torch.Tensor]) -> None:
+        bound = self._bound(example_inputs)
+        want = self._graph.inputs
+        if len(bound) != len(want):
+            raise Unsupported(f"the compiled function takes {len(want)} inputs, the graph has {len(bound)}")
+        for i, (t, (shape, dtype)) in enumerate(zip(bound, want)):
+            if list(t.shape) != list(shape) or DTYPES.get(dtype) != t.dtype:
+                raise Unsupported(f"input #{i}: {t.dtype}{list(t.shape)} is compiled as {dtype}{shape}")
+
+    def __call__(self, *args: Any) -> Any:
+        inputs = [t.contiguous() for t in self._bound(args)]
+        for i, (t, (shape, dtype)) in enumerate(zip(inputs, self._graph.inputs)):
+            if list(t.shape) != list(shape) or DTYPES[dtype] != t.dtype:
+                raise ValueError(f"fuselab: input #{i} is {t.dtype}{list(t.shape)}, compiled for {dtype}{shape}")
+        outputs = [torch.empty(shape, dtype=DTYPES[dtype]) for shape, dtype in self._graph.outputs]
+        self._graph.run([t.data_ptr() for t in inputs] + [o.data_ptr() for o in outputs])
+        return pytree.tree_unflatten(outputs, self._out_spec)
+
+
+def compile_graph(module: torch.nn.Module, example_inputs: Sequence[Any], strategy: str,
+                  parallel: bool, name: str = "graph") -> Callable[..., Any]:
+    """The compiled callable of ``module`` on inputs like ``example_inputs``; raises
+    :class:`Unsupported` when fuselab does not compile it."""
+    return CompiledGraph(module, example_inputs, strategy, parallel, name)

@@ -1,0 +1,46 @@
+"""The options of ``torch.compile(..., backend="fuselab", options={...})``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from fuselab import _native
+
+TARGETS = ("cpu",)
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the backend compiles with.
+
+    strategy: a row of the strategy table (``fuselab.strategies()``; default
+        ``inductor``).
+    target: ``cpu`` (the only one the backend runs today).
+    report: a path; every graph's fusion reports (``fuse-opt --fusion-report``'s
+        objects) and every fallback with its reason are written there as JSON.
+    parallel: run large steps' row chunks on OpenMP threads (default: when
+        ``torch.get_num_threads() > 1``).
+    """
+
+    strategy: str = "inductor"
+    target: str = "cpu"
+    report: str | None = None
+    parallel: bool | None = None
+
+    @staticmethod
+    def parse(options: Mapping[str, Any] | None) -> "Options":
+        """Checks and reads ``options``; a ValueError names what is wrong."""
+        given = dict(options or {})
+        known = {"strategy", "target", "report", "parallel"}
+        unknown = sorted(set(given) - known)
+        if unknown:
+            raise ValueError(f"fuselab: unknown option(s) {unknown}; known: {sorted(known)}")
+        parsed = Options(**given)
+        if parsed.strategy not in _native.strategies():
+            raise ValueError(
+                f"fuselab: unknown strategy {parsed.strategy!r}; one of {_native.strategies()}"
+            )
+        if parsed.target not in TARGETS:
+            raise ValueError(f"fuselab: unknown target {parsed.target!r}; one of {list(TARGETS)}")
+        return parsed
