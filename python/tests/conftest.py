@@ -16,5 +16,6 @@ def fresh_dynamo() -> None:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "strategy" in metafunc.fixturenames:
+    parametrized = any(m.name == "parametrize" and "strategy" in m.args[0] for m in metafunc.definition.iter_markers())
+    if "strategy" in metafunc.fixturenames and not parametrized:
         metafunc.parametrize("strategy", fuselab.strategies())
