@@ -14,15 +14,8 @@ from torch.export.graph_signature import InputKind, OutputKind
 from torch.utils import _pytree as pytree
 
 from fuselab import _native
+from fuselab.dtypes import DTYPES
 
-DTYPES = {
-    "f32": torch.float32,
-    "f16": torch.float16,
-    "bf16": torch.bfloat16,
-    "i64": torch.int64,
-    "i32": torch.int32,
-    "i1": torch.bool,
-}
 
 
 class Unsupported(Exception):

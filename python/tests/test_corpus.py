@@ -7,31 +7,20 @@ the graph runs in eager, with the warning naming the op)."""
 
 from __future__ import annotations
 
-import importlib.util
 import warnings
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 import torch
 
 import fuselab
+from conftest import load_tool
 from test_backend import assert_same
 
 # Models whose graphs hold an op the importer does not express: they run in eager.
 FALLS_BACK = {"mixtral": "aten.topk"}
 
 
-def _corpus() -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "tools" / "models" / "corpus.py"
-    spec = importlib.util.spec_from_file_location("fuselab_corpus", path)
-    assert spec and spec.loader, path
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-MODELS = _corpus().MODELS
+MODELS = load_tool("tools/models/corpus.py").MODELS
 
 
 @pytest.mark.parametrize("strategy", ["inductor", "tvm"])

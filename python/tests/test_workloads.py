@@ -4,28 +4,17 @@ PyTorch's."""
 
 from __future__ import annotations
 
-import importlib.util
 import warnings
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 import torch
 
 import fuselab
+from conftest import load_tool
 from test_backend import assert_same
 
 
-def _workloads() -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "tools" / "gpu" / "workloads.py"
-    spec = importlib.util.spec_from_file_location("fuselab_workloads", path)
-    assert spec and spec.loader, path
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-WORKLOADS = _workloads().WORKLOADS
+WORKLOADS = load_tool("tools/gpu/workloads.py").WORKLOADS
 
 
 @pytest.mark.parametrize("name", sorted(WORKLOADS))

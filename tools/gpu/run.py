@@ -24,6 +24,7 @@ cuBLAS/cuDNN as Inductor's extern kernels), then
 Exit 1 if any check fails.
 """
 import argparse
+import importlib.util
 import json
 import os
 import statistics
@@ -35,14 +36,19 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 M64 = (1 << 64) - 1
-DTYPES = {
-    "f32": torch.float32,
-    "f16": torch.float16,
-    "bf16": torch.bfloat16,
-    "i64": torch.int64,
-    "i32": torch.int32,
-    "i1": torch.bool,
-}
+
+
+def _dtypes():
+    """fuselab's dtype table (python/fuselab/dtypes.py), loaded by path: the device has
+    the working tree but not the built package."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python", "fuselab", "dtypes.py")
+    spec = importlib.util.spec_from_file_location("fuselab_dtypes", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.DTYPES
+
+
+DTYPES = _dtypes()
 
 
 def mix(z):

@@ -241,19 +241,29 @@ impl Jit {
         if inputs.len() != self.inputs.len() || outputs.len() != self.outputs.len() {
             return Err(ExecError::msg("wrong number of buffers"));
         }
-        let mut descriptors: Vec<Descriptor> = inputs
+        let descriptors = inputs
             .iter_mut()
             .chain(outputs.iter_mut())
             .map(HostBuffer::descriptor)
             .collect();
+        // SAFETY: every descriptor is of a live buffer of the size the function was
+        // compiled for.
+        unsafe { self.invoke(descriptors) }
+    }
+
+    /// Calls the entry with one memref descriptor per input and output.
+    ///
+    /// # Safety
+    /// Each descriptor must describe memory valid for the call, of its argument's size.
+    unsafe fn invoke(&self, mut descriptors: Vec<Descriptor>) -> Result<(), ExecError> {
         let mut pointers: Vec<*mut Descriptor> =
             descriptors.iter_mut().map(|d| d as *mut Descriptor).collect();
         let mut args: Vec<*mut ()> = pointers
             .iter_mut()
             .map(|p| p as *mut *mut Descriptor as *mut ())
             .collect();
-        // SAFETY: every argument points to a live descriptor of a buffer of the size the
-        // function was compiled for.
+        // SAFETY: the caller's contract; the descriptors and pointers live through the
+        // call.
         unsafe { self.engine.invoke_packed(&self.entry, &mut args) }
             .map_err(|e| ExecError::msg(format!("JIT call failed: {e}")))
     }
@@ -280,7 +290,7 @@ impl Jit {
                 self.outputs.len()
             )));
         }
-        let mut descriptors: Vec<Descriptor> = buffers
+        let descriptors = buffers
             .iter()
             .zip(self.inputs.iter().chain(&self.outputs))
             .map(|(&ptr, ty)| Descriptor {
@@ -291,15 +301,8 @@ impl Jit {
                 stride: 1,
             })
             .collect();
-        let mut pointers: Vec<*mut Descriptor> =
-            descriptors.iter_mut().map(|d| d as *mut Descriptor).collect();
-        let mut args: Vec<*mut ()> = pointers
-            .iter_mut()
-            .map(|p| p as *mut *mut Descriptor as *mut ())
-            .collect();
-        // SAFETY: the caller's contract; the descriptors live through the call.
-        unsafe { self.engine.invoke_packed(&self.entry, &mut args) }
-            .map_err(|e| ExecError::msg(format!("JIT call failed: {e}")))
+        // SAFETY: the caller's contract.
+        unsafe { self.invoke(descriptors) }
     }
 
     /// Runs on tensors; returns the outputs.
