@@ -61,27 +61,33 @@ class CompiledGraph:
                 if tensor.numel() > 0:
                     self._plan.append(tensor.detach().contiguous())
         self._out_spec = ep.call_spec.out_spec
-        self._check_signature(example_inputs)
+        # The signature, read once (each read of the extension's getters builds lists).
+        self._inputs, self._outputs = self._graph.inputs, self._graph.outputs
+        mismatch = self._mismatch(self._bound(example_inputs))
+        if mismatch is not None:
+            raise Unsupported(mismatch)
         self.report: list[dict[str, Any]] = json.loads(self._graph.report)
 
     def _bound(self, args: Sequence[torch.Tensor]) -> list[torch.Tensor]:
         return [args[p] if isinstance(p, int) else p for p in self._plan]
 
-    def _check_signature(self, example_inputs: Sequence[torch.Tensor]) -> None:
-        bound = self._bound(example_inputs)
-        want = self._graph.inputs
-        if len(bound) != len(want):
-            raise Unsupported(f"the compiled function takes {len(want)} inputs, the graph has {len(bound)}")
-        for i, (t, (shape, dtype)) in enumerate(zip(bound, want)):
+    def _mismatch(self, inputs: Sequence[torch.Tensor]) -> str | None:
+        """How ``inputs`` (bound, in the compiled function's order) differ from the
+        compiled signature, or None."""
+        want = self._inputs
+        if len(inputs) != len(want):
+            return f"the compiled function takes {len(want)} inputs, the graph has {len(inputs)}"
+        for i, (t, (shape, dtype)) in enumerate(zip(inputs, want)):
             if list(t.shape) != list(shape) or DTYPES.get(dtype) != t.dtype:
-                raise Unsupported(f"input #{i}: {t.dtype}{list(t.shape)} is compiled as {dtype}{shape}")
+                return f"input #{i} is {t.dtype}{list(t.shape)}, compiled for {dtype}{shape}"
+        return None
 
     def __call__(self, *args: Any) -> Any:
         inputs = [t.contiguous() for t in self._bound(args)]
-        for i, (t, (shape, dtype)) in enumerate(zip(inputs, self._graph.inputs)):
-            if list(t.shape) != list(shape) or DTYPES[dtype] != t.dtype:
-                raise ValueError(f"fuselab: input #{i} is {t.dtype}{list(t.shape)}, compiled for {dtype}{shape}")
-        outputs = [torch.empty(shape, dtype=DTYPES[dtype]) for shape, dtype in self._graph.outputs]
+        mismatch = self._mismatch(inputs)
+        if mismatch is not None:
+            raise ValueError(f"fuselab: {mismatch}")
+        outputs = [torch.empty(shape, dtype=DTYPES[dtype]) for shape, dtype in self._outputs]
         self._graph.run([t.data_ptr() for t in inputs] + [o.data_ptr() for o in outputs])
         return pytree.tree_unflatten(outputs, self._out_spec)
 

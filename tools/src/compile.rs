@@ -4,14 +4,12 @@
 //! generator and JIT, with the fusion reports the strategy wrote (the JSON objects of
 //! `fuse-opt --fusion-report`). No files, no subprocess.
 
-use crate::opt::{build_pass_manager, parse_pipeline};
-use fuselab_dialects::{source::parse_module, DiagnosticSink, FuseContext};
-use fuselab_passes::{DriverSettings, ReportCollector, TargetRef};
-use fuselab_targets::cpu::{
-    jit::Jit,
-    lower_loop_to_cpu::{CpuOptions, PARALLEL_WORK},
+use fuselab_dialects::FuseContext;
+use fuselab_passes::ReportCollector;
+use fuselab_targets::{
+    cpu::{cpu_options, jit::Jit},
+    CompileOptions,
 };
-use std::rc::Rc;
 
 /// A compiled function and what the strategy decided.
 pub struct Compiled {
@@ -34,37 +32,25 @@ pub fn compile_for_cpu(text: &str, buffer: &str, strategy: &str, parallel: bool)
         ));
     }
     let fuse = FuseContext::new().map_err(|e| e.to_string())?;
-    let sink = DiagnosticSink::new();
-    sink.capture(fuse.context());
     let collector = ReportCollector::default();
-    let settings = Rc::new(DriverSettings {
-        target: Some(TargetRef(fuselab_targets::TARGETS[0].target)),
-        report_collector: Some(collector.clone()),
-        ..DriverSettings::default()
-    });
-    let steps = parse_pipeline(&format!("builtin.module({pipeline})"))?;
-    let manager = build_pass_manager(fuse.context(), &steps, &sink, &settings)?;
-    let messages = |sink: &DiagnosticSink| {
-        sink.take()
-            .iter()
-            .map(|d| d.to_string())
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
-    let mut module = parse_module(fuse.context(), text, buffer, &sink).ok_or_else(|| messages(&sink))?;
-    if manager.run(&mut module).is_err() {
-        return Err(messages(&sink));
-    }
+    let module = crate::run::pipeline_module_reporting(
+        &fuse,
+        text,
+        buffer,
+        &pipeline,
+        &fuselab_targets::TARGETS[0],
+        Some(collector.clone()),
+    )?;
     let funcs = crate::run::functions(&module);
     let [(_, func)] = funcs[..] else {
         return Err(format!("{buffer}: expected one function, found {}", funcs.len()));
     };
-    let options = CpuOptions {
+    // The options `fuse-run --jit` compiles with by default, threads as asked.
+    let options = CompileOptions {
         parallel,
-        parallel_min_work: PARALLEL_WORK,
-        ..CpuOptions::default()
+        ..CompileOptions::default()
     };
-    let jit = Jit::compile_with(func, options).map_err(|e| e.to_string())?;
+    let jit = Jit::compile_with(func, cpu_options(options, false)).map_err(|e| e.to_string())?;
     Ok(Compiled {
         jit,
         reports: collector.take(),

@@ -20,7 +20,7 @@ use fuselab_exec::{
     loops::run_loop,
     Tensor,
 };
-use fuselab_passes::{fusion::strategy::execution_pipelines, DriverSettings, TargetRef};
+use fuselab_passes::{fusion::strategy::execution_pipelines, DriverSettings, ReportCollector, TargetRef};
 use fuselab_targets::{CompileOptions, TargetEntry};
 
 pub mod accuracy;
@@ -186,11 +186,24 @@ pub(crate) fn pipeline_module<'c>(
     pipeline: &str,
     target: &TargetEntry,
 ) -> Result<melior::ir::Module<'c>, String> {
+    pipeline_module_reporting(fuse, text, buffer, pipeline, target, None)
+}
+
+/// [`pipeline_module`], the fusion passes' reports going to `reports` when given.
+pub(crate) fn pipeline_module_reporting<'c>(
+    fuse: &'c FuseContext,
+    text: &str,
+    buffer: &str,
+    pipeline: &str,
+    target: &TargetEntry,
+    reports: Option<ReportCollector>,
+) -> Result<melior::ir::Module<'c>, String> {
     let sink = DiagnosticSink::new();
     sink.capture(fuse.context());
     let steps = parse_pipeline(&format!("builtin.module({pipeline})"))?;
     let settings = Rc::new(DriverSettings {
         target: Some(TargetRef(target.target)),
+        report_collector: reports,
         ..DriverSettings::default()
     });
     let manager = build_pass_manager(fuse.context(), &steps, &sink, &settings)?;
@@ -226,6 +239,7 @@ pub fn exercise_pipelines(text: &str) -> usize {
         .count()
 }
 
+/// The functions of `module`, by name, in order.
 pub fn functions(module: &melior::ir::Module) -> Vec<(String, mlir_sys::MlirOperation)> {
     ir::collect_ops(module.as_operation().to_raw(), |n| n == "func.func")
         .into_iter()

@@ -168,7 +168,6 @@ pub fn kernel_members_bounded(kernel: MlirOperation, max_ops: usize) -> Option<K
     };
     // Each inline member's recomputation: itself and the inline members it reads.
     let mut closure: Vec<Vec<usize>> = vec![Vec::new(); members.len()];
-    let mut stored = Vec::new();
     for i in 0..members.len() {
         if !inline_at(&split, i) {
             continue;
@@ -184,19 +183,17 @@ pub fn kernel_members_bounded(kernel: MlirOperation, max_ops: usize) -> Option<K
         let cost: usize = set.iter().map(|&q| own_ops[q]).sum();
         if cost > max_ops && loops_reading(i, &reads, |j| inline_at(&split, j)) > 1 {
             split.inline.remove(&(ir::result(members[i], 0).ptr as usize));
-            stored.push(i);
         } else {
             closure[i] = set;
         }
     }
-    if !stored.is_empty() {
-        split.materialized = members
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| !inline_at(&split, *i))
-            .map(|(_, &m)| m)
-            .collect();
-    }
+    // The materialized members, in program order, with those stored above.
+    split.materialized = members
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !inline_at(&split, *i))
+        .map(|(_, &m)| m)
+        .collect();
     Some(split)
 }
 

@@ -126,20 +126,25 @@ pub fn compile_jit(
     options: CompileOptions,
     fp32_in_kernels: bool,
 ) -> Result<Box<dyn Executable>, ExecError> {
-    let jit = Jit::compile_with(
+    Ok(Box::new(Jit::compile_with(
         func,
-        CpuOptions {
-            parallel: options.parallel,
-            parallel_min_work: options.parallel_min_work,
-            jit: CodegenChoices {
-                fp_fusion: options.fp_fusion,
-                vector_bits: options.vector_bits,
-            },
-            fp32_in_kernels,
-            interleave: options.interleave,
+        cpu_options(options, fp32_in_kernels),
+    )?))
+}
+
+/// The CPU code generator's options for a runner's `options`; `fp32_in_kernels`:
+/// [`CpuOptions::fp32_in_kernels`].
+pub fn cpu_options(options: CompileOptions, fp32_in_kernels: bool) -> CpuOptions {
+    CpuOptions {
+        parallel: options.parallel,
+        parallel_min_work: options.parallel_min_work,
+        jit: CodegenChoices {
+            fp_fusion: options.fp_fusion,
+            vector_bits: options.vector_bits,
         },
-    )?;
-    Ok(Box::new(jit))
+        fp32_in_kernels,
+        interleave: options.interleave,
+    }
 }
 
 impl Executable for Jit {
