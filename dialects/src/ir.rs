@@ -97,6 +97,39 @@ pub fn op_name(op: MlirOperation) -> String {
     unsafe { owned_string(mlirIdentifierStr(mlirOperationGetName(op))) }
 }
 
+/// Calls `f` with the name of `op`, borrowed from the context's identifier table (no
+/// copy: for hot loops that only compare names).
+pub fn with_op_name<R>(op: MlirOperation, f: impl FnOnce(&str) -> R) -> R {
+    let s = unsafe { mlirIdentifierStr(mlirOperationGetName(op)) };
+    let bytes = unsafe { std::slice::from_raw_parts(s.data as *const u8, s.length) };
+    f(std::str::from_utf8(bytes).unwrap_or(""))
+}
+
+/// Whether `op` is named `name`, without copying the name.
+pub fn name_is(op: MlirOperation, name: &str) -> bool {
+    with_op_name(op, |n| n == name)
+}
+
+/// The identity of `op`'s name: identifiers are uniqued in their context, so two ops
+/// of one context have the same name exactly when these are equal.
+pub fn name_id(op: MlirOperation) -> usize {
+    unsafe { mlirOperationGetName(op) }.ptr as usize
+}
+
+/// Every attribute of `op` as (name, value) identities: names and attributes are
+/// uniqued in their context, so two ops of one context carry equal attributes exactly
+/// when these lists are equal.
+pub fn attribute_ids(op: MlirOperation) -> Vec<(usize, usize)> {
+    unsafe {
+        (0..mlirOperationGetNumAttributes(op))
+            .map(|i| {
+                let na = mlirOperationGetAttribute(op, i);
+                (na.name.ptr as usize, na.attribute.ptr as usize)
+            })
+            .collect()
+    }
+}
+
 /// Every attribute of `op` (inherent ones included), by name, in order.
 pub fn named_attributes(op: MlirOperation) -> Vec<(String, MlirAttribute)> {
     unsafe {
@@ -334,7 +367,7 @@ pub fn block_ops(block: MlirBlock) -> Vec<MlirOperation> {
 pub fn ops_named(block: MlirBlock, name: &str) -> Vec<MlirOperation> {
     block_ops(block)
         .into_iter()
-        .filter(|&op| op_name(op) == name)
+        .filter(|&op| name_is(op, name))
         .collect()
 }
 
@@ -580,7 +613,7 @@ fn collect_into(root: MlirOperation, pred: &dyn Fn(&str) -> bool, out: &mut Vec<
         let mut block = unsafe { mlirRegionGetFirstBlock(region(root, r)) };
         while !block.ptr.is_null() {
             for op in block_ops(block) {
-                if pred(&op_name(op)) {
+                if with_op_name(op, pred) {
                     out.push(op);
                 }
                 collect_into(op, pred, out);

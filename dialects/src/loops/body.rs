@@ -167,40 +167,41 @@ impl BodyBuilder {
         let map_value =
             |mapping: &HashMap<usize, MlirValue>, v: MlirValue| *mapping.get(&(v.ptr as usize)).unwrap_or(&v);
         for op in ir::block_ops(body) {
-            let name = ir::op_name(op);
-            match name.as_str() {
-                names::YIELD => return Ok(map_value(&mapping, ir::operand(op, 0))),
-                names::LOAD | "affine.apply" => {
-                    let attr_name = if name == names::LOAD { "index" } else { "map" };
-                    let (pe, pdims, _) = from_affine_map_attr(ir::attr(op, attr_name).ok_or("missing map")?)
-                        .ok_or("bad map")?;
-                    let operands = ir::operands(op);
-                    let first_sym = if name == names::LOAD { 1 } else { pdims };
-                    let own_syms: Vec<MlirValue> = operands[first_sym..]
-                        .iter()
-                        .map(|v| map_value(&mapping, *v))
-                        .collect();
-                    let shifted: Vec<IndexExpr> = (0..own_syms.len())
-                        .map(|s| IndexExpr::sym(syms.len() + s))
-                        .collect();
-                    let e = pe.substitute(at, &shifted, &self.ranges);
-                    let mut all_syms = syms.to_vec();
-                    all_syms.extend(own_syms);
-                    let v = if name == names::LOAD {
-                        self.load(operands[0], &e, &all_syms, ir::value_type(ir::result(op, 0)))
-                    } else {
-                        self.index_value_with(&e, &all_syms)
-                    };
-                    mapping.insert(ir::result(op, 0).ptr as usize, v);
+            // The name is compared in place (no copy: this runs once per inlined op).
+            let (yield_, load, apply) =
+                ir::with_op_name(op, |n| (n == names::YIELD, n == names::LOAD, n == "affine.apply"));
+            if yield_ {
+                return Ok(map_value(&mapping, ir::operand(op, 0)));
+            }
+            if load || apply {
+                let attr_name = if load { "index" } else { "map" };
+                let (pe, pdims, _) =
+                    from_affine_map_attr(ir::attr(op, attr_name).ok_or("missing map")?).ok_or("bad map")?;
+                let operands = ir::operands(op);
+                let first_sym = if load { 1 } else { pdims };
+                let own_syms: Vec<MlirValue> = operands[first_sym..]
+                    .iter()
+                    .map(|v| map_value(&mapping, *v))
+                    .collect();
+                let shifted: Vec<IndexExpr> = (0..own_syms.len())
+                    .map(|s| IndexExpr::sym(syms.len() + s))
+                    .collect();
+                let e = pe.substitute(at, &shifted, &self.ranges);
+                let mut all_syms = syms.to_vec();
+                all_syms.extend(own_syms);
+                let v = if load {
+                    self.load(operands[0], &e, &all_syms, ir::value_type(ir::result(op, 0)))
+                } else {
+                    self.index_value_with(&e, &all_syms)
+                };
+                mapping.insert(ir::result(op, 0).ptr as usize, v);
+            } else {
+                let copy = self.place(ir::clone(op));
+                for (i, v) in ir::operands(op).into_iter().enumerate() {
+                    ir::set_operand(copy, i, map_value(&mapping, v));
                 }
-                _ => {
-                    let copy = self.place(ir::clone(op));
-                    for (i, v) in ir::operands(op).into_iter().enumerate() {
-                        ir::set_operand(copy, i, map_value(&mapping, v));
-                    }
-                    for i in 0..ir::result_count(op) {
-                        mapping.insert(ir::result(op, i).ptr as usize, ir::result(copy, i));
-                    }
+                for i in 0..ir::result_count(op) {
+                    mapping.insert(ir::result(op, i).ptr as usize, ir::result(copy, i));
                 }
             }
         }

@@ -41,7 +41,8 @@ use fuselab_dialects::{
 };
 use melior::ir::{operation::OperationLike as _, OperationRef};
 use mlir_sys::{MlirOperation, MlirValue};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::HashSet;
 
 static ID: PassId = PassId::new();
 
@@ -93,7 +94,7 @@ pub enum RealizeReason {
 }
 
 fn is_node(op: MlirOperation) -> bool {
-    matches!(ir::op_name(op).as_str(), names::POINTWISE | names::REDUCTION)
+    ir::with_op_name(op, |n| matches!(n, names::POINTWISE | names::REDUCTION))
 }
 
 use mlir_sys::MlirBlock;
@@ -124,39 +125,39 @@ fn body_stats(node: MlirOperation) -> (usize, usize) {
     let Some(block) = ir::body(node) else {
         return (0, 0);
     };
-    let mut buffers: HashSet<usize> = HashSet::new();
-    let mut canonical: HashMap<usize, usize> = HashMap::new();
-    let mut first_result: HashMap<String, Option<usize>> = HashMap::new();
+    let mut buffers: FxHashSet<usize> = FxHashSet::default();
+    let mut canonical: FxHashMap<usize, usize> = FxHashMap::default();
+    // Name, canonical operands and the four attributes that tell ops apart (names and
+    // attributes are uniqued in their context: equal ones are the same pointer).
+    let mut first_result: FxHashMap<(usize, Vec<usize>, Vec<usize>), Option<usize>> = FxHashMap::default();
+    let mut index_math = 0;
     for op in ir::block_ops(block) {
-        let name = ir::op_name(op);
-        if name == names::YIELD {
+        if ir::name_is(op, names::YIELD) {
             continue;
         }
-        if name == names::LOAD {
+        if ir::name_is(op, names::LOAD) {
             buffers.insert(ir::operand(op, 0).ptr as usize);
         }
         let operands: Vec<usize> = ir::operands(op)
             .into_iter()
             .map(|v| *canonical.get(&(v.ptr as usize)).unwrap_or(&(v.ptr as usize)))
             .collect();
-        // Attributes are uniqued in their context: equal ones are the same pointer.
         let attrs: Vec<usize> = ["index", "value", "map", "predicate"]
             .iter()
             .filter_map(|a| ir::attr(op, a).map(|v| v.ptr as usize))
             .collect();
-        let key = format!("{name}{operands:?}{attrs:?}");
         let result = (ir::result_count(op) == 1).then(|| ir::result(op, 0).ptr as usize);
-        let first = *first_result.entry(key).or_insert(result);
+        let entry = first_result.entry((ir::name_id(op), operands, attrs));
+        if matches!(entry, std::collections::hash_map::Entry::Vacant(_)) && ir::name_is(op, "affine.apply") {
+            // Index arithmetic (`affine.apply`) is sympy in Inductor, not an op its
+            // counter sees: deduplicated, not counted.
+            index_math += 1;
+        }
+        let first = *entry.or_insert(result);
         if let (Some(result), Some(first)) = (result, first) {
             canonical.insert(result, first);
         }
     }
-    // Index arithmetic (`affine.apply`) is sympy in Inductor, not an op its counter sees:
-    // deduplicated above, not counted.
-    let index_math = first_result
-        .keys()
-        .filter(|k| k.starts_with("affine.apply"))
-        .count();
     (first_result.len() - index_math, buffers.len())
 }
 
@@ -168,30 +169,29 @@ fn body_stats(node: MlirOperation) -> (usize, usize) {
 /// rules count ([`body_stats`]). Without it a chain whose values are read again several
 /// members later grew its bodies exponentially (issue 44, item 4).
 fn cse_body(block: MlirBlock) {
-    let mut first: HashMap<String, MlirValue> = HashMap::new();
+    // By name and operands; the attributes are compared only between ops that agree on
+    // those (reading them builds a dictionary for ops with properties).
+    let mut first: FxHashMap<(usize, Vec<usize>), Vec<MlirOperation>> = FxHashMap::default();
     for op in ir::block_ops(block) {
-        let name = ir::op_name(op);
-        if name == names::YIELD
+        if ir::name_is(op, names::YIELD)
             || ir::result_count(op) != 1
             || unsafe { mlir_sys::mlirOperationGetNumRegions(op) } != 0
         {
             continue;
         }
         let operands: Vec<usize> = ir::operands(op).iter().map(|v| v.ptr as usize).collect();
-        // Attributes are uniqued in their context: equal ones are the same pointer.
-        let attrs: Vec<(String, usize)> = ir::named_attributes(op)
-            .into_iter()
-            .map(|(n, a)| (n, a.ptr as usize))
-            .collect();
-        let key = format!("{name}{operands:?}{attrs:?}");
-        match first.get(&key) {
-            Some(&earlier) => {
-                ir::replace_uses(ir::result(op, 0), earlier);
+        let earlier = first.entry((ir::name_id(op), operands)).or_default();
+        let attrs = if earlier.is_empty() {
+            Vec::new()
+        } else {
+            ir::attribute_ids(op)
+        };
+        match earlier.iter().find(|&&e| ir::attribute_ids(e) == attrs) {
+            Some(&e) => {
+                ir::replace_uses(ir::result(op, 0), ir::result(e, 0));
                 ir::erase(op);
             }
-            None => {
-                first.insert(key, ir::result(op, 0));
-            }
+            None => earlier.push(op),
         }
     }
 }
@@ -328,21 +328,21 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     let acc_threshold = cx.options.uint("realize-acc-reads-threshold") as usize;
     let ops = ir::block_ops(block);
     let prefer_channels_last = crate::analysis::prefer_channels_last::of_block(block);
-    let mut realized: HashSet<usize> = HashSet::new();
+    let mut realized: FxHashSet<usize> = FxHashSet::default();
     let mut unrealized: Vec<MlirOperation> = Vec::new();
     for &node in ops.iter().filter(|&&op| is_node(op)) {
         // 1. Recompute unrealized producers inside this node's body.
         let loads: Vec<MlirOperation> = ir::collect_ops(node, |n| n == names::LOAD);
         // Identical reads of the same producer are recomputed once (CSE, as Inductor's
         // codegen does); without this, x * x chains would grow exponentially.
-        let mut inlined: HashMap<String, MlirValue> = HashMap::new();
+        let mut inlined: FxHashMap<(Vec<usize>, Option<usize>), MlirValue> = FxHashMap::default();
         for load in loads {
             let buffer = ir::operand(load, 0);
             if let Some(producer) = ir::defining_op(buffer) {
                 if is_node(producer) && !realized.contains(&(producer.ptr as usize)) {
                     let operands: Vec<usize> = ir::operands(load).iter().map(|v| v.ptr as usize).collect();
                     let index = ir::attr(load, "index").map(|a| a.ptr as usize);
-                    let key = format!("{operands:?}{index:?}");
+                    let key = (operands, index);
                     if let Some(&value) = inlined.get(&key) {
                         ir::replace_uses(ir::result(load, 0), value);
                         ir::erase(load);
@@ -368,7 +368,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
         }
         // 2. Decide whether this node is stored (realized).
         let result = ir::result(node, 0);
-        let mut consumers: HashSet<usize> = HashSet::new();
+        let mut consumers: FxHashSet<usize> = FxHashSet::default();
         let mut reason = None;
         for user in ir::users(result) {
             let top = ir::ancestor_in(user, block);
@@ -435,7 +435,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     let ctx = ir::context(func_raw);
     let mut next = 0;
     for op in ir::block_ops(block) {
-        if is_node(op) || ir::op_name(op) == names::EXTERN {
+        if is_node(op) || ir::name_is(op, names::EXTERN) {
             ir::set_attr(op, "name", ir::string_attr(ctx, &format!("buf{next}")));
             next += 1;
         }
