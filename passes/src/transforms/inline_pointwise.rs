@@ -42,7 +42,6 @@ use fuselab_dialects::{
 use melior::ir::{operation::OperationLike as _, OperationRef};
 use mlir_sys::{MlirOperation, MlirValue};
 use rustc_hash::{FxHashMap, FxHashSet};
-use std::collections::HashSet;
 
 static ID: PassId = PassId::new();
 
@@ -105,7 +104,7 @@ use mlir_sys::MlirBlock;
 /// `inner_fn_opcount().nontrivial_read_count` (`OpCounterCSE.load` counts a load whose
 /// index is not an integer).
 fn nontrivial_reads(node: MlirOperation) -> usize {
-    let mut seen: HashSet<String> = HashSet::new();
+    let mut seen: FxHashSet<(Vec<usize>, Option<usize>)> = FxHashSet::default();
     for load in ir::collect_ops(node, |n| n == names::LOAD) {
         let index = ir::attr(load, "index");
         let constant = ir::operands(load).len() == 1
@@ -115,7 +114,7 @@ fn nontrivial_reads(node: MlirOperation) -> usize {
         if !constant {
             let operands: Vec<usize> = ir::operands(load).iter().map(|v| v.ptr as usize).collect();
             // Attributes are uniqued: equal maps are the same pointer.
-            seen.insert(format!("{operands:?}{:?}", index.map(|a| a.ptr)));
+            seen.insert((operands, index.map(|a| a.ptr as usize)));
         }
     }
     seen.len()
@@ -170,8 +169,13 @@ fn body_stats(node: MlirOperation) -> (usize, usize) {
 /// members later grew its bodies exponentially (issue 44, item 4).
 fn cse_body(block: MlirBlock) {
     // By name and operands; the attributes are compared only between ops that agree on
-    // those (reading them builds a dictionary for ops with properties).
-    let mut first: FxHashMap<(usize, Vec<usize>), Vec<MlirOperation>> = FxHashMap::default();
+    // those (reading them builds a dictionary for ops with properties), and each op's
+    // are read at most once (a body's constants all agree on name and operands).
+    struct Earlier {
+        op: MlirOperation,
+        attrs: std::cell::OnceCell<Vec<(usize, usize)>>,
+    }
+    let mut first: FxHashMap<(usize, Vec<usize>), Vec<Earlier>> = FxHashMap::default();
     for op in ir::block_ops(block) {
         if ir::name_is(op, names::YIELD)
             || ir::result_count(op) != 1
@@ -181,18 +185,21 @@ fn cse_body(block: MlirBlock) {
         }
         let operands: Vec<usize> = ir::operands(op).iter().map(|v| v.ptr as usize).collect();
         let earlier = first.entry((ir::name_id(op), operands)).or_default();
-        let attrs = if earlier.is_empty() {
-            Vec::new()
-        } else {
-            ir::attribute_ids(op)
-        };
-        match earlier.iter().find(|&&e| ir::attribute_ids(e) == attrs) {
-            Some(&e) => {
-                ir::replace_uses(ir::result(op, 0), ir::result(e, 0));
+        // The first op of its name and operands has nothing to be compared with: its
+        // attributes are read only when a second one comes.
+        let attrs = std::cell::OnceCell::new();
+        if !earlier.is_empty() {
+            let own = attrs.get_or_init(|| ir::attribute_ids(op));
+            if let Some(e) = earlier
+                .iter()
+                .find(|e| e.attrs.get_or_init(|| ir::attribute_ids(e.op)) == own)
+            {
+                ir::replace_uses(ir::result(op, 0), ir::result(e.op, 0));
                 ir::erase(op);
+                continue;
             }
-            None => earlier.push(op),
         }
+        earlier.push(Earlier { op, attrs });
     }
 }
 
