@@ -189,7 +189,7 @@ pub fn erase_with_constants(ops: Vec<MlirOperation>) {
     constants.dedup_by_key(|c| c.ptr as usize);
     let mut left = ops;
     left.extend(constants);
-    while let Some(i) = left.iter().position(|&op| users(result(op, 0)).is_empty()) {
+    while let Some(i) = left.iter().position(|&op| !has_uses(result(op, 0))) {
         erase(left.swap_remove(i));
     }
 }
@@ -297,6 +297,32 @@ pub fn users(value: MlirValue) -> Vec<MlirOperation> {
         }
     }
     out
+}
+
+/// Whether anything uses `value` (without listing the users: constant time).
+pub fn has_uses(value: MlirValue) -> bool {
+    unsafe { !mlirOpOperandIsNull(mlirValueGetFirstUse(value)) }
+}
+
+/// The owner of `value`'s first use (the first of [`users`]), in constant time.
+pub fn first_user(value: MlirValue) -> Option<MlirOperation> {
+    unsafe {
+        let use_ = mlirValueGetFirstUse(value);
+        (!mlirOpOperandIsNull(use_)).then(|| mlirOpOperandGetOwner(use_))
+    }
+}
+
+/// The owner of `value`'s only use, when it has exactly one (`users(value).len() == 1`
+/// without walking a long use list: a value read by tens of thousands of ops costs two
+/// steps, not a list).
+pub fn sole_user(value: MlirValue) -> Option<MlirOperation> {
+    unsafe {
+        let use_ = mlirValueGetFirstUse(value);
+        if mlirOpOperandIsNull(use_) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(use_)) {
+            return None;
+        }
+        Some(mlirOpOperandGetOwner(use_))
+    }
 }
 
 /// Replaces every use of `old` by `new`.
@@ -410,7 +436,7 @@ pub fn detach(op: MlirOperation) {
 /// results are remembered until [`forget_erased`], so that [`create`] can refuse them
 /// as operands.
 pub fn erase(op: MlirOperation) {
-    if let Some(i) = (0..result_count(op)).find(|&i| !users(result(op, i)).is_empty()) {
+    if let Some(i) = (0..result_count(op)).find(|&i| has_uses(result(op, i))) {
         panic!(
             "erasing '{}' at {} whose result {i} is still read (a fuselab bug)",
             op_name(op),
@@ -666,5 +692,46 @@ pub fn available_at(value: MlirValue, op: MlirOperation) -> bool {
         Some(def) => {
             parent_block(def).ptr == parent_block(op).ptr && unsafe { mlirOperationIsBeforeInBlock(def, op) }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{source::parse_module, DiagnosticSink, FuseContext};
+    use melior::ir::operation::OperationLike;
+
+    /// The constant-time use queries agree with the full list of users: none, one, two
+    /// uses by one op (not a sole user), and uses by several ops.
+    #[test]
+    fn use_queries_agree_with_the_user_list() {
+        let fuse = FuseContext::new().expect("context");
+        let sink = DiagnosticSink::new();
+        let text = "func.func @f(%x: f32) -> f32 {\n  %unused = arith.addf %x, %x : f32\n  \
+                    %once = arith.mulf %x, %x : f32\n  %twice = arith.addf %once, %x : f32\n  \
+                    %y = arith.mulf %twice, %twice : f32\n  return %y : f32\n}";
+        let module = parse_module(fuse.context(), text, "uses.mlir", &sink).expect("parses");
+        let ops = collect_ops(module.as_operation().to_raw(), |n| n.starts_with("arith."));
+        let [unused, once, twice, y] = ops[..] else {
+            panic!("four arith ops, got {}", ops.len())
+        };
+        let x = operand(unused, 0);
+        for (value, users_expected) in [
+            (result(unused, 0), 0),
+            (result(once, 0), 1),
+            (result(twice, 0), 2),
+            (result(y, 0), 1),
+            (x, 5),
+        ] {
+            let all = users(value);
+            assert_eq!(all.len(), users_expected);
+            assert_eq!(has_uses(value), !all.is_empty());
+            assert_eq!(first_user(value).map(|o| o.ptr), all.first().map(|o| o.ptr));
+            assert_eq!(
+                sole_user(value).map(|o| o.ptr),
+                (all.len() == 1).then(|| all[0].ptr)
+            );
+        }
+        assert_eq!(sole_user(result(once, 0)).map(|o| o.ptr), Some(twice.ptr));
     }
 }

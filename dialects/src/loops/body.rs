@@ -159,7 +159,7 @@ impl BodyBuilder {
     ) -> Result<MlirValue, String> {
         let mut mapping: HashMap<usize, MlirValue> = HashMap::new();
         for (k, arg) in ir::block_arguments(body).into_iter().enumerate() {
-            if !ir::users(arg).is_empty() {
+            if ir::has_uses(arg) {
                 let v = self.index_value_with(&at[k], syms);
                 mapping.insert(arg.ptr as usize, v);
             }

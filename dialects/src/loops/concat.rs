@@ -92,7 +92,7 @@ pub(super) fn check_concat(op: mlir_sys::MlirOperation) -> Result<(), String> {
 /// For `value`, an mm result written into a `concat` extern: that concat, its `dim`,
 /// and where `value`'s slice starts along it. `None` for any other value.
 pub fn concat_part(value: mlir_sys::MlirValue) -> Option<(mlir_sys::MlirOperation, usize, i64)> {
-    let concat = *ir::users(value).first()?;
+    let concat = ir::first_user(value)?;
     if !written_into_concat(value, concat) {
         return None;
     }

@@ -229,7 +229,7 @@ pub fn eliminate_dead_nodes(func: MlirOperation) -> usize {
                 matches!(
                     ir::op_name(op).as_str(),
                     names::POINTWISE | names::REDUCTION | names::EXTERN | names::VIEW
-                ) && ir::users(ir::result(op, 0)).is_empty()
+                ) && !ir::has_uses(ir::result(op, 0))
             })
             .collect();
         if dead.is_empty() {

@@ -430,7 +430,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     }
     // 3. Erase what every consumer recomputed, then number the stored buffers.
     for &node in unrealized.iter().rev() {
-        if !ir::users(ir::result(node, 0)).is_empty() {
+        if ir::has_uses(ir::result(node, 0)) {
             cx.sink.error(
                 unsafe { ir::op_ref(node) }.location(),
                 "unrealized node still has users (a fuselab bug)",

@@ -10,11 +10,18 @@ pub(super) fn value_bytes(value: MlirValue) -> u64 {
 /// One eager kernel per original aten op (decomposed composites count once).
 pub(super) fn unfused_cost(ops: &[MlirOperation], is_view: &dyn Fn(MlirOperation) -> bool) -> [i64; 3] {
     let mut groups: Vec<(Option<i64>, Vec<MlirOperation>)> = Vec::new();
+    // The group of each eager id (a lookup per op, not a scan of the groups so far).
+    let mut group_of: std::collections::HashMap<i64, usize> = std::collections::HashMap::new();
     for &op in ops {
         let id = eager_id_of(op);
-        match groups.iter_mut().find(|(g, _)| id.is_some() && *g == id) {
-            Some((_, members)) => members.push(op),
-            None => groups.push((id, vec![op])),
+        match id.and_then(|id| group_of.get(&id)) {
+            Some(&g) => groups[g].1.push(op),
+            None => {
+                if let Some(id) = id {
+                    group_of.insert(id, groups.len());
+                }
+                groups.push((id, vec![op]));
+            }
         }
     }
     let (mut kernels, mut read, mut written) = (0i64, 0u64, 0u64);

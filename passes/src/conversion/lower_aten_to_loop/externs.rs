@@ -17,7 +17,7 @@ fn channels_last_source(access: &Access, value: MlirValue) -> Option<(Vec<i64>, 
         Some(node) => {
             let relaid = ir::op_name(node) == names::POINTWISE
                 && ir::attr(node, fuselab_dialects::loops::INLINE).is_none()
-                && ir::users(value).len() == 1;
+                && ir::sole_user(value).is_some();
             if !relaid {
                 return None;
             }
@@ -105,7 +105,8 @@ impl Lowering {
                 && ir::operands(ext).len() == 2;
             let n = *shape.last().unwrap_or(&0);
             let bias_is_row = bias_shape.iter().product::<i64>() == n && bias_shape.last() == Some(&n);
-            let reshape_of_whole = *index == contiguous_index(shape)
+            let reshape_of_whole = is_plain_mm
+                && *index == contiguous_index(shape)
                 && value_bytes(*base) == out.size_bytes()
                 && self.single_consumer(*base, ir::operand(add, mm_at));
             // The extern runs where the mm was: a bias computed after it cannot join.
@@ -149,12 +150,11 @@ impl Lowering {
     /// Whether `buffer` is used only by `via` (itself, or a view op whose only user
     /// chain leads to the op being lowered).
     pub(super) fn single_consumer(&self, buffer: MlirValue, via: MlirValue) -> bool {
-        let users = ir::users(buffer);
-        if via.ptr == buffer.ptr {
-            return users.len() == 1;
-        }
-        users.len() == 1
-            && ir::defining_op(via).is_some_and(|v| v.ptr == users[0].ptr && ir::users(via).len() == 1)
+        let Some(user) = ir::sole_user(buffer) else {
+            return false;
+        };
+        via.ptr == buffer.ptr
+            || (ir::defining_op(via).is_some_and(|v| v.ptr == user.ptr) && ir::sole_user(via).is_some())
     }
 
     /// Inductor's cat lowering (torch/_inductor/lowering.py `cat`) for inputs that are
@@ -182,8 +182,8 @@ impl Lowering {
             let Some(base) = access.stored_buffer() else {
                 return Ok(false);
             };
-            let users = ir::users(base);
-            let Some(producer) = ir::defining_op(base).filter(|_| users.len() == 1 && users[0].ptr == op.ptr)
+            let Some(producer) =
+                ir::defining_op(base).filter(|_| ir::sole_user(base).is_some_and(|u| u.ptr == op.ptr))
             else {
                 return Ok(false);
             };

@@ -742,15 +742,15 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     for &op in ops.iter().rev() {
         let name = ir::op_name(op);
         let is_aten = AtenOpKind::from_op_name(&name).is_some();
-        let dead_constant = name == "arith.constant" && ir::users(ir::result(op, 0)).is_empty();
+        let dead_constant = name == "arith.constant" && !ir::has_uses(ir::result(op, 0));
         if is_aten || dead_constant {
-            if let Some(user) = ir::users(ir::result(op, 0)).first() {
+            if let Some(user) = ir::first_user(ir::result(op, 0)) {
                 cx.sink.error(
                     unsafe { ir::op_ref(op) }.location(),
                     format!(
                         "'{name}' result is used by '{}', which --lower-aten-to-loop cannot lower \
                          (only aten ops, splat constants and func.return)",
-                        ir::op_name(*user)
+                        ir::op_name(user)
                     ),
                 );
                 return Err(PassFailed);

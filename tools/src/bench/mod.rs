@@ -1,16 +1,10 @@
 //! `fuse-bench`: how fast each fusion strategy's decision and whole pass run on generated
 //! graphs of 1k, 10k and 100k nodes (Inductor's own scheduler needs ~28 s for 1,127
 //! nodes; TVM's FuseOps 1.1-2.1 s for 50k on this machine, `../shared/anchors.md`).
-//! Graphs are `loop` IR built from a seeded generator, so runs are reproducible:
-//! - `chain`: every node reads the previous one (one long pointwise chain);
-//! - `tree`: a balanced in-tree: the first half of the nodes read a graph input, every
-//!   later node adds two earlier nodes that nothing else reads (a reduction tree);
-//! - `random`: every node reads one or two of the previous 8 nodes, sometimes a graph
-//!   input, and every 16th node is a row reduction (a random DAG with locality, like
-//!   real models);
-//! - `fan`: a wide fan-out: the first node reads a graph input, the rest of the first
-//!   half read the first node, and every later node adds the previous node and the next
-//!   fan node (one buffer with tens of thousands of consumers, summed by a chain).
+//! Graphs come from a seeded generator (`graphs`: chain, tree, random DAG, fan), as
+//! `loop` IR (the fusion passes' input, the default) or as aten ops (`--input aten`:
+//! each strategy's whole pipeline from aten text against MLIR's own parse, verify and
+//! print of the same text, `aten`).
 //!
 //! Strategies: every row of the strategy table (`fusion::STRATEGIES`): the decision is
 //! `Strategy::decide` on the MemoryDep graph with the pass's default options (Inductor:
@@ -36,179 +30,14 @@ use fuselab_passes::{
     DriverSettings,
 };
 use melior::ir::{operation::OperationLike, BlockLike};
+use report::{col, growth, median, Cell, Column};
 use std::{fmt::Write as _, rc::Rc, time::Instant};
 
-/// A small deterministic generator (xorshift), so graphs are the same on every run.
-struct Rng(u64);
+pub mod aten;
+pub mod graphs;
+pub mod report;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
-
-/// The shape of a generated graph.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GraphKind {
-    /// A single pointwise chain.
-    Chain,
-    /// A balanced in-tree (each node read once).
-    Tree,
-    /// A random DAG with locality and periodic reductions.
-    Random,
-    /// One node read by half the graph, summed by a chain.
-    Fan,
-}
-
-impl GraphKind {
-    /// Every kind, in the order runs and messages list them.
-    pub const ALL: [GraphKind; 4] = [
-        GraphKind::Chain,
-        GraphKind::Tree,
-        GraphKind::Random,
-        GraphKind::Fan,
-    ];
-
-    /// The name `--graphs` and `--emit` take.
-    pub fn name(self) -> &'static str {
-        match self {
-            GraphKind::Chain => "chain",
-            GraphKind::Tree => "tree",
-            GraphKind::Random => "random",
-            GraphKind::Fan => "fan",
-        }
-    }
-
-    /// The kinds' names joined by `sep`.
-    fn names(sep: &str) -> String {
-        GraphKind::ALL.map(GraphKind::name).join(sep)
-    }
-}
-
-const ROWS: i64 = 64;
-const COLS: i64 = 64;
-
-/// `loop` IR text of a generated graph with `nodes` nodes.
-pub fn generate(kind: GraphKind, nodes: usize, seed: u64) -> String {
-    let mut rng = Rng(seed | 1);
-    let t = format!("tensor<{ROWS}x{COLS}xf32>");
-    let mut text = String::new();
-    let full = "affine_map<(d0, d1) -> (d0 * 64 + d1)>";
-    let row = "affine_map<(d0, d1) -> (d0)>";
-    let mut is_row: Vec<bool> = Vec::with_capacity(nodes);
-    let mut read = vec![false; nodes];
-    // Tree and fan: nodes not yet read by a later node, oldest first.
-    let mut unread: std::collections::VecDeque<usize> = std::collections::VecDeque::new();
-    for i in 0..nodes {
-        let reduction = kind == GraphKind::Random && i % 16 == 15;
-        let mut reads: Vec<String> = Vec::new();
-        let pick = |rng: &mut Rng| -> Option<usize> {
-            if i == 0 || (kind == GraphKind::Random && rng.below(10) == 0) {
-                None
-            } else if kind == GraphKind::Chain {
-                Some(i - 1)
-            } else {
-                Some(i - 1 - rng.below(i.min(8) as u64) as usize)
-            }
-        };
-        let count = if kind == GraphKind::Random {
-            1 + rng.below(2)
-        } else {
-            1
-        };
-        let picks: Vec<Option<usize>> = if kind == GraphKind::Fan {
-            match i {
-                0 => vec![None],
-                _ if i < nodes.div_ceil(2) => vec![Some(0)],
-                _ => std::iter::once(Some(i - 1))
-                    .chain(unread.pop_front().map(Some))
-                    .collect(),
-            }
-        } else if kind == GraphKind::Tree {
-            // A binary tree of L leaves has L - 1 inner nodes: with L = (nodes + 1) / 2 the
-            // last node of an odd count is the root (an even count leaves one more result).
-            if i < nodes.div_ceil(2) || unread.len() < 2 {
-                vec![None]
-            } else {
-                vec![unread.pop_front(), unread.pop_front()]
-            }
-        } else {
-            (0..count).map(|_| pick(&mut rng)).collect()
-        };
-        // The fan's chain reads the fan nodes but the last (it reads that one as the
-        // previous node).
-        if kind == GraphKind::Tree || (kind == GraphKind::Fan && i > 0 && i + 1 < nodes.div_ceil(2)) {
-            unread.push_back(i);
-        }
-        for picked in picks {
-            if let Some(p) = picked {
-                read[p] = true;
-            }
-            match picked {
-                Some(p) if is_row[p] => reads.push(format!(
-                    "\"loop.load\"(%n{p}) {{index = {row}}} : (tensor<{ROWS}x1xf32>) -> f32"
-                )),
-                Some(p) => reads.push(format!("\"loop.load\"(%n{p}) {{index = {full}}} : ({t}) -> f32")),
-                None => reads.push(format!(
-                    "\"loop.load\"(%in{}) {{index = {full}}} : ({t}) -> f32",
-                    rng.below(2)
-                )),
-            }
-        }
-        let _ = writeln!(
-            text,
-            "  %n{i} = \"loop.{}\"() ({{",
-            if reduction { "reduction" } else { "pointwise" }
-        );
-        let _ = writeln!(text, "  ^bb0(%d0: index, %d1: index):");
-        for (k, r) in reads.iter().enumerate() {
-            let _ = writeln!(text, "    %v{k} = {r}");
-        }
-        let mut acc = "%v0".to_string();
-        for k in 1..reads.len() {
-            let _ = writeln!(text, "    %s{k} = arith.addf {acc}, %v{k} : f32");
-            acc = format!("%s{k}");
-        }
-        let _ = writeln!(text, "    %o = math.sin {acc} : f32");
-        let _ = writeln!(text, "    gpu.yield %o : f32");
-        if reduction {
-            let _ = writeln!(
-                text,
-                "  }}) {{name = \"buf{i}\", ranges = array<i64: {ROWS}>, reduction_ranges = array<i64: {COLS}>, kind = \"sum\", origins = [\"sum\"]}} : () -> tensor<{ROWS}x1xf32>"
-            );
-        } else {
-            let _ = writeln!(
-                text,
-                "  }}) {{name = \"buf{i}\", ranges = array<i64: {ROWS}, {COLS}>, origins = [\"sin\"]}} : () -> {t}"
-            );
-        }
-        is_row.push(reduction);
-    }
-    // Every node nothing reads is a result, so no node is dead (the passes drop dead nodes
-    // before deciding: a dead node would be timed by the decision and not by the pass).
-    let sinks: Vec<usize> = (0..nodes).filter(|&i| !read[i]).collect();
-    let types: Vec<String> = sinks
-        .iter()
-        .map(|&i| {
-            if is_row[i] {
-                format!("tensor<{ROWS}x1xf32>")
-            } else {
-                t.clone()
-            }
-        })
-        .collect();
-    let values: Vec<String> = sinks.iter().map(|i| format!("%n{i}")).collect();
-    let types = types.join(", ");
-    let _ = writeln!(text, "  return {} : {types}\n}}", values.join(", "));
-    format!("func.func @bench(%in0: {t}, %in1: {t}) -> ({types}) {{\n{text}")
-}
+pub use graphs::GraphKind;
 
 /// One measurement.
 #[derive(Clone, Debug)]
@@ -240,7 +69,7 @@ pub struct BenchResult {
 
 /// The process's peak resident set (`VmHWM` of /proc/self/status) in MiB; 0 where
 /// there is no such file.
-fn peak_rss_mib() -> f64 {
+pub(crate) fn peak_rss_mib() -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
@@ -264,18 +93,6 @@ impl BenchResult {
     }
 }
 
-/// How a time grows from `n1` to `n2` nodes: the ratio and the exponent `k` of
-/// `t ~ n^k` through the two points (1 is linear).
-pub fn growth(n1: usize, t1: f64, n2: usize, t2: f64) -> (f64, f64) {
-    let ratio = t2 / t1;
-    (ratio, ratio.ln() / (n2 as f64 / n1 as f64).ln())
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
-}
-
 /// Measures one graph `runs` times (median).
 pub fn measure(
     strategy: &'static dyn Strategy,
@@ -285,7 +102,7 @@ pub fn measure(
 ) -> Result<BenchResult, String> {
     let pass_name = strategy.pass().argument;
     let defaults = strategy.pass().parse_options("").map_err(|e| e.to_string())?;
-    let text = generate(kind, nodes, 0x5eed + nodes as u64);
+    let text = graphs::loop_text(kind, nodes, graphs::seed(nodes));
     let (mut parse, mut analysis, mut decide, mut pass) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut parse_bc = Vec::new();
     let mut kernels = 0;
@@ -350,7 +167,7 @@ pub fn measure(
     })
 }
 
-fn first_func(module: &melior::ir::Module) -> Result<mlir_sys::MlirOperation, String> {
+pub(crate) fn first_func(module: &melior::ir::Module) -> Result<mlir_sys::MlirOperation, String> {
     let body = module.body();
     let mut op = body.first_operation();
     while let Some(o) = op {
@@ -370,6 +187,8 @@ pub fn run(args: &[String]) -> i32 {
     let (mut json, mut quiet) = (false, false);
     let mut strategies: Vec<&'static dyn Strategy> = STRATEGIES.to_vec();
     let mut graphs = GraphKind::ALL.to_vec();
+    let mut input = Input::Loop;
+    let mut emit = None;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -401,19 +220,30 @@ pub fn run(args: &[String]) -> i32 {
                 }
             }
             "--json" => json = true,
+            "--input" => {
+                i += 1;
+                input = match args.get(i).map(String::as_str) {
+                    Some("loop") => Input::Loop,
+                    Some("aten") => Input::Aten,
+                    _ => {
+                        eprintln!("fuse-bench: error: --input expects loop or aten");
+                        return 1;
+                    }
+                }
+            }
             "--quiet" => quiet = true,
             "--emit" => {
                 i += 1;
-                return match args.get(i).and_then(|s| parse_emit(s)) {
-                    Some((kind, n)) => report_output(&generate(kind, n, 0x5eed + n as u64)),
+                match args.get(i).and_then(|s| parse_emit(s)) {
+                    Some(graph) => emit = Some(graph),
                     None => {
                         eprintln!(
                             "fuse-bench: error: --emit expects GRAPH:NODES like tree:100000 (graph one of: {})",
                             GraphKind::names(", ")
                         );
-                        1
+                        return 1;
                     }
-                };
+                }
             }
             "--strategy" => {
                 i += 1;
@@ -433,7 +263,7 @@ pub fn run(args: &[String]) -> i32 {
                 i += 1;
                 let parsed: Option<Vec<GraphKind>> = args
                     .get(i)
-                    .and_then(|s| s.split(',').map(parse_graph_kind).collect());
+                    .and_then(|s| s.split(',').map(GraphKind::parse).collect());
                 match parsed {
                     Some(g) if !g.is_empty() => graphs = g,
                     _ => {
@@ -447,7 +277,7 @@ pub fn run(args: &[String]) -> i32 {
             }
             "-h" | "--help" => {
                 let help = format!(
-                    "USAGE: fuse-bench [--sizes 1000,10000,100000] [--runs N] [--strategy {}|all]\n                  [--graphs {}] [--json] [--quiet]\n       fuse-bench --emit GRAPH:NODES\n\nTimes each fusion strategy ({}) on generated loop-IR graphs of each\nsize: parse (text, and the same graph from bytecode), MemoryDep analysis, decision, whole pass\n(rewrite and MLIR's verifier included), pipeline = parse + pass; medians of N runs, side by side in one\nprocess, then the growth of pass and pipeline from one size to the next (ratio and exponent)\nnext to MLIR's own bytecode reader's on the same graphs.\n--emit prints one generated graph (the same seed as the timed runs) for profiling with fuse-opt.\nProgress (one row per size, graph and strategy) goes to stderr; --quiet shows none.\n",
+                    "USAGE: fuse-bench [--input loop|aten] [--sizes 1000,10000,100000] [--runs N]\n                  [--strategy {}|all] [--graphs {}] [--json] [--quiet]\n       fuse-bench [--input loop|aten] --emit GRAPH:NODES\n\nTimes each fusion strategy ({}) on generated graphs of each size,\nmedians of N runs (default 3), side by side in one process.\n--input loop (default): the graphs as loop IR, the fusion pass alone: parse (text, and the same\ngraph from bytecode), MemoryDep analysis, decision, whole pass (rewrite and MLIR's verifier\nincluded), pipeline = parse + pass; then the growth of pass and pipeline from one size to the\nnext (ratio and exponent) next to MLIR's own bytecode reader's on the same graphs.\n--input aten: the graphs as aten ops, each strategy's whole pipeline as fuse-opt --<pass> runs\nit (parse, verify, passes, print), each run next to MLIR's own parse, verify and print of the\nsame text; the ratio of the two, and the pipeline's peak resident memory.\n--emit prints one generated graph (the same seed as the timed runs) for profiling with fuse-opt.\nProgress (one row per size, graph and strategy) goes to stderr; --quiet shows none.\n",
                     strategy_names("|"),
                     GraphKind::names(","),
                     STRATEGIES.iter().map(|s| format!("--{}", s.pass().argument)).collect::<Vec<_>>().join(", ")
@@ -461,76 +291,71 @@ pub fn run(args: &[String]) -> i32 {
         }
         i += 1;
     }
-    let mut results = Vec::new();
+    if let Some((kind, n)) = emit {
+        return report_output(&match input {
+            Input::Loop => graphs::loop_text(kind, n, graphs::seed(n)),
+            Input::Aten => graphs::aten_text(kind, n, graphs::seed(n)),
+        });
+    }
     let rows = (sizes.len() * graphs.len() * strategies.len()) as u64;
     let mut progress = crate::progress::Progress::new("fuse-bench", "rows", rows, quiet);
-    for &n in &sizes {
-        for &kind in &graphs {
-            for &strategy in &strategies {
-                let measured = measure(strategy, kind, n, runs);
-                progress.step();
-                match measured {
-                    Ok(r) => results.push(r),
-                    Err(e) => {
-                        eprintln!("fuse-bench: error: {e}");
-                        return 1;
-                    }
+    let mut rows_of = |measure: &dyn Fn(&'static dyn Strategy, GraphKind, usize) -> Result<(), String>| {
+        for &n in &sizes {
+            for &kind in &graphs {
+                for &strategy in &strategies {
+                    let measured = measure(strategy, kind, n);
+                    progress.step();
+                    measured?;
                 }
             }
         }
-    }
+        Ok::<(), String>(())
+    };
+    let output = match input {
+        Input::Loop => {
+            let results = std::cell::RefCell::new(Vec::new());
+            rows_of(&|s, kind, n| Ok(results.borrow_mut().push(measure(s, kind, n, runs)?))).map(|()| {
+                let results = results.into_inner();
+                if json {
+                    report::json(COLUMNS, &results)
+                } else {
+                    report::table(COLUMNS, &results) + &growth_table(&results)
+                }
+            })
+        }
+        Input::Aten => {
+            let results = std::cell::RefCell::new(Vec::new());
+            rows_of(&|s, kind, n| Ok(results.borrow_mut().push(aten::measure(s, kind, n, runs)?))).map(|()| {
+                let results = results.into_inner();
+                if json {
+                    report::json(aten::COLUMNS, &results)
+                } else {
+                    report::table(aten::COLUMNS, &results)
+                }
+            })
+        }
+    };
     drop(progress);
-    if json {
-        let rows: Vec<String> = results.iter().map(json_row).collect();
-        report_output(&format!("[\n  {}\n]\n", rows.join(",\n  ")))
-    } else {
-        report_output(&(table(&results) + &growth_table(&results)))
-    }
-}
-
-/// A value of a report column.
-enum Cell {
-    Text(&'static str),
-    Count(usize),
-    /// Seconds (3 decimals in the table, 4 in JSON).
-    Seconds(f64),
-    /// A figure with this many decimals.
-    Number(f64, usize),
-}
-
-impl Cell {
-    /// The value as text, seconds with `seconds_decimals` decimals (text unquoted).
-    fn text(&self, seconds_decimals: usize) -> String {
-        match *self {
-            Cell::Text(text) => text.to_string(),
-            Cell::Count(n) => n.to_string(),
-            Cell::Seconds(s) => format!("{s:.seconds_decimals$}"),
-            Cell::Number(x, decimals) => format!("{x:.decimals$}"),
+    match output {
+        Ok(text) => report_output(&text),
+        Err(e) => {
+            eprintln!("fuse-bench: error: {e}");
+            1
         }
     }
 }
 
-/// One column of the report: its JSON key, its table header (left-aligned when
-/// `width` is negative) and its value.
-struct Column {
-    key: &'static str,
-    header: &'static str,
-    width: i32,
-    value: fn(&BenchResult) -> Cell,
-}
-
-/// A [`Column`].
-const fn col(key: &'static str, header: &'static str, width: i32, value: fn(&BenchResult) -> Cell) -> Column {
-    Column {
-        key,
-        header,
-        width,
-        value,
-    }
+/// What the generated graphs are written in.
+#[derive(Clone, Copy)]
+enum Input {
+    /// `loop` IR: the fusion pass alone.
+    Loop,
+    /// aten ops: each strategy's whole pipeline.
+    Aten,
 }
 
 /// The report's columns, in order: the table and the JSON rows both follow it.
-const COLUMNS: &[Column] = &[
+const COLUMNS: &[Column<BenchResult>] = &[
     col("strategy", "strategy", -9, |r| Cell::Text(r.strategy)),
     col("graph", "graph", -7, |r| Cell::Text(r.kind.name())),
     col("nodes", "nodes", 7, |r| Cell::Count(r.nodes)),
@@ -551,41 +376,6 @@ const COLUMNS: &[Column] = &[
     }),
     col("peak_rss_mib", "peak MiB", 8, |r| Cell::Number(r.peak_rss_mib, 0)),
 ];
-
-/// One result as a JSON object.
-fn json_row(r: &BenchResult) -> String {
-    let fields: Vec<String> = COLUMNS
-        .iter()
-        .map(|c| match (c.value)(r) {
-            Cell::Text(text) => format!("\"{}\": \"{text}\"", c.key),
-            cell => format!("\"{}\": {}", c.key, cell.text(4)),
-        })
-        .collect();
-    format!("{{{}}}", fields.join(", "))
-}
-
-/// The rows as a text table.
-fn table(results: &[BenchResult]) -> String {
-    let pad = |text: &str, width: i32| {
-        let w = width.unsigned_abs() as usize;
-        if width < 0 {
-            format!("{text:<w$}")
-        } else {
-            format!("{text:>w$}")
-        }
-    };
-    let line = |cells: Vec<String>| cells.join(" ").trim_end().to_string() + "\n";
-    let mut table = line(COLUMNS.iter().map(|c| pad(c.header, c.width)).collect());
-    for r in results {
-        table += &line(
-            COLUMNS
-                .iter()
-                .map(|c| pad(&(c.value)(r).text(3), c.width))
-                .collect(),
-        );
-    }
-    table
-}
 
 /// For each strategy and graph measured at several sizes, how the pass and the whole
 /// pipeline (from text) grow from one size to the next: the ratio and its exponent; and,
@@ -634,12 +424,8 @@ fn growth_table(results: &[BenchResult]) -> String {
 /// `chain:1000` → the graph kind and node count `--emit` asks for.
 fn parse_emit(arg: &str) -> Option<(GraphKind, usize)> {
     let (kind, n) = arg.split_once(':')?;
-    let kind = parse_graph_kind(kind)?;
+    let kind = GraphKind::parse(kind)?;
     n.parse().ok().filter(|&n| n > 0).map(|n| (kind, n))
-}
-
-fn parse_graph_kind(name: &str) -> Option<GraphKind> {
-    GraphKind::ALL.into_iter().find(|k| k.name() == name)
 }
 
 /// Prints `text`; exit 1 with a message when stdout cannot take it.
@@ -656,38 +442,6 @@ fn report_output(text: &str) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Every generated node is read by a later node or returned, so the passes (which
-    /// drop dead nodes first) time the whole graph; an odd tree returns its root only.
-    #[test]
-    fn generated_graphs_have_no_dead_nodes() {
-        for kind in GraphKind::ALL {
-            for n in [1usize, 7, 100, 1001] {
-                let text = generate(kind, n, 0x5eed + n as u64);
-                let returned: Vec<&str> = text
-                    .lines()
-                    .find_map(|l| l.trim_start().strip_prefix("return "))
-                    .and_then(|r| r.split(" : ").next())
-                    .map(|values| values.split(", ").collect())
-                    .unwrap_or_default();
-                for i in 0..n {
-                    let name = format!("%n{i}");
-                    assert!(
-                        text.contains(&format!("({name})")) || returned.contains(&name.as_str()),
-                        "{kind:?} {n}: {name} is dead"
-                    );
-                }
-            }
-        }
-        let tree = generate(GraphKind::Tree, 7, 1);
-        assert!(tree.contains("return %n6 : tensor<64x64xf32>\n"), "{tree}");
-        // The fan: nodes 1..=4 read node 0; 5 adds 4 and 1, 6 adds 5 and 2, ... and the
-        // last sum is the only result.
-        let fan = generate(GraphKind::Fan, 10, 1);
-        assert_eq!(fan.matches("\"loop.load\"(%n0)").count(), 4, "{fan}");
-        assert!(fan.contains("%n5 = \"loop.pointwise\"() ({\n  ^bb0(%d0: index, %d1: index):\n    %v0 = \"loop.load\"(%n4)"), "{fan}");
-        assert!(fan.contains("return %n9 : tensor<64x64xf32>\n"), "{fan}");
-    }
 
     fn row(strategy: &'static str, kind: GraphKind, nodes: usize, parse_s: f64, pass_s: f64) -> BenchResult {
         BenchResult {
@@ -709,14 +463,14 @@ mod tests {
     #[test]
     fn json_and_table_rows_carry_every_column() {
         let r = row("tvm", GraphKind::Tree, 1_000, 0.5, 0.25);
-        let json = json_row(&r);
+        let json = report::json_row(COLUMNS, &r);
         assert_eq!(
             json,
             "{\"strategy\": \"tvm\", \"graph\": \"tree\", \"nodes\": 1000, \"kernels\": 1, \"parse_s\": 0.5000, \
              \"parse_bytecode_s\": 0.2500, \"analyze_s\": 0.0000, \"decide_s\": 0.0000, \"pass_s\": 0.2500, \
              \"pipeline_s\": 0.7500, \"pipeline_bytecode_s\": 0.5000, \"pass_us_per_node\": 250.00, \"peak_rss_mib\": 0}"
         );
-        let text = table(&[r]);
+        let text = report::table(COLUMNS, &[r]);
         let lines: Vec<&str> = text.lines().collect();
         assert!(
             lines[0].starts_with("strategy  graph     nodes  kernels  parse s   (bc) s"),
@@ -729,20 +483,6 @@ mod tests {
                 "250.00", "0"
             ],
             "{text}"
-        );
-    }
-
-    #[test]
-    fn growth_is_the_ratio_and_its_exponent() {
-        let (ratio, k) = growth(10_000, 0.2, 100_000, 2.0);
-        assert!(
-            (ratio - 10.0).abs() < 1e-9 && (k - 1.0).abs() < 1e-9,
-            "{ratio} {k}"
-        );
-        let (ratio, k) = growth(1_000, 0.01, 10_000, 1.0);
-        assert!(
-            (ratio - 100.0).abs() < 1e-9 && (k - 2.0).abs() < 1e-9,
-            "{ratio} {k}"
         );
     }
 
