@@ -14,7 +14,7 @@ use super::{
 use fuselab_dialects::{source::parse_module, DiagnosticSink, FuseContext};
 use fuselab_passes::{fusion::strategy::strategy_pipeline, fusion::Strategy, DriverSettings};
 use melior::ir::{
-    operation::{OperationLike, OperationPrintingFlags},
+    operation::OperationPrintingFlags,
     Module,
 };
 use std::{rc::Rc, time::Instant};
@@ -104,7 +104,7 @@ pub fn measure(
             let start = Instant::now();
             let module = parse_module(fuse.context(), &text, "bench.mlir", &sink)
                 .ok_or_else(|| format!("generated aten graph does not parse: {:?}", sink.take()))?;
-            print_verified(&module)?;
+            print_verified(&module);
             mlir.push(start.elapsed().as_secs_f64());
         }
         let fuse = FuseContext::new().map_err(|e| e.to_string())?;
@@ -130,7 +130,7 @@ pub fn measure(
             .map_err(|_| format!("the {} pipeline failed: {:?}", strategy.name(), sink.take()))?;
         passes.push(start.elapsed().as_secs_f64());
         let start = Instant::now();
-        output_bytes = print_verified(&module)?;
+        output_bytes = print_verified(&module);
         print.push(start.elapsed().as_secs_f64());
         kernels = generated_kernels(&module);
         let now = super::peak_rss_mib();
@@ -154,15 +154,11 @@ pub fn measure(
 
 /// Prints `module` as fuse-opt prints a verified module (custom form, `assumeVerified`);
 /// the bytes printed.
-fn print_verified(module: &Module) -> Result<usize, String> {
+fn print_verified(module: &Module) -> usize {
     let flags = OperationPrintingFlags::new();
     // SAFETY: `flags` is a live printing-flags object.
     unsafe { mlir_sys::mlirOpPrintingFlagsAssumeVerified(flags.to_raw()) };
-    module
-        .as_operation()
-        .to_string_with_flags(flags)
-        .map(|s| s.len())
-        .map_err(|e| e.to_string())
+    fuselab_dialects::ir::print_bytes(module.as_operation().to_raw(), flags.to_raw()).len()
 }
 
 /// Kernels a fused module holds: its first function's `loop.kernel`s and the nodes left

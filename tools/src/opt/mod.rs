@@ -20,7 +20,7 @@ use fuselab_dialects::{
     Diagnostic, DiagnosticSink, FuseContext,
 };
 use melior::{
-    ir::operation::{OperationLike, OperationPrintingFlags},
+    ir::operation::OperationPrintingFlags,
     pass::PassIrPrintingOptions,
 };
 use std::{
@@ -417,11 +417,7 @@ fn process_chunk(chunk: Source<'_>, buffer_name: &str, options: &Options) -> Res
             output = Some(if options.emit_bytecode {
                 write_bytecode(&module.as_operation())
             } else {
-                module
-                    .as_operation()
-                    .to_string_with_flags(flags)
-                    .map_err(|e| e.to_string())?
-                    .into_bytes()
+                fuselab_dialects::ir::print_bytes(module.as_operation().to_raw(), flags.to_raw())
             });
             phases.done(if options.emit_bytecode {
                 "write bytecode"
