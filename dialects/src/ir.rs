@@ -718,7 +718,6 @@ pub fn available_at(value: MlirValue, op: MlirOperation) -> bool {
 mod tests {
     use super::*;
     use crate::{source::parse_module, DiagnosticSink, FuseContext};
-    use melior::ir::operation::OperationLike;
 
     /// The constant-time use queries agree with the full list of users: none, one, two
     /// uses by one op (not a sole user), and uses by several ops.

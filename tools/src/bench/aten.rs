@@ -13,10 +13,7 @@ use super::{
 };
 use fuselab_dialects::{source::parse_module, DiagnosticSink, FuseContext};
 use fuselab_passes::{fusion::strategy::strategy_pipeline, fusion::Strategy, DriverSettings};
-use melior::ir::{
-    operation::OperationPrintingFlags,
-    Module,
-};
+use melior::ir::{operation::OperationPrintingFlags, Module};
 use std::{rc::Rc, time::Instant};
 
 /// One strategy's pipeline on one generated aten graph.

@@ -314,7 +314,12 @@ pub fn run(args: &[String]) -> i32 {
     let output = match input {
         Input::Loop => {
             let results = std::cell::RefCell::new(Vec::new());
-            rows_of(&|s, kind, n| Ok(results.borrow_mut().push(measure(s, kind, n, runs)?))).map(|()| {
+            rows_of(&|s, kind, n| {
+                let row = measure(s, kind, n, runs)?;
+                results.borrow_mut().push(row);
+                Ok(())
+            })
+            .map(|()| {
                 let results = results.into_inner();
                 if json {
                     report::json(COLUMNS, &results)
@@ -325,7 +330,12 @@ pub fn run(args: &[String]) -> i32 {
         }
         Input::Aten => {
             let results = std::cell::RefCell::new(Vec::new());
-            rows_of(&|s, kind, n| Ok(results.borrow_mut().push(aten::measure(s, kind, n, runs)?))).map(|()| {
+            rows_of(&|s, kind, n| {
+                let row = aten::measure(s, kind, n, runs)?;
+                results.borrow_mut().push(row);
+                Ok(())
+            })
+            .map(|()| {
                 let results = results.into_inner();
                 if json {
                     report::json(aten::COLUMNS, &results)

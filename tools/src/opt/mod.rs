@@ -19,10 +19,7 @@ use fuselab_dialects::{
     source::{is_bytecode, write_bytecode, Source},
     Diagnostic, DiagnosticSink, FuseContext,
 };
-use melior::{
-    ir::operation::OperationPrintingFlags,
-    pass::PassIrPrintingOptions,
-};
+use melior::{ir::operation::OperationPrintingFlags, pass::PassIrPrintingOptions};
 use std::{
     io::{Read, Write},
     path::PathBuf,
