@@ -11,7 +11,7 @@ use super::{
     graphs::{aten_text, seed, GraphKind},
     report::{col, median, Cell, Column},
 };
-use fuselab_dialects::{source::parse_module, DiagnosticSink, FuseContext};
+use fuselab_dialects::source::parse_module;
 use fuselab_passes::{fusion::strategy::strategy_pipeline, fusion::Strategy, DriverSettings};
 use melior::ir::{operation::OperationPrintingFlags, Module};
 use std::{rc::Rc, time::Instant};
@@ -95,18 +95,14 @@ pub fn measure(
     let (mut kernels, mut output_bytes, mut peak) = (0, 0, 0.0f64);
     for _ in 0..runs.max(1) {
         {
-            let fuse = FuseContext::new().map_err(|e| e.to_string())?;
-            let sink = DiagnosticSink::new();
-            sink.capture(fuse.context());
+            let (fuse, sink) = super::fresh_context()?;
             let start = Instant::now();
             let module = parse_module(fuse.context(), &text, "bench.mlir", &sink)
                 .ok_or_else(|| format!("generated aten graph does not parse: {:?}", sink.take()))?;
             print_verified(&module);
             mlir.push(start.elapsed().as_secs_f64());
         }
-        let fuse = FuseContext::new().map_err(|e| e.to_string())?;
-        let sink = DiagnosticSink::new();
-        sink.capture(fuse.context());
+        let (fuse, sink) = super::fresh_context()?;
         let reset = reset_peak_rss();
         let start = Instant::now();
         let mut module = parse_module(fuse.context(), &text, "bench.mlir", &sink)

@@ -112,9 +112,7 @@ pub fn measure(
         // From text; the same graph as bytecode then parses in a fresh context (nothing
         // uniqued already), and the pass runs on that module.
         {
-            let fuse = FuseContext::new().map_err(|e| e.to_string())?;
-            let sink = DiagnosticSink::new();
-            sink.capture(fuse.context());
+            let (fuse, sink) = fresh_context()?;
             let start = Instant::now();
             let module = parse_module(fuse.context(), &text, "bench.mlir", &sink)
                 .ok_or_else(|| format!("generated graph does not parse: {:?}", sink.take()))?;
@@ -122,9 +120,7 @@ pub fn measure(
             bytes.get_or_insert_with(|| write_bytecode(&module.as_operation()));
         }
         let bytes = bytes.as_deref().unwrap_or_default();
-        let fuse = FuseContext::new().map_err(|e| e.to_string())?;
-        let sink = DiagnosticSink::new();
-        sink.capture(fuse.context());
+        let (fuse, sink) = fresh_context()?;
         let start = Instant::now();
         let mut module = parse_bytecode(fuse.context(), bytes, "bench.mlirbc", &sink)
             .ok_or_else(|| format!("generated graph's bytecode does not parse: {:?}", sink.take()))?;
@@ -165,6 +161,15 @@ pub fn measure(
         pass_s: median(pass),
         peak_rss_mib: peak_rss_mib(),
     })
+}
+
+/// A new context with fuselab's dialects and a sink capturing its diagnostics (each
+/// timed run starts from one: nothing uniqued already).
+pub(crate) fn fresh_context() -> Result<(FuseContext, DiagnosticSink), String> {
+    let fuse = FuseContext::new().map_err(|e| e.to_string())?;
+    let sink = DiagnosticSink::new();
+    sink.capture(fuse.context());
+    Ok((fuse, sink))
 }
 
 pub(crate) fn first_func(module: &melior::ir::Module) -> Result<mlir_sys::MlirOperation, String> {
