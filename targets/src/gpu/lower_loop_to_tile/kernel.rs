@@ -56,6 +56,10 @@ struct Kernel {
     prefix: Vec<i64>,
     /// Kernel-local nodes already evaluated at a read, by where and how.
     recomputed: HashMap<Recomputed, V>,
+    /// The inner coords of a pass that one chunk covers, by block, extent and extents:
+    /// every such pass of the program's members reads the same values, so a member
+    /// recomputed by several of them is built once ([`Recomputed`] keys by them).
+    single_chunk: HashMap<(usize, i64, Vec<i64>), (V, V, Vec<V>)>,
 }
 
 impl Kernel {
@@ -414,6 +418,7 @@ impl Lowering {
             rows: Vec::new(),
             prefix: Vec::new(),
             recomputed: HashMap::new(),
+            single_chunk: HashMap::new(),
         }
     }
 
@@ -502,14 +507,36 @@ impl Lowering {
     }
 
     /// Opens the loop over RBLOCK chunks of `extent` carrying `carried`, or nothing when
-    /// one chunk covers it; returns the chunk start and the carried values inside.
-    fn open_chunks(&mut self, k: &Kernel, extent: i64, carried: &[Value]) -> (Value, Vec<Value>, bool) {
+    /// one chunk covers it; returns the carried values inside, whether a loop was
+    /// opened, and the chunk's inner coords ([`Lowering::inner_coords`]) over `extents`.
+    /// The coords of a single chunk are built once per block, extent and extents: the
+    /// members of a persistent kernel then share them, and with them the values of the
+    /// members they recompute (Inductor's persistent reductions hold every value of the
+    /// row in registers and compute each once). Without it a chain of members each read
+    /// by a row reduction was rebuilt in every reduction's pass: code quadratic in the
+    /// chain (issue 44, item 4).
+    fn open_chunks(
+        &mut self,
+        k: &mut Kernel,
+        extent: i64,
+        extents: &[i64],
+        carried: &[Value],
+    ) -> (Vec<Value>, bool, (V, V, Vec<V>)) {
         if extent <= k.rb {
-            return (self.b.index(0), carried.to_vec(), false);
+            let block = self.b.block().map_or(0, |b| b.ptr as usize);
+            let key = (block, extent, extents.to_vec());
+            if let Some(coords) = k.single_chunk.get(&key) {
+                return (carried.to_vec(), false, coords.clone());
+            }
+            let r0 = self.b.index(0);
+            let coords = self.inner_coords(k, r0, extent, extents);
+            k.single_chunk.insert(key, coords.clone());
+            return (carried.to_vec(), false, coords);
         }
         let (lo, hi, step) = (self.b.index(0), self.b.index(extent), self.b.index(k.rb));
         let open = self.b.open_for(lo, hi, step, carried);
-        (open.args[0], open.args[1..].to_vec(), true)
+        let coords = self.inner_coords(k, open.args[0], extent, extents);
+        (open.args[1..].to_vec(), true, coords)
     }
 
     /// A pointwise member: its row positions in RBLOCK chunks, stored at `x * R + r` —
@@ -537,8 +564,7 @@ impl Lowering {
             self.store(k, out, offset, v, k.mask);
             return Ok(());
         }
-        let (r0, _, looped) = self.open_chunks(k, extent, &[]);
-        let (r, mask, inner) = self.inner_coords(k, r0, extent, inner_ranges);
+        let (_, looped, (r, mask, inner)) = self.open_chunks(k, extent, inner_ranges, &[]);
         k.mask = mask;
         let mut coords = rows.to_vec();
         coords.extend(inner);
@@ -597,8 +623,7 @@ impl Lowering {
         let shape = [k.xb, k.rb];
         let id = self.b.constant(identity, acc_ty);
         let acc0 = self.block(V::S(id), shape);
-        let (r0, carried, looped) = self.open_chunks(k, extent, &[acc0]);
-        let (_, mask, inner) = self.inner_coords(k, r0, extent, &rranges);
+        let (carried, looped, (_, mask, inner)) = self.open_chunks(k, extent, &rranges, &[acc0]);
         k.mask = mask;
         let mut coords = rows.to_vec();
         coords.extend(inner);

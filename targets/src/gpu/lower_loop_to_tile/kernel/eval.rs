@@ -51,10 +51,12 @@ impl Lowering {
                         coords
                     };
                     // What a load in the member's body depends on besides its position:
-                    // the mask, the reductions held in registers, the transposed rows.
+                    // the mask and the transposed rows. Not which reductions are held in
+                    // registers: a member reads only reductions before it, so one of
+                    // this program's is held at every read of the member (values built
+                    // before and after a later reduction are the same).
                     let state = [
                         Self::value_of(k.mask).ptr as usize,
-                        k.regs.len(),
                         usize::from(k.transposed.is_some()),
                     ];
                     let key = self.b.block().map(|block| {
