@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Writes the output of every fusion pipeline (and the CPU lowering) on every bundled
-# example and every importable test archive into DIR, one file per input x pipeline.
+# example and every importable test archive (test/Import, test/Models) into DIR, one file
+# per input x pipeline, and the device targets' artefacts: Spyre's KTIR, the Ascend C of
+# three strategies, and the GPU bundles (kernels.ptx, manifest.json; fuse-gpu, inductor
+# and tvm). DEVICES=0 skips the device artefacts (seconds instead of minutes).
 # Used to show that a refactoring changes no output:
 #   scripts/snapshot-outputs.sh /tmp/before   # on the old commit
 #   scripts/snapshot-outputs.sh /tmp/after    # on the new one
@@ -28,11 +31,13 @@ imports=${TMPDIR:-/tmp}/fuselab-snapshot-imports
 mkdir -p "$imports"
 inputs=()
 for f in examples/*.mlir; do inputs+=("$f"); done
-for a in test/Import/Inputs/*.pt2; do
+for a in test/Import/Inputs/*.pt2 test/Models/Inputs/*.pt2; do
   name=$(basename "$a" .pt2)
   case "$name" in bad_*) continue ;; esac
-  "$bin/fuse-import" "$a" -o "$imports/import_$name.mlir"
-  inputs+=("$imports/import_$name.mlir")
+  # An archive the importer refuses (located) is skipped; its message is kept.
+  if "$bin/fuse-import" "$a" -o "$imports/import_$name.mlir" 2> "$out/import_$name.import.err"; then
+    inputs+=("$imports/import_$name.mlir")
+  fi
 done
 
 for input in "${inputs[@]}"; do
@@ -46,4 +51,40 @@ for input in "${inputs[@]}"; do
     fi
   done
 done
+if [ "${DEVICES:-1}" != 0 ]; then
+  spyre="--target=spyre --aten-decompose --lower-aten-to-loop --inline-pointwise --inductor-fuse \
+--spyre-assign-layouts --spyre-divide-work --spyre-plan-scratchpad --spyre-lower-to-ktir"
+  ascend=(
+    "inductor:--inline-pointwise --inductor-fuse"
+    "ascend:--inline-pointwise --fuse=strategy=ascend"
+    "tvm:--tvm-fuse-ops"
+  )
+  for input in "${inputs[@]}"; do
+    name=$(basename "$input" .mlir)
+    # shellcheck disable=SC2086
+    "$bin/fuse-opt" "$input" $spyre > "$out/$name.spyre-ktir.out" 2> "$out/$name.spyre-ktir.err" \
+      || echo "exit $?" >> "$out/$name.spyre-ktir.err"
+    for entry in "${ascend[@]}"; do
+      label=${entry%%:*}
+      flags=${entry#*:}
+      # shellcheck disable=SC2086
+      "$bin/fuse-opt" "$input" --target=ascend --aten-decompose --lower-aten-to-loop $flags \
+        --lower-loop-to-ascend --emit-ascendc -o /dev/null \
+        > "$out/$name.ascend-c-$label.out" 2> "$out/$name.ascend-c-$label.err" \
+        || echo "exit $?" >> "$out/$name.ascend-c-$label.err"
+    done
+    for strategy in inductor tvm; do
+      bundle=$out/$name.gpu-$strategy
+      if "$bin/fuse-gpu" "$input" --strategy "$strategy" --samples 16 -o "$bundle" \
+        > "$bundle.err" 2>&1; then
+        # The bundle's files, flat (the manifest names the input, at a fixed path).
+        mv "$bundle/kernels.ptx" "$bundle.ptx"
+        mv "$bundle/manifest.json" "$bundle.manifest.json"
+        rm -rf "$bundle"
+      else
+        echo "exit $?" >> "$bundle.err"
+      fi
+    done
+  done
+fi
 echo "snapshot-outputs: $(ls "$out" | wc -l) files in $out"
