@@ -6,10 +6,17 @@
 //! `fuselab-exec`'s tensors), never the reverse: the core knows targets only through
 //! the [`Target`] trait. Adding a target = one folder here, one line in [`TARGETS`] and
 //! its passes in [`PASSES`] (docs/architecture.md, "Adding a target").
+//!
+//! Conversions that several targets start from sit beside the target folders, as
+//! upstream MLIR's `lib/Conversion` beside `lib/Dialect`: [`lower_loop_to_tile`] (fused
+//! `loop` IR to Triton-like `tile` kernels) is the GPU's first stage and the Ascend
+//! lowering's front end, each target supplying its [`lower_loop_to_tile::TileConfig`];
+//! [`math`] holds the scalar expansions the CPU and GPU share.
 
 pub mod ascend;
 pub mod cpu;
 pub mod gpu;
+pub mod lower_loop_to_tile;
 pub mod math;
 pub mod spyre;
 
@@ -118,7 +125,7 @@ pub static TARGETS: &[TargetEntry] = &[
 pub static PASSES: &[PassInfo] = &[
     cpu::lower_loop_to_cpu::INFO,
     cpu::codegen_choices::INFO,
-    gpu::lower_loop_to_tile::INFO,
+    lower_loop_to_tile::INFO,
     gpu::warp_variants::INFO,
     gpu::lower_tile_to_gpu::INFO,
     ascend::lower_loop_to_ascend::INFO,

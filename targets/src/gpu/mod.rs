@@ -1,5 +1,5 @@
 //! The GPU target (an NVIDIA H200, sm_90a): fused `loop` IR to `tile` kernels
-//! ([`lower_loop_to_tile`]), then to upstream `gpu`/`arith`/`memref`/`scf`
+//! ([`crate::lower_loop_to_tile`], shared with the Ascend lowering), then to upstream `gpu`/`arith`/`memref`/`scf`
 //! ([`lower_tile_to_gpu`]), then through MLIR's NVVM lowering and LLVM's NVPTX back end
 //! (inkwell) to PTX ([`ptx`]); [`bundle`] writes the PTX with a launch manifest that
 //! `tools/gpu/run.py` runs on the device. No runner here: this machine has no GPU.
@@ -8,7 +8,6 @@
 //! [`Target::can_fuse`]). Costs: the H200's measured copy bandwidth and a launch.
 
 pub mod bundle;
-pub mod lower_loop_to_tile;
 pub mod lower_tile_to_gpu;
 pub mod ptx;
 pub mod warp_variants;

@@ -2,7 +2,7 @@
 // RUN: fuse-run %s --target ascend --jit --strategy tvm | FileCheck %s --check-prefix=EXEC
 
 // A kernel-local node read twice at the same position (x * x) is built once per
-// program: the second read reuses the block (targets/src/gpu/lower_loop_to_tile/kernel/eval.rs,
+// program: the second read reuses the block (targets/src/lower_loop_to_tile/kernel/eval.rs,
 // `Recomputed`, Inductor's kernel CSE). Built per read, the kernel doubled at every
 // level of this chain (2^10 loads of %y; the Ascend lowering, which starts from these
 // tile kernels, took seconds at 16 levels). The Ascend target runs it against the

@@ -7,7 +7,7 @@
 
 use super::access::Access;
 use crate::ascend::ub::{place, Request};
-use crate::gpu::lower_loop_to_tile::TileError;
+use crate::lower_loop_to_tile::TileError;
 use fuselab_dialects::{
     build::{Builder, Value},
     ir,

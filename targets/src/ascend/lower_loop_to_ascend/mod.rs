@@ -2,7 +2,7 @@
 //! function of launches and library calls (docs/dialects/ascend.md).
 //!
 //! The kernels are scheduled as the GPU target's block kernels are
-//! ([`crate::gpu::lower_loop_to_tile`]: one kernel per fused `loop.kernel` run of
+//! ([`crate::lower_loop_to_tile`]: one kernel per fused `loop.kernel` run of
 //! members sharing rows, reductions kept per row, looped over chunks when a row is
 //! wide), with Ascend's choices:
 //! - fp32 inside a kernel: f16 / bf16 values are widened where loaded and rounded where
@@ -24,7 +24,7 @@ mod access;
 pub mod convert;
 
 use crate::ascend::{MAX_CORES, UB_ALIGNMENT, UB_BYTES};
-use crate::gpu::lower_loop_to_tile::{lower_module, TileConfig, TileError};
+use crate::lower_loop_to_tile::{lower_module, TileConfig, TileError};
 use convert::{convert, Outcome, Params};
 use fuselab_dialects::{build::OwnedModule, ir};
 use fuselab_passes::registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption};

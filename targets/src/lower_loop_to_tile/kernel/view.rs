@@ -6,7 +6,7 @@ use super::*;
 
 impl Lowering {
     /// A strided view copied into its own buffer by a kernel of its own.
-    pub(in crate::gpu::lower_loop_to_tile) fn view(
+    pub(in crate::lower_loop_to_tile) fn view(
         &mut self,
         label: &str,
         op: MlirOperation,

@@ -9,7 +9,7 @@ use fuselab_dialects::{build::Value, ir};
 /// stay below 2^30 elements, so that rows, offsets and the index arithmetic on the way
 /// fit 32-bit integers (Triton's rule: `int32` indices unless a tensor may reach 2^31
 /// elements).
-pub(in crate::gpu::lower_loop_to_tile) fn fits_32_bits(args: &[Value], extent: i64) -> bool {
+pub(in crate::lower_loop_to_tile) fn fits_32_bits(args: &[Value], extent: i64) -> bool {
     const LIMIT: i64 = 1 << 30;
     extent < LIMIT
         && args
@@ -19,7 +19,7 @@ pub(in crate::gpu::lower_loop_to_tile) fn fits_32_bits(args: &[Value], extent: i
 
 impl Lowering {
     /// `a floordiv c` and `a mod c` (non-negative) for a constant `c > 0`.
-    pub(in crate::gpu::lower_loop_to_tile) fn floordiv(&mut self, a: V, c: i64) -> V {
+    pub(in crate::lower_loop_to_tile) fn floordiv(&mut self, a: V, c: i64) -> V {
         if c == 1 {
             return a;
         }
@@ -27,7 +27,7 @@ impl Lowering {
         self.iop("arith.floordivsi", a, k)
     }
 
-    pub(in crate::gpu::lower_loop_to_tile) fn modulo(&mut self, a: V, c: i64) -> V {
+    pub(in crate::lower_loop_to_tile) fn modulo(&mut self, a: V, c: i64) -> V {
         let q = self.floordiv(a, c);
         let k = self.index(c);
         let m = self.iop("arith.muli", q, k);
@@ -37,14 +37,14 @@ impl Lowering {
     /// `a / c` and `a mod c` of a value known non-negative (a row, a program id), for
     /// a constant `c > 0`: unsigned, so no sign fix-up (a floor division of a signed
     /// value is a division, a compare and a select).
-    pub(in crate::gpu::lower_loop_to_tile) fn udiv(&mut self, a: V, c: i64) -> V {
+    pub(in crate::lower_loop_to_tile) fn udiv(&mut self, a: V, c: i64) -> V {
         if c == 1 {
             return a;
         }
         self.unsigned("arith.divui", a, c)
     }
 
-    pub(in crate::gpu::lower_loop_to_tile) fn urem(&mut self, a: V, c: i64) -> V {
+    pub(in crate::lower_loop_to_tile) fn urem(&mut self, a: V, c: i64) -> V {
         self.unsigned("arith.remui", a, c)
     }
 
@@ -65,7 +65,7 @@ impl Lowering {
 
     /// The indices over row-major `extents` of `flat` (below their product, so
     /// non-negative).
-    pub(in crate::gpu::lower_loop_to_tile) fn unravel(&mut self, flat: V, extents: &[i64]) -> Vec<V> {
+    pub(in crate::lower_loop_to_tile) fn unravel(&mut self, flat: V, extents: &[i64]) -> Vec<V> {
         let mut stride: i64 = extents.iter().product();
         let mut coords = Vec::new();
         for (d, &extent) in extents.iter().enumerate() {

@@ -59,8 +59,11 @@ struct Kernel {
     /// The inner coords of a pass that one chunk covers, by block, extent and extents:
     /// every such pass of the program's members reads the same values, so a member
     /// recomputed by several of them is built once ([`Recomputed`] keys by them).
-    single_chunk: HashMap<(usize, i64, Vec<i64>), (V, V, Vec<V>)>,
+    single_chunk: HashMap<(usize, i64, Vec<i64>), ChunkCoords>,
 }
+
+/// A chunk's inner position (`r0 + arange(RBLOCK)`), its mask and the inner coords.
+type ChunkCoords = (V, V, Vec<V>);
 
 impl Kernel {
     /// Whether `coords` start with the program's own row coords.
@@ -488,7 +491,7 @@ impl Lowering {
 
     /// The inner positions `r0 + arange(RBLOCK)` (masked below `extent`) and the coords
     /// over `extents`.
-    fn inner_coords(&mut self, k: &Kernel, r0: Value, extent: i64, extents: &[i64]) -> (V, V, Vec<V>) {
+    fn inner_coords(&mut self, k: &Kernel, r0: Value, extent: i64, extents: &[i64]) -> ChunkCoords {
         let r = match k.rs {
             Some(rs) => self.iop("arith.addi", V::S(r0), V::B(rs, [1, k.rb])),
             None => V::S(r0),
@@ -521,7 +524,7 @@ impl Lowering {
         extent: i64,
         extents: &[i64],
         carried: &[Value],
-    ) -> (Vec<Value>, bool, (V, V, Vec<V>)) {
+    ) -> (Vec<Value>, bool, ChunkCoords) {
         if extent <= k.rb {
             let block = self.b.block().map_or(0, |b| b.ptr as usize);
             let key = (block, extent, extents.to_vec());
