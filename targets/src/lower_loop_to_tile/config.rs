@@ -39,24 +39,6 @@ pub struct TileConfig {
     pub narrow_index: bool,
 }
 
-impl Default for TileConfig {
-    fn default() -> Self {
-        Self {
-            max_rblock: 4096,
-            block_elements: 1024,
-            max_xblock: 1024,
-            elements_per_warp: 256,
-            max_warps: 8,
-            max_warps_single: 16,
-            fp32_inside: false,
-            hoist_loads: false,
-            outer: Some((32, 16)),
-            layout_conversion: true,
-            narrow_index: true,
-        }
-    }
-}
-
 impl TileConfig {
     /// Triton-like launch parameters for `xnumel` rows of at most `rnumel` inner
     /// elements (see the module documentation): `(XBLOCK, RBLOCK, num_warps)`.
@@ -103,6 +85,28 @@ impl TileConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_declared_defaults_are_the_gpus_launch_rule() {
+        // Inductor's Triton heuristics on the H200: RBLOCK up to 4096 (wider rows
+        // looped), 1024-element row blocks and 1-D pointwise blocks, 256 elements a
+        // warp, 8 warps (16 for a single program); the outer block 32 x 16 measured
+        // (docs/gpu.md).
+        let gpu = TileConfig {
+            max_rblock: 4096,
+            block_elements: 1024,
+            max_xblock: 1024,
+            elements_per_warp: 256,
+            max_warps: 8,
+            max_warps_single: 16,
+            fp32_inside: false,
+            hoist_loads: false,
+            outer: Some((32, 16)),
+            layout_conversion: true,
+            narrow_index: true,
+        };
+        assert_eq!(TileConfig::default(), gpu);
+    }
 
     #[test]
     fn outer_reductions_take_the_outer_block() {

@@ -53,7 +53,7 @@ use fuselab_dialects::{
 };
 use fuselab_passes::{
     analysis::rows::{kernel_members, produced_by_node, shared_row_prefix_in_loop_order},
-    registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption},
+    registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption, PassOptions},
 };
 use melior::ir::{operation::OperationLike as _, OperationRef};
 use mlir_sys::{MlirBlock, MlirOperation, MlirType};
@@ -157,25 +157,45 @@ pub(super) fn err(op: MlirOperation, m: impl Into<String>) -> TileError {
     }
 }
 
+impl Default for TileConfig {
+    /// The GPU's launch rule: `--lower-loop-to-tile`'s declared option defaults
+    /// ([`INFO`], the one place they are written).
+    fn default() -> Self {
+        TileConfig::from_options(
+            &INFO
+                .parse_options("")
+                .expect("lower-loop-to-tile's declared defaults parse"),
+        )
+    }
+}
+
+impl TileConfig {
+    /// The configuration of `--lower-loop-to-tile`'s options; what no option sets is
+    /// the GPU's (1-D pointwise XBLOCK 1024, rounding after every op, 32-bit index math).
+    pub fn from_options(options: &PassOptions) -> Self {
+        TileConfig {
+            max_rblock: options.uint("max-rblock") as i64,
+            block_elements: options.uint("block-elements") as i64,
+            max_xblock: 1024,
+            elements_per_warp: options.uint("elements-per-warp") as i64,
+            max_warps: options.uint("max-warps") as i64,
+            max_warps_single: options.uint("max-warps-single") as i64,
+            fp32_inside: false,
+            hoist_loads: options.flag("hoist-loads"),
+            layout_conversion: options.flag("layout-conversion"),
+            narrow_index: true,
+            outer: options.flag("outer-hint").then(|| {
+                (
+                    options.uint("outer-xblock") as i64,
+                    options.uint("outer-rblock") as i64,
+                )
+            }),
+        }
+    }
+}
+
 fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed> {
-    let config = TileConfig {
-        max_rblock: cx.options.uint("max-rblock") as i64,
-        block_elements: cx.options.uint("block-elements") as i64,
-        max_xblock: 1024,
-        elements_per_warp: cx.options.uint("elements-per-warp") as i64,
-        max_warps: cx.options.uint("max-warps") as i64,
-        max_warps_single: cx.options.uint("max-warps-single") as i64,
-        fp32_inside: false,
-        hoist_loads: cx.options.flag("hoist-loads"),
-        layout_conversion: cx.options.flag("layout-conversion"),
-        narrow_index: true,
-        outer: cx.options.flag("outer-hint").then(|| {
-            (
-                cx.options.uint("outer-xblock") as i64,
-                cx.options.uint("outer-rblock") as i64,
-            )
-        }),
-    };
+    let config = TileConfig::from_options(&cx.options);
     for (name, v, limit) in [
         ("max-rblock", config.max_rblock, 1 << 20),
         ("block-elements", config.block_elements, 1 << 20),

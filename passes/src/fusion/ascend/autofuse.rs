@@ -151,20 +151,6 @@ pub struct AutoFuseConfig {
     pub record_rejections: bool,
 }
 
-impl Default for AutoFuseConfig {
-    fn default() -> Self {
-        Self {
-            max_rounds: 10,
-            max_nodes: 64,
-            max_inputs: 8,
-            max_proximity: 64,
-            enabled: true,
-            passes: PassSet::default(),
-            record_rejections: true,
-        }
-    }
-}
-
 /// One group while deciding.
 #[derive(Clone, Debug)]
 struct Group {
@@ -614,5 +600,21 @@ mod tests {
             );
             assert_acyclic_partition(&graph, &a.groups, 6, seed);
         }
+    }
+
+    #[test]
+    fn the_declared_defaults_are_ges() {
+        // CANN GE AutoFuse: 10 rounds, max_fusion_size 64, 8 inputs on A2/A3, a
+        // horizontal pair at most 64 apart; elementwise and broadcast passes on.
+        let ge = AutoFuseConfig {
+            max_rounds: 10,
+            max_nodes: 64,
+            max_inputs: 8,
+            max_proximity: 64,
+            enabled: true,
+            passes: PassSet::default(),
+            record_rejections: true,
+        };
+        assert_eq!(AutoFuseConfig::default(), ge);
     }
 }

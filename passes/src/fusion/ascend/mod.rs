@@ -96,7 +96,12 @@ fn flags_text(option: &str) -> Result<String, String> {
 /// The decision's configuration from the pass's options (and the environment).
 pub fn config_from(options: &PassOptions) -> Result<AutoFuseConfig, String> {
     let switches = switches::parse(&flags_text(options.string("flags"))?)?;
-    Ok(AutoFuseConfig {
+    Ok(config_with(options, switches))
+}
+
+/// The configuration of `options` with `switches` (not read from the environment).
+fn config_with(options: &PassOptions, switches: switches::Switches) -> AutoFuseConfig {
+    AutoFuseConfig {
         max_rounds: options.uint("max-rounds") as usize,
         max_nodes: options.uint("max-fusion-size") as usize,
         max_inputs: options.uint("max-inputs") as usize,
@@ -104,7 +109,18 @@ pub fn config_from(options: &PassOptions) -> Result<AutoFuseConfig, String> {
         enabled: switches.enabled,
         passes: switches.passes,
         record_rejections: true,
-    })
+    }
+}
+
+impl Default for AutoFuseConfig {
+    /// The pass's declared option defaults ([`INFO`], the one place they are
+    /// written) with GE's default switches (the environment is not read).
+    fn default() -> Self {
+        let declared = INFO
+            .parse_options("")
+            .expect("ascend-autofuse's declared defaults parse");
+        config_with(&declared, switches::Switches::default())
+    }
 }
 
 impl Strategy for Ascend {

@@ -87,6 +87,18 @@ pub fn config_from(options: &PassOptions) -> FusionConfig {
     }
 }
 
+impl Default for FusionConfig {
+    /// The pass's declared option defaults ([`INFO`], the one place they are
+    /// written), read as `--inductor-fuse` with no options reads them.
+    fn default() -> Self {
+        config_from(
+            &INFO
+                .parse_options("")
+                .expect("inductor-fuse's declared defaults parse"),
+        )
+    }
+}
+
 impl Strategy for Inductor {
     fn name(&self) -> &'static str {
         "inductor"

@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 
 /// The knobs of `--inductor-fuse` (defaults = Inductor's config).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FusionConfig {
     /// `max_fusion_size`: nodes per kernel.
     pub max_fusion_size: usize,
@@ -24,20 +24,6 @@ pub struct FusionConfig {
     /// the decision is the same and checks whose only effect is a rejection's reason
     /// may be skipped.
     pub record_rejections: bool,
-}
-
-impl Default for FusionConfig {
-    fn default() -> Self {
-        Self {
-            max_fusion_size: 64,
-            score_threshold: 10,
-            pairwise_attempts: 64,
-            max_rounds: 10,
-            aggressive: false,
-            loop_ordering: true,
-            record_rejections: true,
-        }
-    }
 }
 
 /// Inductor's `FusionScore` (choices.py `score_fusion`; seed 000 §7.4).
@@ -114,5 +100,28 @@ mod tests {
         assert_eq!(big_memory.compare(&base), Ordering::Greater);
         assert_eq!(base.compare(&close_memory), Ordering::Greater);
         assert_eq!(base.compare(&base), Ordering::Equal);
+    }
+}
+
+#[cfg(test)]
+mod default_tests {
+    use super::FusionConfig;
+
+    #[test]
+    fn the_declared_defaults_are_inductors_config() {
+        // torch/_inductor/config.py: max_fusion_size = 64,
+        // score_fusion_memory_threshold = 10,
+        // max_fusion_buffer_group_pairwise_attempts = 64, aggressive_fusion = False,
+        // loop_ordering_after_fusion = True; scheduler.py fuses for up to 10 rounds.
+        let inductor = FusionConfig {
+            max_fusion_size: 64,
+            score_threshold: 10,
+            pairwise_attempts: 64,
+            max_rounds: 10,
+            aggressive: false,
+            loop_ordering: true,
+            record_rejections: true,
+        };
+        assert_eq!(FusionConfig::default(), inductor);
     }
 }

@@ -261,10 +261,26 @@ impl Strategy for Tvm {
     ) -> Result<Decision, String> {
         let mode = PatternMode::from_options(options)?;
         refuse_misread_pipelines(func, graph, options.string("mode"))?;
-        let config = PartitionConfig {
-            max_depth: options.uint("max-depth") as usize,
-        };
+        let config = partition_config(options);
         decide(func, graph, mode, config, options.flag("fold-constants"))
+    }
+}
+
+/// The partition's configuration from the pass's options.
+fn partition_config(options: &PassOptions) -> PartitionConfig {
+    PartitionConfig {
+        max_depth: options.uint("max-depth") as usize,
+    }
+}
+
+impl Default for PartitionConfig {
+    /// The pass's declared option default ([`INFO`], the one place it is written).
+    fn default() -> Self {
+        partition_config(
+            &INFO
+                .parse_options("")
+                .expect("tvm-fuse-ops's declared defaults parse"),
+        )
     }
 }
 

@@ -31,12 +31,6 @@ pub struct PartitionConfig {
     pub max_depth: usize,
 }
 
-impl Default for PartitionConfig {
-    fn default() -> Self {
-        Self { max_depth: 256 }
-    }
-}
-
 /// Why a node did not fuse into its post-dominator.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NotFused {
@@ -341,6 +335,12 @@ mod tests {
     use super::*;
     use crate::fusion::tvm::op_pattern::TvmNode;
     use OpPatternKind::*;
+
+    #[test]
+    fn the_declared_default_is_tvms_max_depth() {
+        // relax.transform.FuseOps(fuse_opt_level, max_depth=256) / relay's kMaxFusedOps.
+        assert_eq!(PartitionConfig::default(), PartitionConfig { max_depth: 256 });
+    }
 
     /// A graph from `(op, kind, producers)`; node 0 is an argument; the last is returned.
     fn graph(ops: &[(&str, OpPatternKind, &[usize])]) -> TvmGraph {
