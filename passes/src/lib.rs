@@ -4,13 +4,16 @@
 //! - [`conversion`]: lower `aten` to `loop`;
 //! - [`fusion`]: the fusion wing (plan, strategy table, apply, report, one folder per
 //!   strategy);
-//! - [`target`]: the [`Target`](target::Target) interface strategies ask.
+//! - [`target`]: the [`Target`](target::Target) interface strategies ask;
+//! - [`backend`]: what Inductor's back end for a device does
+//!   ([`InductorBackend`](backend::InductorBackend)), the policy a target returns.
 //!
 //! Device targets and their lowerings live in `fuselab-targets`, which depends on this
 //! crate, never the reverse. Every pass here is listed in [`PASSES`]; `fuse-opt` adds the
 //! targets' passes to the ones it offers.
 
 pub mod analysis;
+pub mod backend;
 pub mod conversion;
 pub mod fusion;
 #[cfg(test)]

@@ -605,7 +605,8 @@ fn fused_attention(op: MlirOperation, target: &dyn crate::target::Target) -> boo
 /// lowering's `lstm_cell` / `gru_cell` extern; decomposed into its gates elsewhere).
 fn fused_rnn_cell(op: MlirOperation, target: &dyn crate::target::Target) -> bool {
     let cell = AtenOpKind::from_op_name(&ir::op_name(op)).and_then(fuselab_dialects::aten::CellKind::of_aten);
-    cell.is_some() && ir::tensor_type(ir::result(op, 0)).is_some_and(|t| target.fused_rnn_cells(t.dtype))
+    cell.is_some()
+        && ir::tensor_type(ir::result(op, 0)).is_some_and(|t| target.backend().fused_rnn_cells(t.dtype))
 }
 
 fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {

@@ -16,13 +16,13 @@
 //! passes (fx_passes/fuse_attention.py) replace `softmax(q @ k^T / c, -1) @ v`
 //! (`_sfdp_pattern_1`; `* c`: `_sfdp_pattern_2`) by the same call where
 //! `_sfdp_params_check` allows it — on the CPU for every float dtype, on CUDA not for f32
-//! while TF32 matmuls are off, the default (`Target::rewrites_attention_patterns`). On
+//! while TF32 matmuls are off, the default (`InductorBackend::rewrites_attention_patterns`). On
 //! the CPU the call is `_scaled_dot_product_flash_attention_for_cpu`
 //! (`TORCH_LOGS=output_code`, torch 2.15 on the CPU: the attention workload compiles to
 //! that one call).
 //!
 //! This pass finds the math form and, where the target runs the fused kernel
-//! (`Target::fused_attention`: dtype and head-dim alignment) and the mask's last dim is
+//! (`InductorBackend::fused_attention`: dtype and head-dim alignment) and the mask's last dim is
 //! not a broadcast, replaces it by `aten.scaled_dot_product_attention`. Every
 //! intermediate of the form must have no other user; anything else stays as it is.
 
@@ -343,7 +343,9 @@ pub fn runs_fused(
         && key.rank() == 4
         && value.rank() == 4
         && (!masked || query.shape[2] == key.shape[2])
-        && target.fused_attention(query.dtype, &[query.shape[3], value.shape[3]])
+        && target
+            .backend()
+            .fused_attention(query.dtype, &[query.shape[3], value.shape[3]])
 }
 
 fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
@@ -360,7 +362,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
                         [Some(q), Some(k), Some(v)] => {
                             q.dtype == k.dtype
                                 && k.dtype == v.dtype
-                                && target.rewrites_attention_patterns(q.dtype)
+                                && target.backend().rewrites_attention_patterns(q.dtype)
                         }
                         _ => false,
                     })

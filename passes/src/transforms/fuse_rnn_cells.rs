@@ -15,7 +15,7 @@
 //! split into equal chunks along dim 1, then LSTM: `cy = sigmoid(f) * cx +
 //! sigmoid(i) * tanh(g)`, `hy = sigmoid(o) * tanh(cy)`; GRU: `r = sigmoid(ir + hr)`,
 //! `z = sigmoid(iz + hz)`, `n = tanh(in + hn * r)`, `hy = (hx - n) * z + n` — and, where
-//! the target runs the fused cell (`Target::fused_rnn_cells`), replaces it by the two
+//! the target runs the fused cell (`InductorBackend::fused_rnn_cells`), replaces it by the two
 //! unbiased `mm`s, their products stacked (`aten.cat` along dim 0: the lowering's
 //! ConcatKernel the mms write into) and `aten.fused_lstm_cell` / `aten.fused_gru_cell`
 //! (`fuselab_dialects::aten::RnnCell`). Every intermediate must have no user outside
@@ -328,7 +328,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
             continue;
         };
         let fresh = cell.ops.iter().all(|o| !taken.contains(&(o.ptr as usize)));
-        if fresh && self_contained(&cell.ops, &cell.results) && target.fused_rnn_cells(dtype) {
+        if fresh && self_contained(&cell.ops, &cell.results) && target.backend().fused_rnn_cells(dtype) {
             taken.extend(cell.ops.iter().map(|o| o.ptr as usize));
             cells.push((cell, sizes, dtype));
         }

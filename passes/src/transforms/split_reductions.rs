@@ -1,6 +1,6 @@
 //! `--split-reductions`: Inductor's split reductions (torch/_inductor/ir.py
 //! `Reduction.create` / `num_splits` / `create_multilayer`): a reduction the target
-//! splits (`Target::reduction_split`; the GPU target: Inductor's factors for 132 SMs)
+//! splits (`InductorBackend::reduction_split`; the GPU target: Inductor's factors for 132 SMs)
 //! becomes two. The first reduces `split` contiguous blocks of the reduction index for
 //! every output in parallel (`ranges = ranges ++ [split]`, `reduction_ranges =
 //! [rnumel / split]`) — it reads its inputs as the original did, so it fuses with the
@@ -52,7 +52,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
         let Some(outer) = crate::analysis::reduction_hint::reads_outer(node) else {
             continue;
         };
-        let split = target.reduction_split(numel, rnumel, outer);
+        let split = target.backend().reduction_split(numel, rnumel, outer);
         if split <= 1 {
             continue;
         }

@@ -4,7 +4,7 @@
 //! element is not a reduction at all but a Pointwise node computing the whole reduction
 //! inline (`_unroll_reduction_fn`: the body at every reduction index, combined left to
 //! right). On GPUs a single output is no exception (`sympy_product(ranges) != 1 or
-//! is_gpu(device)`): the target says (`Target::unrolls_single_output_reductions`). Being pointwise, it can then be inlined into its consumers and fused with its
+//! is_gpu(device)`): the target says (`InductorBackend::unrolls_single_output_reductions`). Being pointwise, it can then be inlined into its consumers and fused with its
 //! producers like any other; a 4-element neighbour sum no longer stands between them.
 //! (torch-spyre sets the threshold to 1: never.)
 //!
@@ -46,7 +46,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     for node in ir::ops_named(block, names::REDUCTION) {
         let rnumel: i64 = i64s(node, "reduction_ranges").iter().product();
         let numel: i64 = i64s(node, "ranges").iter().product();
-        if rnumel >= threshold || (numel == 1 && !cx.target().unrolls_single_output_reductions()) {
+        if rnumel >= threshold || (numel == 1 && !cx.target().backend().unrolls_single_output_reductions()) {
             continue;
         }
         if let Err(message) = unroll(node) {

@@ -19,7 +19,7 @@ use crate::{CompileOptions, Executable, Runner};
 use codegen_choices::CodegenChoices;
 use fuselab_dialects::types::DType;
 use fuselab_exec::{ExecError, Tensor};
-use fuselab_passes::target::{Costs, Stage, Target};
+use fuselab_passes::target::{Costs, InductorBackend, Stage, Target};
 use jit::{HostBuffer, Jit};
 use lower_loop_to_cpu::CpuOptions;
 use mlir_sys::MlirOperation;
@@ -52,19 +52,6 @@ impl Target for Cpu {
         "cpu"
     }
 
-    /// Inductor's C++ back end: one function per run of kernels between library calls.
-    fn groups_kernels_between_library_calls(&self) -> bool {
-        true
-    }
-
-    /// Inductor's layout optimization holds on the CPU too (torch 2.15's output code for
-    /// resnet_block: `cpp_fused_convolution_0` copies the image and the weights to
-    /// channels-last, the convolution's result has strides `(200704, 1, 3584, 64)`);
-    /// oneDNN reads the copies as they are (`dnnl::fuselab_conv`).
-    fn converts_convolutions_to_channels_last(&self) -> bool {
-        true
-    }
-
     fn summary(&self) -> &'static str {
         "this machine: loop IR -> scf/memref/arith/math -> LLVM JIT (ExecutionEngine)"
     }
@@ -82,6 +69,26 @@ impl Target for Cpu {
 
     fn stages(&self) -> &'static [Stage] {
         STAGES
+    }
+
+    /// Inductor's C++ back end (the `InductorBackend` impl below).
+    fn backend(&self) -> &dyn InductorBackend {
+        self
+    }
+}
+
+impl InductorBackend for Cpu {
+    /// Inductor's C++ back end: one function per run of kernels between library calls.
+    fn groups_kernels_between_library_calls(&self) -> bool {
+        true
+    }
+
+    /// Inductor's layout optimization holds on the CPU too (torch 2.15's output code for
+    /// resnet_block: `cpp_fused_convolution_0` copies the image and the weights to
+    /// channels-last, the convolution's result has strides `(200704, 1, 3584, 64)`);
+    /// oneDNN reads the copies as they are (`dnnl::fuselab_conv`).
+    fn converts_convolutions_to_channels_last(&self) -> bool {
+        true
     }
 
     /// PyTorch's CPU flash attention (`_scaled_dot_product_flash_attention_for_cpu`,

@@ -13,7 +13,7 @@ pub mod ptx;
 pub mod warp_variants;
 
 use fuselab_dialects::types::DType;
-use fuselab_passes::target::{Costs, Stage, Target};
+use fuselab_passes::target::{Costs, InductorBackend, Stage, Target};
 
 /// The GPU target.
 #[derive(Clone, Copy, Debug, Default)]
@@ -56,10 +56,17 @@ impl Target for Gpu {
         STAGES
     }
 
+    /// Inductor's Triton back end on this GPU (the `InductorBackend` impl below).
+    fn backend(&self) -> &dyn InductorBackend {
+        self
+    }
+}
+
+impl InductorBackend for Gpu {
     /// Inductor's reduction splits on the H200's 132 SMs
-    /// ([`fuselab_passes::target::gpu_reduction_split`]).
+    /// ([`fuselab_passes::backend::gpu_reduction_split`]).
     fn reduction_split(&self, numel: i64, rnumel: i64, outer: bool) -> i64 {
-        fuselab_passes::target::gpu_reduction_split(numel, rnumel, outer, 132)
+        fuselab_passes::backend::gpu_reduction_split(numel, rnumel, outer, 132)
     }
 
     /// Inductor unrolls tiny single-output reductions on GPUs.

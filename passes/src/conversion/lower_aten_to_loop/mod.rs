@@ -185,12 +185,12 @@ struct Lowering {
     /// Inductor's post-grad mm + bias patterns run (`config.pattern_matcher`).
     pattern_matcher: bool,
     /// The target leaves a bias consumed by pointwise ops out of the matmul
-    /// (`Target::prefers_unfused_bias_add`).
+    /// (`InductorBackend::prefers_unfused_bias_add`).
     prefer_unfused_bias: bool,
-    /// A convolution's bias is a pointwise add after it (`Target::peels_convolution_bias`).
+    /// A convolution's bias is a pointwise add after it (`InductorBackend::peels_convolution_bias`).
     peel_conv_bias: bool,
     /// Convolutions read graph inputs through channels-last copies
-    /// (`Target::converts_convolutions_to_channels_last` and the option).
+    /// (`InductorBackend::converts_convolutions_to_channels_last` and the option).
     channels_last: bool,
     /// A cat of mm results becomes a `concat` extern they write into (Inductor's
     /// ConcatKernel with `NonOwningLayout` inputs).
@@ -638,7 +638,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     let peel_conv_bias = match cx.options.string("convolution-bias") {
         "add" => true,
         "extern" => false,
-        "target" => cx.target().peels_convolution_bias(),
+        "target" => cx.target().backend().peels_convolution_bias(),
         other => {
             cx.sink.error(
                 unsafe { melior::ir::Location::from_raw(ir::location(func)) },
@@ -655,10 +655,10 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
         group_ids: HashMap::new(),
         materialize_views: cx.options.flag("materialize-views"),
         pattern_matcher: cx.options.flag("pattern-matcher"),
-        prefer_unfused_bias: cx.target().prefers_unfused_bias_add(),
+        prefer_unfused_bias: cx.target().backend().prefers_unfused_bias_add(),
         peel_conv_bias,
         channels_last: cx.options.flag("channels-last")
-            && cx.target().converts_convolutions_to_channels_last(),
+            && cx.target().backend().converts_convolutions_to_channels_last(),
         concat_kernels: cx.options.flag("concat-kernels"),
         merged_concats: Vec::new(),
     };

@@ -133,7 +133,7 @@ impl Strategy for Inductor {
             ..config_from(options)
         };
         let plan = plan_fusion(graph, config, target);
-        let evaluation = if target.groups_kernels_between_library_calls() {
+        let evaluation = if target.backend().groups_kernels_between_library_calls() {
             kernel_group::kernel_groups(graph, &plan)
         } else {
             Vec::new()

@@ -721,7 +721,7 @@ pub fn plan_fusion(graph: &SchedGraph, config: FusionConfig, target: &dyn Target
         }
     }
     // fuse_nodes: one more round in which loops may be reordered to create shared data.
-    if scheduler.config.loop_ordering && target.reorders_loops() && order.len() > 1 {
+    if scheduler.config.loop_ordering && target.backend().reorders_loops() && order.len() > 1 {
         scheduler.reorder_round = true;
         scheduler.fuse_nodes_once(&order);
         rounds += 1;

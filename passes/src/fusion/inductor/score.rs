@@ -18,7 +18,7 @@ pub struct FusionConfig {
     pub aggressive: bool,
     /// `loop_ordering_after_fusion` (on by default since torch 2.6 outside fbcode): an
     /// extra round in which a pointwise node's loops may be reordered to share data,
-    /// on targets where Inductor does it ([`crate::target::Target::reorders_loops`]).
+    /// on targets where Inductor does it ([`crate::backend::InductorBackend::reorders_loops`]).
     pub loop_ordering: bool,
     /// Whether rejected pairs are recorded in the plan (for reports and remarks); off,
     /// the decision is the same and checks whose only effect is a rejection's reason

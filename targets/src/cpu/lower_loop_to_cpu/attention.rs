@@ -20,7 +20,7 @@
 //! calling thread (`fuselab_sgemm_serial`): the attention workload went 91–94 → 50 ms
 //! on 2 threads (it had been 103–106: only each GEMM split in row bands).
 //!
-//! f32 only (the CPU target runs fused attention for f32: `Target::fused_attention`);
+//! f32 only (the CPU target runs fused attention for f32: `InductorBackend::fused_attention`);
 //! the mask is additive f32 and broadcasts over its size-1 dims.
 
 use super::*;
