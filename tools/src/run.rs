@@ -5,7 +5,7 @@
 //! interpreter on the result, and compares every output with a dtype-aware tolerance:
 //! max abs / max rel error and PASS/FAIL per output. Exit 1 on any FAIL or error.
 //!
-//! Pipelines (`fusion::strategy::execution_pipelines`, from the strategy table):
+//! Pipelines (`fusion::table::execution_pipelines`, from the strategy table):
 //! `unfused` (decompose + lower, one node per primitive op), then every strategy and
 //! its variants — today `inductor` (+ unroll-small-reductions + inline-pointwise + split-reductions + inductor-fuse), `tvm` (views
 //! materialized + tvm-fuse-ops), `tvm-folded` (views folded + tvm-fuse-ops); `all` runs
@@ -20,7 +20,7 @@ use fuselab_exec::{
     loops::run_loop,
     Tensor,
 };
-use fuselab_passes::{fusion::strategy::execution_pipelines, DriverSettings, ReportCollector, TargetRef};
+use fuselab_passes::{fusion::table::execution_pipelines, DriverSettings, ReportCollector, TargetRef};
 use fuselab_targets::{CompileOptions, TargetEntry};
 
 pub mod accuracy;

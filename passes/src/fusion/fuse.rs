@@ -4,11 +4,11 @@
 //! --split-reductions`) then `--inductor-fuse`, `--fuse="strategy=tvm"` runs
 //! `--tvm-fuse-ops`, a variant (`tvm-folded`, `ascend-mindspore`) its pass with the
 //! variant's options — the fusion steps of the row's pipeline
-//! (`fusion::strategy::named_pipeline`). Input: the IR of `--lower-aten-to-loop`. On a
+//! (`fusion::table::named_pipeline`). Input: the IR of `--lower-aten-to-loop`. On a
 //! program still in the aten dialect `fuse-opt` runs the row's whole pipeline instead
 //! (its graph passes, decomposition and lowering with the row's options first).
 
-use super::strategy::{named_pipeline, pipeline_names};
+use super::table::{named_pipeline, pipeline_names};
 use crate::registry::{lookup, OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption};
 use fuselab_dialects::ir;
 use melior::ir::{operation::OperationLike as _, OperationRef};

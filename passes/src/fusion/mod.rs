@@ -1,8 +1,8 @@
 //! The fusion wing: the decision which operators share a kernel, as a swappable,
 //! verifiable step.
 //! - [`plan`]: what every strategy produces (groups, rejections, kernel names);
-//! - [`strategy`]: the [`Strategy`](strategy::Strategy) interface and the one table of
-//!   strategies every tool reads;
+//! - [`strategy`]: the [`Strategy`](strategy::Strategy) interface;
+//! - [`table`]: the one table of strategies every tool reads, and its pipelines;
 //! - [`apply`]: a decision applied to the IR (`loop.kernel`s), shared by all strategies;
 //! - [`report`]: kernels, launches, bytes and refusals, one format for all strategies;
 //! - [`fuse`]: the `--fuse` pass (`strategy=` one of the table);
@@ -17,9 +17,11 @@ pub mod inductor;
 pub mod plan;
 pub mod report;
 pub mod strategy;
+pub mod table;
 #[cfg(test)]
 pub(crate) mod test_graphs;
 pub mod tvm;
 
 pub use plan::{Decision, FusionPlan, Rejection};
-pub use strategy::{strategy, Strategy, STRATEGIES};
+pub use strategy::Strategy;
+pub use table::{strategy, STRATEGIES};

@@ -1,6 +1,6 @@
 //! `fuse-bench --input aten`: each strategy's whole pipeline from aten text — what
 //! `fuse-opt --<strategy pass> graph.mlir` does (parse, fuselab's verifiers, the
-//! strategy's pipeline from `fusion::strategy::strategy_pipeline` with MLIR's verifier
+//! strategy's pipeline from `fusion::table::strategy_pipeline` with MLIR's verifier
 //! after each pass, printing the loop IR) — against MLIR's own parse, verify and print of
 //! the same aten text, measured alternately in one process (issue 44, item 3: the goal is
 //! a ratio of at most 5). The yardstick prints with `assumeVerified` as fuse-opt does, so
@@ -12,7 +12,7 @@ use super::{
     report::{col, median, Cell, Column},
 };
 use fuselab_dialects::source::parse_module;
-use fuselab_passes::{fusion::strategy::strategy_pipeline, fusion::Strategy, DriverSettings};
+use fuselab_passes::{fusion::table::strategy_pipeline, fusion::Strategy, DriverSettings};
 use melior::ir::{operation::OperationPrintingFlags, Module};
 use std::{rc::Rc, time::Instant};
 

@@ -25,7 +25,7 @@ use fuselab_dialects::{
 };
 use fuselab_passes::{
     analysis::memory_deps::analyze,
-    fusion::{strategy, strategy::strategy_names, Strategy, STRATEGIES},
+    fusion::{strategy, table::strategy_names, Strategy, STRATEGIES},
     target::Generic,
     DriverSettings,
 };

@@ -4,7 +4,7 @@
 //! passes took — next to the eager baseline (one kernel per aten op).
 //!
 //! Each strategy of the strategy table gets its own pipeline, as its reference system
-//! runs it (`fusion::strategy::strategy_pipeline`):
+//! runs it (`fusion::table::strategy_pipeline`):
 //! - `inductor`: `--aten-decompose --lower-aten-to-loop` then (timed)
 //!   `--inline-pointwise --inductor-fuse`;
 //! - `tvm`: `--aten-decompose --lower-aten-to-loop="materialize-views=true"` (every view
@@ -18,7 +18,7 @@
 use super::pipeline::{build_pass_manager, steps_of};
 use fuselab_dialects::{source::Source, Diagnostic, DiagnosticSink, FuseContext};
 use fuselab_passes::{
-    fusion::{strategy::strategy_pipeline, strategy::Pipeline, STRATEGIES},
+    fusion::{table::strategy_pipeline, table::Pipeline, STRATEGIES},
     DriverSettings, ReportCollector, TargetRef,
 };
 use serde_json::{json, Value};

@@ -120,7 +120,7 @@ FUSELAB PASSES (flags run in the order given; options as --pass="k=v k2=v2"):
     );
     for info in crate::passes::all() {
         text.push_str(&format!("  --{:<27}{}\n", info.argument, info.summary));
-        if let Some(strategy) = fuselab_passes::fusion::strategy::strategy_of_pass(info.argument) {
+        if let Some(strategy) = fuselab_passes::fusion::table::strategy_of_pass(info.argument) {
             text.push_str(&format!(
                 "      on aten input: the {} strategy's whole pipeline (FUSION STRATEGIES below)\n",
                 strategy.name()
@@ -146,7 +146,7 @@ FUSELAB PASSES (flags run in the order given; options as --pass="k=v k2=v2"):
          A strategy flag on a program in the aten dialect runs the pipeline from aten below\n\
          (on loop IR, after --lower-aten-to-loop, only the strategy's fusion steps).\n",
     );
-    for pipeline in fuselab_passes::fusion::strategy::execution_pipelines() {
+    for pipeline in fuselab_passes::fusion::table::execution_pipelines() {
         if pipeline.fusion.is_empty() {
             continue;
         }

@@ -6,7 +6,7 @@
 use super::{compare::run_strategy, pipeline, process_chunk, Options};
 use fuselab_dialects::{source::Source, DiagnosticSink};
 use fuselab_passes::{
-    fusion::strategy::strategy_pipeline, fusion::STRATEGIES, DriverSettings, ReportCollector, TargetRef,
+    fusion::table::strategy_pipeline, fusion::STRATEGIES, DriverSettings, ReportCollector, TargetRef,
 };
 use serde_json::Value;
 
@@ -143,7 +143,7 @@ fn strategy_flags_on_aten_input_decide_as_fusion_compare_on_spyre() {
 #[test]
 fn help_lists_every_strategy_and_target_from_the_tables() {
     let help = super::help_text();
-    for pipeline in fuselab_passes::fusion::strategy::execution_pipelines() {
+    for pipeline in fuselab_passes::fusion::table::execution_pipelines() {
         if pipeline.fusion.is_empty() {
             continue;
         }

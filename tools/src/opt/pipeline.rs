@@ -42,12 +42,12 @@ pub fn fuselab_step(info: &'static PassInfo, options: &str) -> Result<Step, Stri
     Ok(Step::Fuselab { info, options })
 }
 
-/// The steps of a strategy row's pipeline (`fusion::strategy::Pipeline`) as steps.
-pub fn pipeline_steps(pipeline: &fuselab_passes::fusion::strategy::Pipeline) -> Result<Vec<Step>, String> {
+/// The steps of a strategy row's pipeline (`fusion::table::Pipeline`) as steps.
+pub fn pipeline_steps(pipeline: &fuselab_passes::fusion::table::Pipeline) -> Result<Vec<Step>, String> {
     steps_of(pipeline.steps())
 }
 
-/// Pass arguments with their options (`fusion::strategy::Step`s) as steps.
+/// Pass arguments with their options (`fusion::table::Step`s) as steps.
 pub fn steps_of(list: impl IntoIterator<Item = (&'static str, &'static str)>) -> Result<Vec<Step>, String> {
     list.into_iter()
         .map(|(name, options)| {
@@ -71,7 +71,7 @@ pub fn expand_strategies(
     steps: &[Step],
     aten_input: impl FnOnce() -> bool,
 ) -> Result<Option<Vec<Step>>, String> {
-    use fuselab_passes::fusion::strategy::{named_pipeline, strategy_of_pass, strategy_pipeline};
+    use fuselab_passes::fusion::table::{named_pipeline, strategy_of_pass, strategy_pipeline};
     let is_strategy_flag = |step: &Step| match step {
         Step::Fuselab { info, .. } => {
             info.argument == fuselab_passes::fusion::fuse::INFO.argument
