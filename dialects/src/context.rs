@@ -80,3 +80,16 @@ impl Drop for FuseContext {
         }
     }
 }
+
+/// The op names declared in an IRDL file, in order (tests compare the Rust name tables
+/// with the definitions).
+#[cfg(test)]
+pub(crate) fn irdl_op_names(irdl: &str) -> Vec<String> {
+    irdl.lines()
+        .filter_map(|line| line.trim().strip_prefix("irdl.operation @"))
+        .map(|rest| {
+            rest.trim_end_matches(|c: char| c == '{' || c.is_whitespace())
+                .to_string()
+        })
+        .collect()
+}

@@ -2,11 +2,30 @@
 //!
 //! - [`aten`]: ATen tensor ops (the input): op table, accessors, builders, shape verifier.
 //! - [`loops`]: Inductor's loop-level IR: op kinds, accessors, builders, verifier.
+//! - [`tile`], [`ascend`], [`spyre`]: the device dialects' op names (their IRDL files are
+//!   the definitions; the name lists are tested against them).
 //! - [`context`]: an MLIR context with upstream and fuselab (IRDL) dialects loaded.
 //! - [`source`]: parsing with real buffer names and an implicit top-level module.
 //! - [`diagnostics`]: located diagnostics collected from MLIR and from Rust code.
 //! - [`types`], [`attrs`]: plain-data views of tensor types and attributes.
 
+/// Declares a dialect's op names once: a constant per op (`"<dialect>.<op>"`), the
+/// dialect's prefix and `ALL`, in the IRDL file's order (a test compares the two).
+macro_rules! op_names {
+    ($dialect:literal; $($(#[$doc:meta])* $name:ident = $op:literal,)+) => {
+        #[doc = concat!("The `", $dialect, ".` prefix every op name of the dialect starts with.")]
+        pub const PREFIX: &str = concat!($dialect, ".");
+        $(
+            $(#[$doc])*
+            #[doc = concat!("`", $dialect, ".", $op, "`.")]
+            pub const $name: &str = concat!($dialect, ".", $op);
+        )+
+        /// Every op of the dialect, in the order of its IRDL definition.
+        pub const ALL: &[&str] = &[$($name),+];
+    };
+}
+
+pub mod ascend;
 pub mod aten;
 pub mod attrs;
 pub mod build;
@@ -16,6 +35,7 @@ pub mod ir;
 pub mod loops;
 pub mod source;
 pub mod spyre;
+pub mod tile;
 pub mod types;
 
 pub use context::FuseContext;

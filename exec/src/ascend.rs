@@ -20,6 +20,7 @@ use crate::{
     tensor::{decode, encode, round_to},
     ExecError, Tensor,
 };
+use fuselab_dialects::ascend::names as ascend_op;
 use fuselab_dialects::{
     ir,
     types::{DType, TensorType},
@@ -135,7 +136,7 @@ impl Core<'_> {
         let name = ir::op_name(op);
         let o = ir::operands(op);
         match name.as_str() {
-            "gpu.yield" | "scf.yield" | "ascend.barrier" => {}
+            "gpu.yield" | "scf.yield" | ascend_op::BARRIER => {}
             "scf.for" => {
                 let (lb, ub, step) = (
                     self.scalar(op, o[0])?,
@@ -157,7 +158,7 @@ impl Core<'_> {
                     i += step;
                 }
             }
-            "ascend.arange" => {
+            ascend_op::ARANGE => {
                 let dst = self.tile(op, o[0])?;
                 let axis = ir::integer(op, "axis").unwrap_or(0) as usize;
                 let mut idx = vec![0i64; dst.shape.len()];
@@ -169,7 +170,7 @@ impl Core<'_> {
                     .collect();
                 self.write(&dst, &values);
             }
-            "ascend.dup" => {
+            ascend_op::DUP => {
                 let dst = self.tile(op, o[0])?;
                 let v = self.scalar(op, o[1])?;
                 if dst.dtype == DType::I32 && !(f64::from(i32::MIN)..=f64::from(i32::MAX)).contains(&v) {
@@ -178,7 +179,7 @@ impl Core<'_> {
                 let v = round_to(v, dst.dtype);
                 self.write(&dst, &vec![v; dst.numel()]);
             }
-            "ascend.broadcast" => {
+            ascend_op::BROADCAST => {
                 let (dst, src) = (self.tile(op, o[0])?, self.tile(op, o[1])?);
                 if dst.shape.len() != src.shape.len() {
                     return Err(ExecError::at(op, "broadcast between tiles of different ranks"));
@@ -198,7 +199,7 @@ impl Core<'_> {
                     .collect();
                 self.write(&dst, &values);
             }
-            "ascend.copy_in" => {
+            ascend_op::COPY_IN => {
                 let g = self.gm(op, o[0])?;
                 let (offsets, mask) = (self.tile(op, o[1])?, self.tile(op, o[2])?);
                 let other = self.scalar(op, o[3])?;
@@ -225,7 +226,7 @@ impl Core<'_> {
                 }
                 self.write(&dst, &values);
             }
-            "ascend.copy_out" => {
+            ascend_op::COPY_OUT => {
                 let g = self.gm(op, o[0])?;
                 let (offsets, src, mask) = (self.tile(op, o[1])?, self.tile(op, o[2])?, self.tile(op, o[3])?);
                 let (off, v, m) = (self.read(&offsets), self.read(&src), self.read(&mask));
@@ -247,13 +248,13 @@ impl Core<'_> {
                     buf.data[at as usize] = round_to(v[i], buf.dtype);
                 }
             }
-            "ascend.unary" | "ascend.binary" | "ascend.select" => {
+            ascend_op::UNARY | ascend_op::BINARY | ascend_op::SELECT => {
                 let dst = self.tile(op, o[0])?;
                 let srcs = o[1..]
                     .iter()
                     .map(|&v| self.tile(op, v).map(|t| self.read(&t)))
                     .collect::<Result<Vec<_>, _>>()?;
-                let which = if name == "ascend.select" {
+                let which = if name == ascend_op::SELECT {
                     "arith.select".to_string()
                 } else {
                     ir::attr(op, "op")
@@ -276,7 +277,7 @@ impl Core<'_> {
                 };
                 self.write(&dst, &values);
             }
-            "ascend.reduce" => {
+            ascend_op::REDUCE => {
                 let (dst, src) = (self.tile(op, o[0])?, self.tile(op, o[1])?);
                 let axis = ir::integer(op, "axis").unwrap_or(1) as usize;
                 let kind = ir::attr(op, "kind")
@@ -358,7 +359,7 @@ fn run_kernel(kernel: MlirOperation, buffers: &mut [Tensor], args: &[usize]) -> 
     let mut block_loop = None;
     for op in ir::block_ops(body) {
         match ir::op_name(op).as_str() {
-            "ascend.alloc" => {
+            ascend_op::ALLOC => {
                 let v = ir::result(op, 0);
                 let ty = ir::value_type(v);
                 let dtype = dtype_of(op, element_type(ty))?;
@@ -385,7 +386,7 @@ fn run_kernel(kernel: MlirOperation, buffers: &mut [Tensor], args: &[usize]) -> 
                     dtype,
                 });
             }
-            "ascend.block_loop" => block_loop = ir::body(op),
+            ascend_op::BLOCK_LOOP => block_loop = ir::body(op),
             _ => {}
         }
     }
@@ -449,7 +450,7 @@ pub fn run_ascend(
     let ops = ir::block_ops(body);
     let kernels: HashMap<String, MlirOperation> = ops
         .iter()
-        .filter(|&&o| ir::op_name(o) == "ascend.kernel")
+        .filter(|&&o| ir::op_name(o) == ascend_op::KERNEL)
         .map(|&o| {
             (
                 ir::attr(o, "sym_name")
@@ -513,7 +514,7 @@ pub fn run_ascend(
                 ids.insert(v.ptr as usize, buffers.len());
                 buffers.push(fresh(shape, dtype_of(op, element_type(ty))?));
             }
-            "ascend.launch" => {
+            ascend_op::LAUNCH => {
                 let args = yielded(op, &ids)?;
                 let callee = ir::attr(op, "kernel").map(ir::attr_string).unwrap_or_default();
                 let name = callee.trim_start_matches('@').trim_matches('"');
@@ -522,7 +523,7 @@ pub fn run_ascend(
                     .ok_or_else(|| ExecError::at(op, format!("launch of an unknown kernel {callee}")))?;
                 run_kernel(*kernel, &mut buffers, &args)?;
             }
-            "ascend.extern" => {
+            ascend_op::EXTERN => {
                 let args = yielded(op, &ids)?;
                 let (&out, ins) = args
                     .split_last()

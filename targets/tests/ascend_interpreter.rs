@@ -3,6 +3,7 @@
 //! reduction's scratch tile over a live one or a tile placed past the UB changes the
 //! numbers or fails instead of passing.
 
+use fuselab_dialects::ascend::names as ascend_op;
 use fuselab_dialects::{build::OwnedModule, ir, source::parse_module, DiagnosticSink, FuseContext};
 use fuselab_exec::{ascend::run_ascend, inputs::generate_inputs, loops::run_loop, Tensor};
 use fuselab_targets::ascend::lower_loop_to_ascend::{lower, AscendConfig};
@@ -95,7 +96,7 @@ fn max_err(a: &[f64], b: &[f64]) -> f64 {
 }
 
 fn allocs(c: &Case) -> Vec<MlirOperation> {
-    ir::collect_ops(c.lowered.operation(), |n| n == "ascend.alloc")
+    ir::collect_ops(c.lowered.operation(), |n| n == ascend_op::ALLOC)
 }
 
 fn address(op: MlirOperation) -> i64 {
@@ -119,10 +120,10 @@ fn computes_what_the_loop_interpreter_computes() {
 #[test]
 fn an_injected_ub_overlap_changes_the_numbers() {
     let c = case(AscendConfig::default());
-    let reduces = ir::collect_ops(c.lowered.operation(), |n| n == "ascend.reduce");
+    let reduces = ir::collect_ops(c.lowered.operation(), |n| n == ascend_op::REDUCE);
     let row_max = ir::operand(reduces[0], 0);
     let input = ir::operand(
-        ir::collect_ops(c.lowered.operation(), |n| n == "ascend.copy_in")[0],
+        ir::collect_ops(c.lowered.operation(), |n| n == ascend_op::COPY_IN)[0],
         4,
     );
     let (max_alloc, in_alloc) = (
@@ -164,15 +165,15 @@ fn an_injected_slot_overlap_changes_the_numbers() {
         };
         (n * 4 + 31) / 32 * 32
     };
-    let reduces = ir::collect_ops(c.lowered.operation(), |n| n == "ascend.reduce");
+    let reduces = ir::collect_ops(c.lowered.operation(), |n| n == ascend_op::REDUCE);
     let row_max = ir::defining_op(ir::operand(reduces[0], 0)).expect("alloc");
     ir::set_attr(
         row_max,
         "address",
         ir::i64_attr(ir::context(row_max), address(doubled) + bytes),
     );
-    let blocks = ir::integer(c.lowered.body_op_named("ascend.kernel"), "block_dim").unwrap_or(1);
-    let programs = ir::integer(c.lowered.body_op_named("ascend.kernel"), "programs").unwrap_or(1);
+    let blocks = ir::integer(c.lowered.body_op_named(ascend_op::KERNEL), "block_dim").unwrap_or(1);
+    let programs = ir::integer(c.lowered.body_op_named(ascend_op::KERNEL), "programs").unwrap_or(1);
     assert!(
         programs > blocks,
         "some core must run two programs ({programs} on {blocks})"
@@ -186,10 +187,10 @@ fn an_injected_slot_overlap_changes_the_numbers() {
 #[test]
 fn an_injected_work_tile_overlap_changes_the_numbers() {
     let c = case(AscendConfig::default());
-    let reduces = ir::collect_ops(c.lowered.operation(), |n| n == "ascend.reduce");
+    let reduces = ir::collect_ops(c.lowered.operation(), |n| n == ascend_op::REDUCE);
     let work = ir::defining_op(ir::operand(reduces[0], 2)).expect("alloc");
     let input = ir::defining_op(ir::operand(
-        ir::collect_ops(c.lowered.operation(), |n| n == "ascend.copy_in")[0],
+        ir::collect_ops(c.lowered.operation(), |n| n == ascend_op::COPY_IN)[0],
         4,
     ))
     .expect("alloc");

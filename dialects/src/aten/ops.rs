@@ -188,17 +188,7 @@ pub mod attr {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The op names declared in an IRDL file, in order.
-    pub(crate) fn irdl_op_names(irdl: &str) -> Vec<String> {
-        irdl.lines()
-            .filter_map(|line| line.trim().strip_prefix("irdl.operation @"))
-            .map(|rest| {
-                rest.trim_end_matches(|c: char| c == '{' || c.is_whitespace())
-                    .to_string()
-            })
-            .collect()
-    }
+    use crate::context::irdl_op_names;
 
     #[test]
     fn rust_table_matches_irdl_file() {

@@ -15,6 +15,7 @@
 //! serialized with `PipeBarrier<PIPE_ALL>` after each copy: the double-buffered slots
 //! are in place, the `TQue` hand-offs that would overlap them are not emitted.
 
+use fuselab_dialects::ascend::names as ascend_op;
 use fuselab_dialects::ir;
 use fuselab_passes::registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption};
 use melior::ir::{operation::OperationLike as _, OperationRef};
@@ -312,8 +313,8 @@ impl Emitter {
         let mut tiles = Vec::new();
         for op in ir::block_ops(body) {
             match ir::op_name(op).as_str() {
-                "ascend.alloc" => tiles.push(op),
-                "ascend.block_loop" => {
+                ascend_op::ALLOC => tiles.push(op),
+                ascend_op::BLOCK_LOOP => {
                     self.line(&format!(
                         "for (int64_t k = 0, program = GetBlockIdx(); program < {programs}; program += GetBlockNum(), ++k) {{"
                     ));
@@ -402,13 +403,13 @@ impl Emitter {
                 self.indent -= 1;
                 self.line("}");
             }
-            "ascend.arange" => self.line(&format!("ArithProgression<int32_t>({}, 0, 1, {n});", args?[0])),
-            "ascend.dup" => {
+            ascend_op::ARANGE => self.line(&format!("ArithProgression<int32_t>({}, 0, 1, {n});", args?[0])),
+            ascend_op::DUP => {
                 let a = args?;
                 let c = c_type(element(ir::value_type(operands[0])));
                 self.line(&format!("Duplicate({}, static_cast<{c}>({}), {n});", a[0], a[1]));
             }
-            "ascend.broadcast" => {
+            ascend_op::BROADCAST => {
                 let a = args?;
                 let (d, s) = (
                     dims(ir::value_type(operands[0])),
@@ -421,10 +422,10 @@ impl Emitter {
                     d[0], d[1], s[0], s[1], a[0], a[1]
                 ));
             }
-            "ascend.copy_in" | "ascend.copy_out" => {
+            ascend_op::COPY_IN | ascend_op::COPY_OUT => {
                 let a = args?;
                 let stride = ir::i64s(op, "stride");
-                let into = name == "ascend.copy_in";
+                let into = name == ascend_op::COPY_IN;
                 let tile = if into { &operands[4] } else { &operands[2] };
                 let d = dims(ir::value_type(*tile));
                 let n = numel(ir::value_type(*tile));
@@ -470,14 +471,14 @@ impl Emitter {
                 self.line(&text);
                 self.line("PipeBarrier<PIPE_ALL>();");
             }
-            "ascend.select" => {
+            ascend_op::SELECT => {
                 let a = args?;
                 self.line(&format!(
                     "Select({}, {}, {}, {}, SELMODE::VSEL_TENSOR_TENSOR_MODE, {n});",
                     a[0], a[1], a[2], a[3]
                 ));
             }
-            "ascend.reduce" => {
+            ascend_op::REDUCE => {
                 let a = args?;
                 let s = dims(ir::value_type(operands[1]));
                 let kind = string("kind");
@@ -499,7 +500,7 @@ impl Emitter {
                     s[0], a[0], a[1], s[1], a[2], s[1]
                 ));
             }
-            "ascend.unary" | "ascend.binary" => {
+            ascend_op::UNARY | ascend_op::BINARY => {
                 let a = args?;
                 let which = string("op");
                 let intrinsic = intrinsic(&which);
@@ -529,7 +530,7 @@ impl Emitter {
                 };
                 self.line(&text);
             }
-            "ascend.barrier" => self.line("PipeBarrier<PIPE_ALL>();"),
+            ascend_op::BARRIER => self.line("PipeBarrier<PIPE_ALL>();"),
             _ if ir::result_count(op) == 1 => {
                 let a = args?;
                 let r = ir::result(op, 0);
@@ -551,14 +552,14 @@ impl Emitter {
             .unwrap_or_default();
         let _ = writeln!(self.out, "\n// Host @{name}, in order:");
         for op in ir::collect_ops(f, |n| {
-            n == "ascend.launch" || n == "ascend.extern" || n == "memref.copy"
+            n == ascend_op::LAUNCH || n == ascend_op::EXTERN || n == "memref.copy"
         }) {
             let line = match ir::op_name(op).as_str() {
-                "ascend.launch" => format!(
+                ascend_op::LAUNCH => format!(
                     "launch {}",
                     ir::attr(op, "kernel").map(ir::attr_string).unwrap_or_default()
                 ),
-                "ascend.extern" => format!(
+                ascend_op::EXTERN => format!(
                     "library call {} (aclnn, on the cube unit)",
                     ir::attr(op, "kind")
                         .and_then(fuselab_dialects::attrs::string_raw)
@@ -590,7 +591,7 @@ pub fn emit(module: MlirOperation) -> Result<String, Failure> {
     };
     let body = ir::body(module).ok_or((module, "module without a body".to_string()))?;
     let ops = ir::block_ops(body);
-    if !ops.iter().any(|&o| ir::op_name(o) == "ascend.kernel")
+    if !ops.iter().any(|&o| ir::op_name(o) == ascend_op::KERNEL)
         && ops.iter().any(|&o| ir::op_name(o) == "func.func")
     {
         let f = ops
@@ -607,7 +608,7 @@ pub fn emit(module: MlirOperation) -> Result<String, Failure> {
     }
     for op in ops {
         match ir::op_name(op).as_str() {
-            "ascend.kernel" => e.kernel(op)?,
+            ascend_op::KERNEL => e.kernel(op)?,
             "func.func" => e.host(op),
             _ => {}
         }

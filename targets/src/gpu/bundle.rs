@@ -4,6 +4,7 @@
 //! runner (`tools/gpu/run.py`) executes it. Format: docs/gpu.md.
 
 use super::lower_tile_to_gpu::KERNEL_MODULE;
+use fuselab_dialects::tile::names as tile_op;
 use fuselab_dialects::{ir, loops::names, types::TensorType};
 use mlir_sys::MlirOperation;
 use std::collections::HashMap;
@@ -137,7 +138,7 @@ fn plan(func: MlirOperation) -> Result<Plan, String> {
                 ids.insert(v.ptr as usize, buffers.len());
                 buffers.push(Buffer { role: Role::Temp, ty });
             }
-            "tile.launch" | "tile.extern" => {
+            tile_op::LAUNCH | tile_op::EXTERN => {
                 let yielded = ir::body(op)
                     .and_then(|b| ir::block_ops(b).last().copied())
                     .filter(|&y| ir::op_name(y) == names::YIELD)
@@ -146,7 +147,7 @@ fn plan(func: MlirOperation) -> Result<Plan, String> {
                     .into_iter()
                     .map(|v| id_of(&ids, v))
                     .collect::<Result<Vec<_>, _>>()?;
-                if ir::op_name(op) == "tile.launch" {
+                if ir::op_name(op) == tile_op::LAUNCH {
                     let callee = ir::attr(op, "kernel");
                     let kernel = callee.and_then(ir::symbol_leaf).unwrap_or_default();
                     if callee.and_then(ir::symbol_root).as_deref() != Some(KERNEL_MODULE) {

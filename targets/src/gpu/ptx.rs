@@ -21,6 +21,7 @@
 //! other fast-math flag, sqrt stays IEEE (`sqrt.rn`), log/tanh/erf/sin/cos are fuselab's
 //! expansions.
 
+use fuselab_dialects::tile::names as tile_op;
 use fuselab_dialects::{
     build::{rewrite, Builder, OwnedModule},
     ir,
@@ -115,7 +116,7 @@ pub fn emit_ptx(module: MlirOperation, name: &str, options: PtxOptions) -> Resul
     let Some(kernels) = kernels else {
         // No kernel (a function whose results are its inputs, or only library calls):
         // a PTX module without entries, if the host plan has no launch.
-        if !ir::collect_ops(module, |n| n == "tile.launch").is_empty() {
+        if !ir::collect_ops(module, |n| n == tile_op::LAUNCH).is_empty() {
             return Err(PtxError(format!(
                 "no gpu.module @{name}: run --lower-tile-to-gpu first"
             )));

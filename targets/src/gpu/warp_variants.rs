@@ -17,6 +17,7 @@
 //! `--lower-tile-to-gpu` lowers the clones like any kernel and gives each variant its
 //! threads; the bundle's launch step carries them and `tools/gpu/run.py` times them.
 
+use fuselab_dialects::tile::names as tile_op;
 use fuselab_dialects::{build::Builder, ir};
 use fuselab_passes::registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption};
 use melior::ir::{operation::OperationLike as _, Location, OperationRef};
@@ -123,7 +124,7 @@ fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed>
     }
     let raw = module.to_raw();
     let block = ir::body(raw).ok_or(PassFailed)?;
-    let launches = ir::collect_ops(raw, |n| n == "tile.launch");
+    let launches = ir::collect_ops(raw, |n| n == tile_op::LAUNCH);
     let at = |op: MlirOperation| unsafe { Location::from_raw(ir::location(op)) };
     // The pass means something only between the two GPU stages, once.
     if let Some(&lowered) = ir::ops_named(block, "gpu.module").first() {
@@ -144,13 +145,13 @@ fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed>
             ),
         ));
     }
-    let kernels = ir::ops_named(block, "tile.kernel");
+    let kernels = ir::ops_named(block, tile_op::KERNEL);
     let names: HashSet<String> = kernels.iter().map(|&k| sym_name(k)).collect();
     let b = Builder::new(ir::location(raw));
     let i64t = b.int_type(64);
     let mut variants: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for k in kernels {
-        if ir::collect_ops(k, |n| n == "tile.reduce").is_empty() {
+        if ir::collect_ops(k, |n| n == tile_op::REDUCE).is_empty() {
             continue;
         }
         let (name, shape) = (sym_name(k), ir::i64s(k, "block"));

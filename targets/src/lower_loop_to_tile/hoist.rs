@@ -13,6 +13,7 @@
 //! load stands.
 
 use fuselab_dialects::ir;
+use fuselab_dialects::tile::names as tile_op;
 use mlir_sys::{MlirBlock, MlirOperation};
 use std::collections::HashSet;
 
@@ -21,7 +22,7 @@ fn is_pure(name: &str) -> bool {
     name.starts_with("arith.")
         || matches!(
             name,
-            "tile.splat" | "tile.broadcast" | "tile.arange" | "tile.program_id"
+            tile_op::SPLAT | tile_op::BROADCAST | tile_op::ARANGE | tile_op::PROGRAM_ID
         )
 }
 
@@ -58,18 +59,18 @@ fn pure_slice(op: MlirOperation, block: MlirBlock) -> Option<Vec<MlirOperation>>
 pub(super) fn hoist_input_loads(kernel: MlirOperation) -> usize {
     let Some(block) = ir::body(kernel) else { return 0 };
     let ops = ir::block_ops(block);
-    let Some(first) = ops.iter().position(|&o| ir::op_name(o) == "tile.reduce") else {
+    let Some(first) = ops.iter().position(|&o| ir::op_name(o) == tile_op::REDUCE) else {
         return 0;
     };
     let anchor = ops[first];
-    let stored: HashSet<usize> = ir::collect_ops(kernel, |n| n == "tile.store")
+    let stored: HashSet<usize> = ir::collect_ops(kernel, |n| n == tile_op::STORE)
         .into_iter()
         .map(|s| ir::operand(s, 0).ptr as usize)
         .collect();
     let mut before: HashSet<usize> = ops[..first].iter().map(|o| o.ptr as usize).collect();
     let mut moved = 0;
     for &load in &ops[first + 1..] {
-        if ir::op_name(load) != "tile.load" || stored.contains(&(ir::operand(load, 0).ptr as usize)) {
+        if ir::op_name(load) != tile_op::LOAD || stored.contains(&(ir::operand(load, 0).ptr as usize)) {
             continue;
         }
         let Some(slice) = pure_slice(load, block) else {

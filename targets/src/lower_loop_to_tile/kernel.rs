@@ -7,6 +7,7 @@ use super::tiles::{tiled_warps, transposed_tiles, Tiles, Transposed};
 use super::*;
 use crate::math::widen;
 use fuselab_dialects::loops::ordered_ranges;
+use fuselab_dialects::tile::names as tile_op;
 use fuselab_dialects::{
     build::{CmpI, Open},
     loops::index::contiguous_index,
@@ -124,9 +125,9 @@ impl Lowering {
                 let value = Self::value_of(v);
                 let ty = self.b.tensor_type(&shape, Self::elem(value));
                 let name = if matches!(v, V::S(_)) {
-                    "tile.splat"
+                    tile_op::SPLAT
                 } else {
-                    "tile.broadcast"
+                    tile_op::BROADCAST
                 };
                 self.b.value(name, &[value], ty, &[])
             }
@@ -253,7 +254,7 @@ impl Lowering {
         };
         let ty = self.b.tensor_type(&shape, element);
         let arg = k.args[&(buf.v.ptr as usize)];
-        let v = self.b.value("tile.load", &[arg, off, mask, zero], ty, &[]);
+        let v = self.b.value(tile_op::LOAD, &[arg, off, mask, zero], ty, &[]);
         if buf.ty.dtype.is_half() {
             let f32t = self.b.f32_type();
             let wide = self.b.tensor_type(&shape, f32t);
@@ -341,7 +342,7 @@ impl Lowering {
         ];
         let host_block = self.b.pop();
         // No insertion block: the kernel is built detached (it lives at module level).
-        let Open { op: kernel, args } = self.b.open("tile.kernel", &[], &[], &attributes, &types);
+        let Open { op: kernel, args } = self.b.open(tile_op::KERNEL, &[], &[], &attributes, &types);
         let mut kstate = self.preamble(&host_args, &args, xnumel, xb, rb, tiles);
         kstate.local = local;
         let result = self.members_in(&mut kstate, run, &prefix, &inner);
@@ -375,9 +376,9 @@ impl Lowering {
         let index = self.b.index_type();
         let i64t = self.b.int_type(64);
         let axis0 = self.b.int_attr(i64t, 0);
-        let pid = self.b.value("tile.program_id", &[], index, &[("axis", axis0)]);
+        let pid = self.b.value(tile_op::PROGRAM_ID, &[], index, &[("axis", axis0)]);
         let col = self.b.tensor_type(&[xb, 1], index);
-        let xs = self.b.value("tile.arange", &[], col, &[("axis", axis0)]);
+        let xs = self.b.value(tile_op::ARANGE, &[], col, &[("axis", axis0)]);
         let tiles = tiles.map(|t| (t, self.tile_start(V::S(pid), t)));
         let x = match tiles {
             None => {
@@ -399,7 +400,7 @@ impl Lowering {
         let rs = (rb > 1).then(|| {
             let row = self.b.tensor_type(&[1, rb], index);
             let axis1 = self.b.int_attr(i64t, 1);
-            self.b.value("tile.arange", &[], row, &[("axis", axis1)])
+            self.b.value(tile_op::ARANGE, &[], row, &[("axis", axis1)])
         });
         Kernel {
             args: host_args
@@ -446,7 +447,7 @@ impl Lowering {
             let mut sources = Vec::new();
             self.reads(m, &mut sources, &mut HashSet::new());
             if sources.iter().any(|s| stored.contains(s)) {
-                self.b.op("tile.barrier", &[], &[], &[]);
+                self.b.op(tile_op::BARRIER, &[], &[], &[]);
                 stored.clear();
             }
             let extent = inner(m);
@@ -486,7 +487,7 @@ impl Lowering {
             self.block(mask, shape),
         );
         let arg = k.args[&(buf.v.ptr as usize)];
-        self.b.op("tile.store", &[arg, o, v, m], &[], &[]);
+        self.b.op(tile_op::STORE, &[arg, o, v, m], &[], &[]);
     }
 
     /// The inner positions `r0 + arange(RBLOCK)` (masked below `extent`) and the coords
@@ -657,7 +658,7 @@ impl Lowering {
             ("axis", self.b.int_attr(i64t, 1)),
         ];
         Ok(V::B(
-            self.b.value("tile.reduce", &[acc], reduced, &attributes),
+            self.b.value(tile_op::REDUCE, &[acc], reduced, &attributes),
             [k.xb, 1],
         ))
     }

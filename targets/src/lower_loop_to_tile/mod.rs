@@ -45,6 +45,7 @@
 
 use crate::math::widen_attr;
 use fuselab_dialects::loops::StoredOrder;
+use fuselab_dialects::tile::names as tile_op;
 use fuselab_dialects::{
     build::{Builder, OwnedModule, Value},
     ir::{self, i64s},
@@ -591,7 +592,7 @@ impl Lowering {
     pub(super) fn launch(&mut self, kernel: MlirOperation, symbol: &str, args: &[Value]) {
         ir::insert_before(self.host.0, kernel);
         let callee = self.b.symbol_ref(symbol);
-        self.b.open("tile.launch", &[], &[], &[("kernel", callee)], &[]);
+        self.b.open(tile_op::LAUNCH, &[], &[], &[("kernel", callee)], &[]);
         self.b.close(names::YIELD, args);
     }
 
@@ -630,7 +631,7 @@ impl Lowering {
             attributes.push(("fuselab.out_view", ir::i64_array_attr(self.b.context(), view)));
         }
         attributes.push(("fuselab.shape", ir::i64_array_attr(self.b.context(), &shape)));
-        self.b.open("tile.extern", &[], &[], &attributes, &[]);
+        self.b.open(tile_op::EXTERN, &[], &[], &attributes, &[]);
         self.b.close(names::YIELD, &args);
         self.bufs.insert(ir::result(op, 0).ptr as usize, out);
         Ok(())

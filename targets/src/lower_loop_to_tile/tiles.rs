@@ -5,6 +5,7 @@
 use super::kernel::V;
 use super::*;
 use fuselab_dialects::loops::index::{from_affine_map_attr, IndexExpr};
+use fuselab_dialects::tile::names as tile_op;
 
 /// A pointwise kernel's rows as a `p x q` matrix — `y`, the row dims up to and
 /// including `split`, by `x`, the dims after it — whose programs take `tp x tq` tiles,
@@ -168,7 +169,9 @@ impl Lowering {
         let value = Self::value_of(v);
         let ty = ir::value_type(value);
         let shape = ir::i64_array_attr(self.b.context(), &[t.tq, t.tp]);
-        let out = self.b.value("tile.transpose", &[value], ty, &[("shape", shape)]);
+        let out = self
+            .b
+            .value(tile_op::TRANSPOSE, &[value], ty, &[("shape", shape)]);
         V::B(out, [t.tp * t.tq, 1])
     }
 

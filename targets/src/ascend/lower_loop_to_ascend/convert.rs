@@ -8,6 +8,8 @@
 use super::access::Access;
 use crate::ascend::ub::{place, Request};
 use crate::lower_loop_to_tile::TileError;
+use fuselab_dialects::ascend::names as ascend_op;
+use fuselab_dialects::tile::names as tile_op;
 use fuselab_dialects::{
     build::{Builder, Value},
     ir,
@@ -138,9 +140,9 @@ pub fn convert(kernel: MlirOperation, params: &Params) -> Result<Outcome, TileEr
         ("ub_bytes", ir::i64_attr(ctx, 0)),
         ("ub_capacity", ir::i64_attr(ctx, params.ub_bytes as i64)),
     ];
-    let outer = b.open("ascend.kernel", &[], &[], &attributes, &types);
+    let outer = b.open(ascend_op::KERNEL, &[], &[], &attributes, &types);
     let index = b.index_type();
-    let lp = b.open("ascend.block_loop", &[], &[], &[], &[index]);
+    let lp = b.open(ascend_op::BLOCK_LOOP, &[], &[], &[], &[index]);
     let mut c = Convert {
         b,
         block_loop: lp.op,
@@ -246,7 +248,7 @@ impl Convert {
             ("queue", ir::string_attr(ctx, "veccalc")),
         ];
         let alloc = ir::create(
-            "ascend.alloc",
+            ascend_op::ALLOC,
             self.b.location(),
             &[],
             &[memref],
@@ -300,7 +302,7 @@ impl Convert {
             let name = ir::op_name(op);
             match name.as_str() {
                 "gpu.yield" | "scf.yield" => {}
-                "tile.program_id" => {
+                tile_op::PROGRAM_ID => {
                     let p = program.ok_or_else(|| err(op, "program_id inside a loop body"))?;
                     self.values.insert(ir::result(op, 0).ptr as usize, M::Scalar(p));
                 }
@@ -314,10 +316,10 @@ impl Convert {
                         self.values.insert(ir::result(op, 0).ptr as usize, m);
                         continue;
                     }
-                    if matches!(name.as_str(), "tile.store" | "tile.barrier") {
+                    if matches!(name.as_str(), tile_op::STORE | tile_op::BARRIER) {
                         // Later loads may see what these wrote.
                         for scope in &mut self.seen {
-                            scope.retain(|k, _| !k.starts_with("tile.load"));
+                            scope.retain(|k, _| !k.starts_with(tile_op::LOAD));
                         }
                     }
                     self.op(op, &name)?;
@@ -338,7 +340,7 @@ impl Convert {
     /// other than a load's (loads are keyed until the next store or barrier).
     fn cse_key(&self, op: MlirOperation, name: &str) -> Option<String> {
         if ir::result_count(op) != 1
-            || !(name.starts_with("arith.") || name.starts_with("math.") || name.starts_with("tile."))
+            || !(name.starts_with("arith.") || name.starts_with("math.") || name.starts_with(tile_op::PREFIX))
         {
             return None;
         }
@@ -364,7 +366,7 @@ impl Convert {
         let ctx = self.b.context();
         if ir::result_count(op) == 0 {
             match name {
-                "tile.store" => {
+                tile_op::STORE => {
                     let gm = self.scalar(op, operands[0])?;
                     let offsets = self.tile(op, operands[1])?;
                     let src = self.tile(op, operands[2])?;
@@ -374,10 +376,10 @@ impl Convert {
                     }
                     let stride = self.stride_attr(operands[1]);
                     self.b
-                        .op("ascend.copy_out", &[gm, offsets, src, mask], &[], &stride);
+                        .op(ascend_op::COPY_OUT, &[gm, offsets, src, mask], &[], &stride);
                 }
-                "tile.barrier" => {
-                    self.b.op("ascend.barrier", &[], &[], &[]);
+                tile_op::BARRIER => {
+                    self.b.op(ascend_op::BARRIER, &[], &[], &[]);
                 }
                 other => return Err(err(op, format!("the Ascend lowering cannot handle '{other}'"))),
             }
@@ -406,34 +408,38 @@ impl Convert {
             return Ok(());
         }
         match name {
-            "tile.transpose" => {
+            tile_op::TRANSPOSE => {
                 return Err(err(
                     op,
                     "the Ascend lowering has no layout conversion ('tile.transpose' is the GPU's, through shared memory)",
                 ));
             }
-            "tile.arange" => {
+            tile_op::ARANGE => {
                 let axis = ir::integer(op, "axis").unwrap_or(0);
                 let (_, dst) = self.result_tile(op);
-                self.b
-                    .op("ascend.arange", &[dst], &[], &[("axis", ir::i64_attr(ctx, axis))]);
+                self.b.op(
+                    ascend_op::ARANGE,
+                    &[dst],
+                    &[],
+                    &[("axis", ir::i64_attr(ctx, axis))],
+                );
                 self.set_access(op, Access::arange(axis));
             }
-            "tile.splat" => {
+            tile_op::SPLAT => {
                 let s = self.scalar(op, operands[0])?;
                 let (_, dst) = self.result_tile(op);
-                self.b.op("ascend.dup", &[dst, s], &[], &[]);
+                self.b.op(ascend_op::DUP, &[dst, s], &[], &[]);
                 let known = self.constants.get(&(operands[0].ptr as usize)).copied();
                 self.set_access(op, known.map_or(Access::Strided { r: 0, c: 0 }, Access::Const));
             }
-            "tile.broadcast" => {
+            tile_op::BROADCAST => {
                 let src = self.tile(op, operands[0])?;
                 let (_, dst) = self.result_tile(op);
-                self.b.op("ascend.broadcast", &[dst, src], &[], &[]);
+                self.b.op(ascend_op::BROADCAST, &[dst, src], &[], &[]);
                 let a = self.access_of(operands[0]);
                 self.set_access(op, a);
             }
-            "tile.load" => {
+            tile_op::LOAD => {
                 let gm = self.scalar(op, operands[0])?;
                 let offsets = self.tile(op, operands[1])?;
                 let mask = self.tile(op, operands[2])?;
@@ -442,9 +448,9 @@ impl Convert {
                 self.tiles[t].copied_in = true;
                 let stride = self.stride_attr(operands[1]);
                 self.b
-                    .op("ascend.copy_in", &[gm, offsets, mask, other, dst], &[], &stride);
+                    .op(ascend_op::COPY_IN, &[gm, offsets, mask, other, dst], &[], &stride);
             }
-            "tile.reduce" => {
+            tile_op::REDUCE => {
                 let src = self.tile(op, operands[0])?;
                 let (_, dst) = self.result_tile(op);
                 let axis = ir::integer(op, "axis").unwrap_or(1);
@@ -473,7 +479,7 @@ impl Convert {
                     ),
                     ("axis", ir::i64_attr(ctx, axis)),
                 ];
-                self.b.op("ascend.reduce", &[dst, src, work], &[], &attrs);
+                self.b.op(ascend_op::REDUCE, &[dst, src, work], &[], &attrs);
             }
             "arith.constant" => {
                 // A dense splat block: its scalar, duplicated.
@@ -492,7 +498,7 @@ impl Convert {
                 let element = unsafe { mlir_sys::mlirShapedTypeGetElementType(ty) };
                 let s = self.b.constant(splat, element);
                 let (_, dst) = self.result_tile(op);
-                self.b.op("ascend.dup", &[dst, s], &[], &[]);
+                self.b.op(ascend_op::DUP, &[dst, s], &[], &[]);
             }
             _ => self.elementwise(op, name, &operands)?,
         }
@@ -538,13 +544,13 @@ impl Convert {
         all.extend(&srcs);
         match (name, srcs.len()) {
             ("arith.select", 3) => {
-                self.b.op("ascend.select", &all, &[], &[]);
+                self.b.op(ascend_op::SELECT, &all, &[], &[]);
             }
             (_, 1) => {
-                self.b.op("ascend.unary", &all, &[], &attributes);
+                self.b.op(ascend_op::UNARY, &all, &[], &attributes);
             }
             (_, 2) => {
-                self.b.op("ascend.binary", &all, &[], &attributes);
+                self.b.op(ascend_op::BINARY, &all, &[], &attributes);
             }
             _ => {
                 return Err(err(
@@ -583,7 +589,7 @@ impl Convert {
         for (i, &init) in operands[3..].iter().enumerate() {
             let src = self.tile(op, init)?;
             let (t, acc) = self.new_tile(ir::value_type(ir::result(op, i)));
-            self.b.op("ascend.unary", &[acc, src], &[], &copy);
+            self.b.op(ascend_op::UNARY, &[acc, src], &[], &copy);
             accumulators.push(t);
         }
         let body = ir::body(op).ok_or_else(|| err(op, "loop without a body"))?;
@@ -606,7 +612,7 @@ impl Convert {
             if src.ptr != self.tiles[t].value.ptr {
                 let acc = self.tiles[t].value;
                 self.tiles[t].end = self.pos;
-                self.b.op("ascend.unary", &[acc, src], &[], &copy);
+                self.b.op(ascend_op::UNARY, &[acc, src], &[], &copy);
             }
         }
         self.b.close("scf.yield", &[]);

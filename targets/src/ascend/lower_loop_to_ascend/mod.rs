@@ -26,6 +26,8 @@ pub mod convert;
 use crate::ascend::{MAX_CORES, UB_ALIGNMENT, UB_BYTES};
 use crate::lower_loop_to_tile::{lower_module, TileConfig, TileError};
 use convert::{convert, Outcome, Params};
+use fuselab_dialects::ascend::names as ascend_op;
+use fuselab_dialects::tile::names as tile_op;
 use fuselab_dialects::{build::OwnedModule, ir};
 use fuselab_passes::registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption};
 use melior::ir::{operation::OperationLike as _, OperationRef};
@@ -143,7 +145,7 @@ pub fn lower(module: MlirOperation, config: AscendConfig) -> Result<OwnedModule,
     loop {
         let tiles = lower_module(module, tile_config(chunk, config.fp32_inside))?;
         let mut overflow: Vec<(String, MlirLocation, u64)> = Vec::new();
-        for k in ir::ops_named(tiles.body(), "tile.kernel") {
+        for k in ir::ops_named(tiles.body(), tile_op::KERNEL) {
             let name = kernel_name(k);
             if pending.as_ref().is_some_and(|p| !p.contains(&name)) {
                 continue;
@@ -193,7 +195,7 @@ fn assemble(
     let out = OwnedModule::new(ir::location(module));
     for op in ir::block_ops(tiles.body()) {
         match ir::op_name(op).as_str() {
-            "tile.kernel" => {
+            tile_op::KERNEL => {
                 let name = kernel_name(op);
                 let kernel = chosen.remove(&name).ok_or_else(|| AscendError {
                     location: ir::location(op),
@@ -203,8 +205,12 @@ fn assemble(
             }
             _ => {
                 let host = ir::clone(op);
-                for call in ir::collect_ops(host, |n| n == "tile.launch" || n == "tile.extern") {
-                    let name = ir::op_name(call).replacen("tile.", "ascend.", 1);
+                for call in ir::collect_ops(host, |n| n == tile_op::LAUNCH || n == tile_op::EXTERN) {
+                    let tile_name = ir::op_name(call);
+                    let name = ascend_op::from_tile(&tile_name).ok_or_else(|| AscendError {
+                        location: ir::location(call),
+                        message: format!("{tile_name} has no ascend op (a fuselab bug)"),
+                    })?;
                     let named = ir::named_attributes(call);
                     let attributes: Vec<(&str, mlir_sys::MlirAttribute)> =
                         named.iter().map(|(k, a)| (k.as_str(), *a)).collect();
@@ -213,7 +219,7 @@ fn assemble(
                         mlir_sys::mlirRegionTakeBody(region, ir::region(call, 0));
                         region
                     };
-                    let new = ir::create(&name, ir::location(call), &[], &[], &attributes, vec![region]);
+                    let new = ir::create(name, ir::location(call), &[], &[], &attributes, vec![region]);
                     ir::insert_before(call, new);
                     ir::erase(call);
                 }

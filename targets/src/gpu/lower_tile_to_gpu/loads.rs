@@ -5,6 +5,7 @@
 //! (LLVM would find most of these itself, but not when each load is split into a
 //! vector path and a masked path: then the loads sit in branches.)
 
+use fuselab_dialects::tile::names as tile_op;
 use fuselab_dialects::{build::Value, ir};
 use mlir_sys::{MlirOperation, MlirValue};
 use std::collections::HashMap;
@@ -85,6 +86,6 @@ fn pure(name: &str) -> bool {
     (name.starts_with("arith.") || name.starts_with("math."))
         || matches!(
             name,
-            "tile.splat" | "tile.broadcast" | "tile.arange" | "tile.program_id"
+            tile_op::SPLAT | tile_op::BROADCAST | tile_op::ARANGE | tile_op::PROGRAM_ID
         )
 }

@@ -19,6 +19,7 @@
 //! The host function keeps its `tile.launch`es, now naming `@fuselab_kernels::@<kernel>`
 //! and carrying `grid` and `threads`.
 
+use fuselab_dialects::tile::names as tile_op;
 use fuselab_dialects::{
     build::{Builder, CmpI, OwnedModule, Value},
     ir,
@@ -63,7 +64,7 @@ fn fail(op: MlirOperation, m: impl Into<String>) -> Failure {
 fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed> {
     let raw = module.to_raw();
     let block = ir::body(raw).ok_or(PassFailed)?;
-    let kernels = ir::ops_named(block, "tile.kernel");
+    let kernels = ir::ops_named(block, tile_op::KERNEL);
     if kernels.is_empty() {
         return Ok(());
     }
@@ -112,7 +113,7 @@ fn run(module: OperationRef<'_, '_>, cx: &PassContext) -> Result<(), PassFailed>
             mlir_sys::mlirSymbolRefAttrGet(ctx, root, 1, &leaf_ref)
         }
     };
-    for launch in ir::collect_ops(raw, |n| n == "tile.launch") {
+    for launch in ir::collect_ops(raw, |n| n == tile_op::LAUNCH) {
         let Some(callee) = ir::attr(launch, "kernel") else {
             continue;
         };
@@ -468,12 +469,12 @@ impl Kernel<'_> {
             k.vals.insert(ir::result(op, 0).ptr as usize, l);
         };
         match name.as_str() {
-            "tile.program_id" => {
+            tile_op::PROGRAM_ID => {
                 let x = dim_x(self.b);
                 let v = self.b.value("gpu.block_id", &[], index, &[("dimension", x)]);
                 set(self, L::S(v));
             }
-            "tile.arange" => {
+            tile_op::ARANGE => {
                 let axis = ir::integer(op, "axis").unwrap_or(0);
                 let l = if axis == 0 {
                     self.xi.clone()
@@ -482,12 +483,12 @@ impl Kernel<'_> {
                 };
                 set(self, L::P(l));
             }
-            "tile.splat" | "tile.broadcast" => {
+            tile_op::SPLAT | tile_op::BROADCAST => {
                 let v = self.get(op, ir::operand(op, 0))?;
                 let l = L::P(self.slots_of(&v));
                 set(self, l);
             }
-            "tile.load" => {
+            tile_op::LOAD => {
                 let key = self.loads.key(op);
                 if let Some(slots) = self.loads.get(&key) {
                     set(self, L::P(slots));
@@ -540,7 +541,7 @@ impl Kernel<'_> {
                 self.loads.insert(key, out.clone());
                 set(self, L::P(out));
             }
-            "tile.store" => {
+            tile_op::STORE => {
                 let o = ir::operands(op);
                 self.loads.forget(o[0]);
                 let L::S(buf) = self.get(op, o[0])? else {
@@ -595,7 +596,7 @@ impl Kernel<'_> {
                     }
                 }
             }
-            "tile.reduce" => {
+            tile_op::REDUCE => {
                 let v = self.slots_of(&self.get(op, ir::operand(op, 0))?);
                 let kind = ir::attr(op, "kind")
                     .and_then(fuselab_dialects::attrs::string_raw)
@@ -603,12 +604,12 @@ impl Kernel<'_> {
                 let l = self.reduce(op, &kind, v)?;
                 set(self, L::P(l));
             }
-            "tile.transpose" => {
+            tile_op::TRANSPOSE => {
                 let v = self.slots_of(&self.get(op, ir::operand(op, 0))?);
                 let l = self.transpose(op, v)?;
                 set(self, L::P(l));
             }
-            "tile.barrier" => {
+            tile_op::BARRIER => {
                 self.b.op("gpu.barrier", &[], &[], &[]);
             }
             "scf.for" => self.for_loop(op)?,

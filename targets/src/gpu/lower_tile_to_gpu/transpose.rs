@@ -11,6 +11,7 @@
 
 use super::*;
 use fuselab_dialects::build::Affine;
+use fuselab_dialects::tile::names as tile_op;
 
 impl Kernel<'_> {
     /// `tile.transpose {shape = [A, B]}` of the per-slot `values` (see the module
@@ -18,15 +19,17 @@ impl Kernel<'_> {
     pub(super) fn transpose(&mut self, op: MlirOperation, values: Vec<Value>) -> Result<Vec<Value>, Failure> {
         let (a, b) = match ir::i64s(op, "shape").as_slice() {
             &[a, b] if a > 0 && b > 0 => (a, b),
-            _ => return Err(fail(op, "tile.transpose needs a shape [A, B]")),
+            _ => return Err(fail(op, format!("{} needs a shape [A, B]", tile_op::TRANSPOSE))),
         };
         let dims = shape(ir::value_type(ir::operand(op, 0)));
         if dims != [self.xb, self.rb] || a * b != self.xb * self.rb {
             return Err(fail(
                 op,
                 format!(
-                    "tile.transpose of a block of shape {dims:?} as [{a}, {b}]: the block must be the kernel's [{}, {}] and hold A * B elements",
-                    self.xb, self.rb
+                    "{} of a block of shape {dims:?} as [{a}, {b}]: the block must be the kernel's [{}, {}] and hold A * B elements",
+                    tile_op::TRANSPOSE,
+                    self.xb,
+                    self.rb
                 ),
             ));
         }
@@ -39,7 +42,7 @@ impl Kernel<'_> {
         // Inside a loop, the previous iteration's readers must be done with the buffer.
         let nested = unsafe {
             let parent = mlir_sys::mlirBlockGetParentOperation(ir::parent_block(op));
-            ir::op_name(parent) != "tile.kernel"
+            ir::op_name(parent) != tile_op::KERNEL
         };
         if nested {
             self.b.op("gpu.barrier", &[], &[], &[]);

@@ -3,6 +3,7 @@
 
 use super::super::tiles::{tiled_warps, transposed_view_tiles};
 use super::*;
+use fuselab_dialects::tile::names as tile_op;
 
 impl Lowering {
     /// A strided view copied into its own buffer by a kernel of its own.
@@ -42,7 +43,7 @@ impl Lowering {
             ("num_warps", self.b.int_attr(i64t, warps)),
         ];
         let host_block = self.b.pop();
-        let Open { op: kernel, args } = self.b.open("tile.kernel", &[], &[], &attributes, &types);
+        let Open { op: kernel, args } = self.b.open(tile_op::KERNEL, &[], &[], &attributes, &types);
         let k = self.preamble(&host_args, &args, numel, xb, rb, tiles);
         let x = V::B(k.x, [xb, 1]);
         let coords = self.unravel(x, sizes);
