@@ -1,6 +1,5 @@
 //! Reading typed values out of MLIR attributes (plain Rust data, never panicking).
 
-use crate::types::{DType, TensorType};
 use melior::ir::{attribute::AttributeLike, Attribute};
 
 /// The value of an `array<i64: ...>` attribute.
@@ -49,7 +48,9 @@ pub fn string(attribute: Attribute) -> Option<String> {
         if !mlir_sys::mlirAttributeIsAString(raw) {
             return None;
         }
-        Some(crate::ir::owned_string(mlir_sys::mlirStringAttrGetValue(raw)))
+        let value = mlir_sys::mlirStringAttrGetValue(raw);
+        let bytes = std::slice::from_raw_parts(value.data as *const u8, value.length);
+        Some(String::from_utf8_lossy(bytes).into_owned())
     }
 }
 
@@ -99,40 +100,3 @@ pub const OP_GROUP_ATTR: &str = "fuselab.op_group";
 /// Attribute grouping the primitives of one decomposed composite (one id per aten op
 /// as written; the loop nodes lowered from them keep it).
 pub const EAGER_ID_ATTR: &str = "fuselab.eager_id";
-
-/// The `fuselab.eager_id` of `op`, if it has one.
-pub fn eager_id_of(op: mlir_sys::MlirOperation) -> Option<i64> {
-    crate::ir::attr(op, EAGER_ID_ATTR).and_then(|a| integer(unsafe { Attribute::from_raw(a) }))
-}
-
-/// The value and dtype of an `arith.constant` that is a splat dense tensor.
-pub fn splat_value(op: mlir_sys::MlirOperation) -> Option<(f64, DType)> {
-    let value = crate::ir::attr(op, "value")?;
-    unsafe {
-        if !mlir_sys::mlirAttributeIsADenseElements(value) || !mlir_sys::mlirDenseElementsAttrIsSplat(value) {
-            return None;
-        }
-        let ty = TensorType::from_mlir(melior::ir::Type::from_raw(crate::ir::value_type(
-            crate::ir::result(op, 0),
-        )))
-        .ok()?;
-        let v = match ty.dtype {
-            DType::F32 | DType::F16 | DType::BF16 => {
-                mlir_sys::mlirDenseElementsAttrGetFloatSplatValue(value) as f64
-            }
-            DType::I64 => mlir_sys::mlirDenseElementsAttrGetInt64SplatValue(value) as f64,
-            DType::I32 => f64::from(mlir_sys::mlirDenseElementsAttrGetInt32SplatValue(value)),
-            DType::I1 => mlir_sys::mlirDenseElementsAttrGetBoolSplatValue(value) as i32 as f64,
-        };
-        let v = if ty.dtype == DType::F32 || !ty.dtype.is_float() {
-            v
-        } else {
-            // f16/bf16 splats: read through the generic attribute.
-            float(melior::ir::Attribute::from_raw(
-                mlir_sys::mlirDenseElementsAttrGetSplatValue(value),
-            ))
-            .unwrap_or(v)
-        };
-        Some((v, ty.dtype))
-    }
-}

@@ -714,6 +714,42 @@ pub fn available_at(value: MlirValue, op: MlirOperation) -> bool {
     }
 }
 
+/// The `fuselab.eager_id` of `op`, if it has one.
+pub fn eager_id_of(op: mlir_sys::MlirOperation) -> Option<i64> {
+    attr(op, crate::attrs::EAGER_ID_ATTR)
+        .and_then(|a| crate::attrs::integer(unsafe { melior::ir::Attribute::from_raw(a) }))
+}
+
+/// The value and dtype of an `arith.constant` that is a splat dense tensor.
+pub fn splat_value(op: mlir_sys::MlirOperation) -> Option<(f64, crate::types::DType)> {
+    let value = attr(op, "value")?;
+    unsafe {
+        if !mlir_sys::mlirAttributeIsADenseElements(value) || !mlir_sys::mlirDenseElementsAttrIsSplat(value) {
+            return None;
+        }
+        let ty = crate::types::TensorType::from_mlir(melior::ir::Type::from_raw(value_type(result(op, 0))))
+            .ok()?;
+        let v = match ty.dtype {
+            crate::types::DType::F32 | crate::types::DType::F16 | crate::types::DType::BF16 => {
+                mlir_sys::mlirDenseElementsAttrGetFloatSplatValue(value) as f64
+            }
+            crate::types::DType::I64 => mlir_sys::mlirDenseElementsAttrGetInt64SplatValue(value) as f64,
+            crate::types::DType::I32 => f64::from(mlir_sys::mlirDenseElementsAttrGetInt32SplatValue(value)),
+            crate::types::DType::I1 => mlir_sys::mlirDenseElementsAttrGetBoolSplatValue(value) as i32 as f64,
+        };
+        let v = if ty.dtype == crate::types::DType::F32 || !ty.dtype.is_float() {
+            v
+        } else {
+            // f16/bf16 splats: read through the generic attribute.
+            crate::attrs::float(melior::ir::Attribute::from_raw(
+                mlir_sys::mlirDenseElementsAttrGetSplatValue(value),
+            ))
+            .unwrap_or(v)
+        };
+        Some((v, ty.dtype))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,8 +6,10 @@
 
 use crate::{
     constant::splat_or_dense,
-    loops::accumulation_dtype,
-    tensor::{for_each_index, i32_add, i32_mul, i32_sub, nan_max, nan_min, numel, round_to, Tensor},
+    tensor::{
+        accumulation_dtype, for_each_index, i32_add, i32_mul, i32_sub, nan_max, nan_min, numel, round_to,
+        Tensor,
+    },
     ExecError,
 };
 use fuselab_dialects::ir;

@@ -9,7 +9,7 @@ use crate::{
     aten::{convolution, matmul, ConvParams},
     constant::splat_or_dense,
     scalar::{bool_f, cmpf, cmpi, int_attr, scalar_op, Scalar, ScalarOp},
-    tensor::{nan_max, nan_min, numel, round_to, Tensor},
+    tensor::{accumulation_dtype, nan_max, nan_min, numel, round_to, Tensor},
     ExecError,
 };
 use fuselab_dialects::ir;
@@ -313,18 +313,6 @@ impl Interp {
 
 /// How a reduction combines two values.
 pub type Combine = fn(f64, f64) -> f64;
-
-/// The type a reduction into `dtype` accumulates in: f32 for f16 and bf16, as Inductor's
-/// generated kernels (`triton_helpers` reduce in the upcast `acc_type`, codegen's
-/// `upcast_acc_dtype`) and ATen's CUDA and CPU reductions (`acc_type<Half>` is float);
-/// the result is rounded to `dtype` once. Other types accumulate in themselves.
-pub fn accumulation_dtype(dtype: DType) -> DType {
-    if dtype.is_half() {
-        DType::F32
-    } else {
-        dtype
-    }
-}
 
 /// A reduction of `kind` (`sum`, `prod`, `max`, `min`): its identity (before rounding
 /// to a type) and how it combines two values (max and min propagate NaN); `None` for

@@ -19,11 +19,11 @@
 //! fails), and `fuse-run --target=spyre` checks them against the aten oracle.
 
 use crate::{
-    loops::{accumulation_dtype, extern_result_as, reduction_of, view_result, Combine},
+    loops::{extern_result_as, reduction_of, view_result, Combine},
     scalar::{scalar_op, Scalar, ScalarOp},
     shaped::{dtype_of, element_type, shape_of},
     splat_or_dense,
-    tensor::{decode, encode, round_to, unflatten},
+    tensor::{accumulation_dtype, decode, encode, round_to, unflatten},
     ExecError, Tensor,
 };
 use fuselab_dialects::{

@@ -58,6 +58,18 @@ pub fn f32_round_to_odd(v: f64) -> f32 {
     })
 }
 
+/// The type a reduction into `dtype` accumulates in: f32 for f16 and bf16, as Inductor's
+/// generated kernels (`triton_helpers` reduce in the upcast `acc_type`, codegen's
+/// `upcast_acc_dtype`) and ATen's CUDA and CPU reductions (`acc_type<Half>` is float);
+/// the result is rounded to `dtype` once. Other types accumulate in themselves.
+pub fn accumulation_dtype(dtype: DType) -> DType {
+    if dtype.is_half() {
+        DType::F32
+    } else {
+        dtype
+    }
+}
+
 /// Rounds `v` to what `dtype` stores (floats: unchanged inside [`with_exact_floats`]).
 pub fn round_to(v: f64, dtype: DType) -> f64 {
     if dtype.is_float() && EXACT_FLOATS.with(std::cell::Cell::get) {

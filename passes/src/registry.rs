@@ -6,6 +6,7 @@
 //! options with defaults, and how to create the MLIR pass (`create_external`).
 //! `fuse-opt` builds `--help`, flag parsing and `--pass-pipeline` from this table.
 
+use crate::analysis::memory_deps;
 use crate::target::{Generic, Target};
 use fuselab_dialects::DiagnosticSink;
 use melior::{
@@ -198,6 +199,25 @@ impl PassContext {
                 Err(PassFailed)
             }
         }
+    }
+
+    /// The scheduler graph of `func` ([`memory_deps::analyze`]) for a pass that reads
+    /// it: loop IR required, a failure reported at the function. Also returns the
+    /// function's name.
+    pub fn sched_graph(
+        &self,
+        func: melior::ir::OperationRef,
+    ) -> Result<(memory_deps::SchedGraph, String), PassFailed> {
+        use melior::ir::operation::OperationLike as _;
+        self.require_loop_ir(func.to_raw())?;
+        let graph = memory_deps::analyze(func.to_raw()).map_err(|message| {
+            self.sink.error(func.location(), message);
+            PassFailed
+        })?;
+        let name = fuselab_dialects::ir::attr(func.to_raw(), "sym_name")
+            .and_then(fuselab_dialects::attrs::string_raw)
+            .unwrap_or_default();
+        Ok((graph, name))
     }
 }
 

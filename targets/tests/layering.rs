@@ -82,3 +82,257 @@ fn the_rule_catches_a_cross_target_import() {
     assert!(violations("lib.rs", "pub use crate::gpu::GPU;\n").is_empty());
     assert!(violations("spyre/mod.rs", "// see crate::gpu::ptx\n").is_empty());
 }
+
+/// The crates of the workspace whose module graphs must be acyclic.
+const CRATES: &[&str] = &["dialects", "passes", "exec", "targets", "tools", "python"];
+
+/// A crate's module path of a source file relative to its `src` (`cpu/blas.rs` ->
+/// `cpu::blas`, `cpu/mod.rs` -> `cpu`, `lib.rs` -> the root, "").
+fn module_of(relative: &str) -> String {
+    let stem = relative.trim_end_matches(".rs");
+    let mut parts: Vec<&str> = stem.split('/').collect();
+    if matches!(parts.last(), Some(&("mod" | "lib" | "main"))) {
+        parts.pop();
+    }
+    parts.join("::")
+}
+
+/// Expands one `use` tree (`a::{b, c::{d, e}}`, whitespace removed) into its paths.
+fn expand_use(tree: &str) -> Vec<String> {
+    let Some(open) = tree.find('{') else {
+        return vec![tree.to_string()];
+    };
+    let (prefix, inner) = (&tree[..open], &tree[open + 1..]);
+    let mut items = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                items.push(&inner[start..i]);
+                break;
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items
+        .into_iter()
+        .filter(|item| !item.is_empty())
+        .flat_map(|item| expand_use(item).into_iter().map(move |p| format!("{prefix}{p}")))
+        .collect()
+}
+
+/// The modules `module` (source `text`) refers to through `crate::` and `super::`
+/// paths, in `use` items and in code, resolved to the longest known module; test modules
+/// (from `#[cfg(test)] mod`), comments, the module itself and its ancestors (a child
+/// reading its parent's items) are left out.
+fn references(module: &str, text: &str, modules: &std::collections::BTreeSet<String>) -> Vec<String> {
+    let code: String = text
+        .split("#[cfg(test)]\nmod ")
+        .next()
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut paths: Vec<String> = Vec::new();
+    // `use` items, their trees expanded.
+    for item in code.split("use ").skip(1) {
+        let tree: String = item
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .replace(" as ", "@")
+            .split_whitespace()
+            .collect();
+        if tree.starts_with("crate::") || tree.starts_with("super::") {
+            paths.extend(expand_use(&tree));
+        }
+    }
+    // Paths written in code.
+    for start in ["crate::", "super::"] {
+        for (at, _) in code.match_indices(start) {
+            if code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+                continue;
+            }
+            let path: String = code[at..]
+                .chars()
+                .take_while(|&c| c.is_alphanumeric() || c == '_' || c == ':')
+                .collect();
+            paths.push(path);
+        }
+    }
+    let own: Vec<&str> = if module.is_empty() {
+        Vec::new()
+    } else {
+        module.split("::").collect()
+    };
+    let mut out = Vec::new();
+    for path in paths {
+        let mut parts: Vec<&str> = path.split("::").filter(|p| !p.is_empty()).collect();
+        let mut base: Vec<&str> = Vec::new();
+        if parts.first() == Some(&"crate") {
+            parts.remove(0);
+        } else {
+            base = own.clone();
+            while parts.first() == Some(&"super") {
+                parts.remove(0);
+                base.pop();
+            }
+        }
+        let full: Vec<&str> = base
+            .into_iter()
+            .chain(parts.into_iter().filter(|p| *p != "self" && *p != "*"))
+            .map(|p| p.split('@').next().unwrap_or(p))
+            .collect();
+        let target = (0..=full.len())
+            .rev()
+            .map(|n| full[..n].join("::"))
+            .find(|m| modules.contains(m))
+            .unwrap_or_default();
+        let ancestor = target.is_empty() || module == target || module.starts_with(&format!("{target}::"));
+        if !ancestor && !out.contains(&target) {
+            out.push(target);
+        }
+    }
+    out
+}
+
+/// A cycle of the module graph (`edges`: module -> the modules it refers to), as the
+/// modules on it, first repeated at the end; `None` when acyclic.
+fn find_cycle(edges: &std::collections::BTreeMap<String, Vec<String>>) -> Option<Vec<String>> {
+    fn visit(
+        m: &str,
+        edges: &std::collections::BTreeMap<String, Vec<String>>,
+        state: &mut std::collections::BTreeMap<String, u8>,
+        stack: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        state.insert(m.to_string(), 1);
+        stack.push(m.to_string());
+        for next in edges.get(m).into_iter().flatten() {
+            match state.get(next.as_str()).copied().unwrap_or(0) {
+                1 => {
+                    let from = stack.iter().position(|s| s == next).unwrap_or(0);
+                    let mut cycle = stack[from..].to_vec();
+                    cycle.push(next.clone());
+                    return Some(cycle);
+                }
+                0 => {
+                    if let Some(cycle) = visit(next, edges, state, stack) {
+                        return Some(cycle);
+                    }
+                }
+                _ => {}
+            }
+        }
+        stack.pop();
+        state.insert(m.to_string(), 2);
+        None
+    }
+    let mut state = std::collections::BTreeMap::new();
+    for m in edges.keys() {
+        if state.get(m.as_str()).copied().unwrap_or(0) == 0 {
+            let mut stack = Vec::new();
+            if let Some(cycle) = visit(m, edges, &mut state, &mut stack) {
+                return Some(cycle);
+            }
+        }
+    }
+    None
+}
+
+/// The module graph of a crate from its sources (`relative path -> text`).
+fn module_graph(sources: &[(String, String)]) -> std::collections::BTreeMap<String, Vec<String>> {
+    let modules: std::collections::BTreeSet<String> = sources.iter().map(|(p, _)| module_of(p)).collect();
+    sources
+        .iter()
+        .map(|(path, text)| {
+            let module = module_of(path);
+            let refs = references(&module, text, &modules);
+            (module, refs)
+        })
+        .collect()
+}
+
+#[test]
+fn no_crate_has_a_module_cycle() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for krate in CRATES {
+        let src = root.join(krate).join("src");
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        assert!(!files.is_empty(), "no sources under {src:?}");
+        let sources: Vec<(String, String)> = files
+            .iter()
+            .map(|path| {
+                let relative = path
+                    .strip_prefix(&src)
+                    .expect("under src")
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                (
+                    relative,
+                    std::fs::read_to_string(path).expect("a readable source file"),
+                )
+            })
+            .collect();
+        let graph = module_graph(&sources);
+        if let Some(cycle) = find_cycle(&graph) {
+            panic!("crate {krate} has a module cycle: {}", cycle.join(" -> "));
+        }
+    }
+}
+
+#[test]
+fn the_cycle_check_catches_an_injected_cycle() {
+    let sources = |extra: &str| {
+        vec![
+            (
+                "lib.rs".to_string(),
+                "pub mod cpu;\npub mod attrs;\npub mod ir;\n".to_string(),
+            ),
+            (
+                "cpu/mod.rs".to_string(),
+                "pub mod blas;\npub mod jit;\nuse blas::X;\n".to_string(),
+            ),
+            (
+                "cpu/blas.rs".to_string(),
+                "use super::super::attrs::{A, B as C};\nuse super::Y;\n".to_string(),
+            ),
+            (
+                "cpu/jit.rs".to_string(),
+                "use super::{blas::{self, X}, Y};\nfn f() { crate::ir::g(); }\n".to_string(),
+            ),
+            (
+                "attrs.rs".to_string(),
+                format!("// crate::ir::h is not a use\n{extra}"),
+            ),
+            ("ir.rs".to_string(), "use crate::attrs;\n".to_string()),
+        ]
+    };
+    let graph = module_graph(&sources(""));
+    assert_eq!(graph["cpu::jit"], ["cpu::blas", "ir"]);
+    assert_eq!(graph["cpu::blas"], ["attrs"]);
+    assert_eq!(
+        graph["cpu"],
+        Vec::<String>::new(),
+        "a parent's children are not its ancestors' edges"
+    );
+    assert_eq!(find_cycle(&graph), None);
+    // ir -> attrs, attrs -> ir: the two-module cycle the dialects crate once had.
+    let cyclic = module_graph(&sources("pub fn f() { crate::ir::owned_string(); }\n"));
+    assert_eq!(
+        find_cycle(&cyclic),
+        Some(vec!["attrs".into(), "ir".into(), "attrs".into()])
+    );
+    // A longer one through a `use` tree.
+    let longer = module_graph(&sources("use crate::{cpu::jit::Jit, types};\n"));
+    let cycle = find_cycle(&longer).expect("attrs -> cpu::jit -> ir -> attrs");
+    assert_eq!(cycle.first(), cycle.last());
+    assert!(cycle.contains(&"cpu::jit".to_string()), "{cycle:?}");
+}

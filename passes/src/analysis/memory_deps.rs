@@ -215,24 +215,6 @@ pub fn scheduler_nodes(block: mlir_sys::MlirBlock) -> Vec<MlirOperation> {
         .collect()
 }
 
-/// [`analyze`] for a pass: on failure the error is reported at the function and the
-/// pass fails. Also returns the function's name.
-pub fn analyze_in_pass(
-    func: melior::ir::OperationRef,
-    cx: &crate::registry::PassContext,
-) -> Result<(SchedGraph, String), crate::registry::PassFailed> {
-    use melior::ir::operation::OperationLike as _;
-    cx.require_loop_ir(func.to_raw())?;
-    let graph = analyze(func.to_raw()).map_err(|message| {
-        cx.sink.error(func.location(), message);
-        crate::registry::PassFailed
-    })?;
-    let name = ir::attr(func.to_raw(), "sym_name")
-        .and_then(fuselab_dialects::attrs::string_raw)
-        .unwrap_or_default();
-    Ok((graph, name))
-}
-
 /// Builds the scheduler graph of `func` (a `func.func` in the loop dialect). Ops other
 /// than nodes, externs, kernels' contents and the return are ignored.
 pub fn analyze(func: MlirOperation) -> Result<SchedGraph, String> {

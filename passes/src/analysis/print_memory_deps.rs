@@ -1,7 +1,7 @@
 //! `--print-memory-deps`: prints the MemoryDep analysis (see `memory_deps.rs`) of every
 //! function, in Inductor's notation, for FileCheck tests and for people.
 
-use super::memory_deps::{analyze_in_pass, NodeKind};
+use super::memory_deps::NodeKind;
 use crate::registry::{PassContext, PassFailed, PassId, PassInfo};
 use melior::ir::OperationRef;
 use std::fmt::Write as _;
@@ -19,7 +19,7 @@ pub const INFO: PassInfo = PassInfo {
 };
 
 fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
-    let (graph, name) = analyze_in_pass(func, cx)?;
+    let (graph, name) = cx.sched_graph(func)?;
     let mut out = format!("// MemoryDeps of @{name}\n");
     for node in &graph.nodes {
         let kind = match node.kind {

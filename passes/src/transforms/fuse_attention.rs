@@ -31,8 +31,8 @@ use crate::target::Target;
 use fuselab_dialects::{
     aten::pattern::{defined_by as def, kind_of as kind, self_contained, sole_user, Rewrites},
     aten::AtenOpKind,
-    attrs::splat_value,
     ir,
+    ir::splat_value,
     types::TensorType,
 };
 use melior::ir::OperationRef;

@@ -18,7 +18,7 @@
 use crate::registry::{PassContext, PassFailed, PassId, PassInfo};
 use fuselab_dialects::{
     aten::AtenOpKind,
-    attrs::{splat_value, OP_GROUP_ATTR, ORIGIN_ATTR},
+    attrs::{OP_GROUP_ATTR, ORIGIN_ATTR},
     ir,
     types::{DType, TensorType},
 };
@@ -80,7 +80,7 @@ fn match_group(ops: Vec<MlirOperation>) -> Option<Match> {
     if ir::op_name(full) != "arith.constant" || !is_masked_prefix_sum(last, &out, dim) {
         return None;
     }
-    let (fill, dtype) = splat_value(full)?;
+    let (fill, dtype) = ir::splat_value(full)?;
     let fill = if dtype == DType::I1 {
         f64::from(u8::from(fill != 0.0))
     } else if !dtype.is_float() {
@@ -132,7 +132,7 @@ fn is_masked_prefix_sum(sum: MlirOperation, out: &TensorType, dim: usize) -> boo
         // values, so its shape is not checked).
         of(ir::operand(kept, 1), AtenOpKind::Expand)?;
         Some(
-            splat_value(zero).is_some_and(|(z, _)| z == 0.0)
+            ir::splat_value(zero).is_some_and(|(z, _)| z == 0.0)
                 && shape(ir::result(mask, 0))? == mask_shape
                 && ir::operand(i, 0).ptr == ir::result(steps, 0).ptr
                 && shape(ir::result(j, 0))? == [1, n]

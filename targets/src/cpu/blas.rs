@@ -13,52 +13,8 @@
 //! one per operand). The `gemm` crate 0.18 was 1.35–1.44× slower than matrixmultiply here
 //! (its AVX-512 kernels need a nightly compiler).
 
-use std::ffi::{c_char, c_int, c_void, CString};
-
-extern "C" {
-    fn dlopen(filename: *const c_char, flags: c_int) -> *mut c_void;
-    fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
-}
-
-/// A loaded shared library (never closed).
-pub(crate) struct Library(*mut c_void);
-
-// SAFETY: a dlopen handle may be used from any thread.
-unsafe impl Send for Library {}
-unsafe impl Sync for Library {}
-
-impl Library {
-    /// Loads `path` (`RTLD_NOW`), or `None`.
-    pub(crate) fn open(path: &str) -> Option<Library> {
-        Self::open_with(path, false)
-    }
-
-    /// Loads `path` (`RTLD_NOW`, with `RTLD_GLOBAL` when `global`: its symbols then
-    /// resolve the JIT's calls), or `None`.
-    pub(crate) fn open_with(path: &str, global: bool) -> Option<Library> {
-        const RTLD_NOW: c_int = 2;
-        const RTLD_GLOBAL: c_int = 0x100;
-        let path = CString::new(path).ok()?;
-        let flags = if global { RTLD_NOW | RTLD_GLOBAL } else { RTLD_NOW };
-        // SAFETY: a NUL-terminated path; the handle is never closed.
-        let handle = unsafe { dlopen(path.as_ptr(), flags) };
-        (!handle.is_null()).then_some(Library(handle))
-    }
-
-    /// The process's global scope (`RTLD_DEFAULT`): [`Library::symbol`] then finds a
-    /// name where the dynamic linker binds it for every library loaded so far.
-    pub(crate) fn global_scope() -> Library {
-        Library(std::ptr::null_mut())
-    }
-
-    /// The address of `name`, or `None`.
-    pub(crate) fn symbol(&self, name: &str) -> Option<usize> {
-        let name = CString::new(name).ok()?;
-        // SAFETY: a live handle and a NUL-terminated name.
-        let address = unsafe { dlsym(self.0, name.as_ptr()) };
-        (!address.is_null()).then_some(address as usize)
-    }
-}
+use super::runtime::{parallel_threads, Library};
+use std::ffi::{c_char, c_int};
 
 /// `cblas_sgemm(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)`.
 type CblasSgemm = unsafe extern "C" fn(
@@ -314,17 +270,6 @@ gemm_entry_point!(
 /// thread costs tens of microseconds to start; 2^22 multiply-adds take about a
 /// millisecond on one core here).
 pub const PARALLEL_MIN_MACS: i64 = 1 << 22;
-
-/// The threads parallel code uses: `OMP_NUM_THREADS` when set (as the OpenMP runtime
-/// that runs the parallel steps), else the machine's.
-pub fn parallel_threads() -> usize {
-    std::env::var("OMP_NUM_THREADS")
-        .ok()
-        .and_then(|v| v.split(',').next().and_then(|t| t.trim().parse().ok()))
-        .or_else(|| std::thread::available_parallelism().ok().map(usize::from))
-        .unwrap_or(1)
-        .max(1)
-}
 
 gemm_entry_point!(
     /// [`fuselab_sgemm`] for code compiled with parallel steps: a GEMM of at least

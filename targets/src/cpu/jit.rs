@@ -8,11 +8,12 @@
 //! matrixmultiply) and, for parallel steps, the LLVM OpenMP runtime.
 //! [`Jit::call`] runs the host function on host buffers through its C interface.
 
-use super::blas::{fuselab_sgemm, fuselab_sgemm_parallel, Library};
+use super::blas::{fuselab_sgemm, fuselab_sgemm_parallel};
 use super::codegen_choices::CodegenChoices;
 use super::lower_loop_to_cpu::{
     cpu_module, upstream_lowering, CpuOptions, HostSignature, CONV, SGEMM, SGEMM_SERIAL,
 };
+use super::runtime::openmp_runtime;
 use fuselab_dialects::build::OwnedModule;
 use fuselab_dialects::types::{DType, TensorType};
 use fuselab_exec::{tensor::Tensor, ExecError};
@@ -23,27 +24,6 @@ use melior::{
     ContextRef, ExecutionEngine,
 };
 use mlir_sys::MlirOperation;
-
-/// Loads the LLVM OpenMP runtime (`libomp.so.5` of the LLVM 22 prefix the build used)
-/// once, with `RTLD_GLOBAL`: the `__kmpc_*` calls of a parallel step's lowered
-/// `omp.parallel` resolve through the process's symbols, which is where the engine
-/// looks. The library stays loaded for the life of the process; its thread pool is
-/// created on the first parallel region and reused by every later call and engine.
-/// oneDNN loads it first too (`super::dnnl`), so that its OpenMP calls bind to the same
-/// runtime (libomp provides libgomp's `GOMP_*` entry points): one thread pool.
-pub(crate) fn openmp_runtime() -> Result<(), ExecError> {
-    static RUNTIME: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
-    RUNTIME
-        .get_or_init(|| {
-            let prefix = option_env!("MLIR_SYS_220_PREFIX").unwrap_or("/usr/lib/llvm-22");
-            let path = format!("{prefix}/lib/libomp.so.5");
-            Library::open_with(&path, true).map(|_| ()).ok_or_else(|| {
-                format!("cannot load the OpenMP runtime {path} that parallel steps run on (install libomp-22-dev)")
-            })
-        })
-        .clone()
-        .map_err(ExecError::msg)
-}
 
 #[repr(C)]
 struct Descriptor {

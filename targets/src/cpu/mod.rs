@@ -14,6 +14,7 @@ pub mod codegen_choices;
 pub mod dnnl;
 pub mod jit;
 pub mod lower_loop_to_cpu;
+pub mod runtime;
 
 use crate::{CompileOptions, Executable, Runner};
 use codegen_choices::CodegenChoices;

@@ -23,13 +23,6 @@ mod view;
 
 use index_math::fits_32_bits;
 
-/// A value in a kernel body: a scalar or a block of `shape` ([XBLOCK or 1, RBLOCK or 1]).
-#[derive(Clone, Copy, Debug)]
-pub(super) enum V {
-    S(Value),
-    B(Value, [i64; 2]),
-}
-
 /// The state of the kernel being built.
 struct Kernel {
     /// Host memref -> the kernel's argument.

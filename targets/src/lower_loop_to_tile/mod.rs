@@ -65,6 +65,13 @@ mod hoist;
 mod kernel;
 mod tiles;
 
+/// A value in a kernel body: a scalar or a block of `shape` ([XBLOCK or 1, RBLOCK or 1]).
+#[derive(Clone, Copy, Debug)]
+enum V {
+    S(Value),
+    B(Value, [i64; 2]),
+}
+
 pub use config::TileConfig;
 
 static ID: PassId = PassId::new();

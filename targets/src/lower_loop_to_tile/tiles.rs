@@ -2,7 +2,6 @@
 //! as Inductor's Triton back end tiles them, with the transposing loads converted
 //! through shared memory ([`Lowering::transposed_load`]).
 
-use super::kernel::V;
 use super::*;
 use fuselab_dialects::loops::index::{from_affine_map_attr, IndexExpr};
 use fuselab_dialects::tile::names as tile_op;

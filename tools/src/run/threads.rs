@@ -1,7 +1,7 @@
 //! How many threads compiled CPU code runs on, which decides `fuse-run`'s default
 //! `--parallel auto`.
 
-pub use fuselab_targets::cpu::blas::parallel_threads;
+pub use fuselab_targets::cpu::runtime::parallel_threads;
 
 /// The bench table's note on the code that ran: parallel steps on how many threads, or
 /// the serial code.

@@ -13,7 +13,7 @@ pub(super) fn unfused_cost(ops: &[MlirOperation], is_view: &dyn Fn(MlirOperation
     // The group of each eager id (a lookup per op, not a scan of the groups so far).
     let mut group_of: std::collections::HashMap<i64, usize> = std::collections::HashMap::new();
     for &op in ops {
-        let id = eager_id_of(op);
+        let id = ir::eager_id_of(op);
         match id.and_then(|id| group_of.get(&id)) {
             Some(&g) => groups[g].1.push(op),
             None => {

@@ -37,7 +37,7 @@ use fuselab_dialects::{
     types::{DType, TensorType},
 };
 use fuselab_dialects::{
-    attrs::{eager_id_of, EAGER_ID_ATTR, INLINE_ATTR, OP_GROUP_ATTR, ORIGIN_ATTR, REALIZE_HINT_ATTR},
+    attrs::{EAGER_ID_ATTR, INLINE_ATTR, OP_GROUP_ATTR, ORIGIN_ATTR, REALIZE_HINT_ATTR},
     loops::body::{scalar_type, BodyBuilder},
 };
 use melior::ir::{operation::OperationLike as _, OperationRef};
@@ -364,7 +364,7 @@ impl Lowering {
         }
         let origin = origin_of(op, kind);
         let group = ir::attr(op, OP_GROUP_ATTR).and_then(fuselab_dialects::attrs::string_raw);
-        self.eager_id = match (eager_id_of(op), group) {
+        self.eager_id = match (ir::eager_id_of(op), group) {
             (Some(id), _) => id,
             (None, Some(key)) => match self.group_ids.get(&key) {
                 Some(&id) => id,
@@ -632,7 +632,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     // Ids of decomposed composites come from --aten-decompose; other ops get fresh ones.
     let first_free_id = ops
         .iter()
-        .filter_map(|&op| eager_id_of(op))
+        .filter_map(|&op| ir::eager_id_of(op))
         .max()
         .map_or(0, |m| m + 1);
     let peel_conv_bias = match cx.options.string("convolution-bias") {
@@ -693,7 +693,7 @@ fn run(func: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {
     for &op in &ops {
         let name = ir::op_name(op);
         if name == "arith.constant" {
-            if let Some((value, dtype)) = fuselab_dialects::attrs::splat_value(op) {
+            if let Some((value, dtype)) = fuselab_dialects::ir::splat_value(op) {
                 let shape = ir::tensor_type(ir::result(op, 0))
                     .map(|t| t.shape)
                     .unwrap_or_default();

@@ -20,7 +20,7 @@
 //! so a folded op still runs, as a kernel of its own marked folded: the report and the IR
 //! say which kernels Relax would not launch.
 
-use super::op_pattern::{OpPatternKind, TvmGraph, TvmNode};
+use super::op_pattern::{OpPatternKind, TvmGraph, TvmNode, BUILTIN_OP};
 use fuselab_dialects::{attrs::string_raw, ir};
 use mlir_sys::MlirOperation;
 
@@ -32,11 +32,6 @@ const COMPILE_TIME_INPUTS: &[&str] = &["buffer", "tensor_constant", "constant_in
 /// fuse-import's origin for an `aten.index.Tensor` with several index tensors (one is
 /// Relax's `take`, which folds).
 const INDEX_OP: &str = "index_tensor";
-
-/// The op Relax 0.27 does not legalize (no `FLegalize` for `relax.cumsum`): it stays a
-/// relax op, which FoldConstant cannot evaluate and FuseOps sees as opaque; the VM runs
-/// it as a builtin, not a `call_tir`.
-pub const BUILTIN_OP: &str = "cumsum";
 
 /// For each argument of `func`, whether Relax binds it as a constant (its
 /// `fuselab.input` kind, written by fuse-import; an argument without one is a user

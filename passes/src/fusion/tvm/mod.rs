@@ -206,7 +206,7 @@ pub fn decide(
                     Evaluation::Folded
                 } else if op_groups[g]
                     .iter()
-                    .any(|&n| tvm.nodes[n].op == fold_constant::BUILTIN_OP)
+                    .any(|&n| tvm.nodes[n].op == op_pattern::BUILTIN_OP)
                 {
                     Evaluation::Builtin
                 } else {

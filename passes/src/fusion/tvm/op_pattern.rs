@@ -38,13 +38,17 @@ use fuselab_dialects::loops::{
     names,
 };
 use fuselab_dialects::{
-    attrs::eager_id_of,
+    ir::eager_id_of,
     ir::{self, i64s},
 };
 use mlir_sys::MlirOperation;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::fmt;
 
+/// The op Relax 0.27 does not legalize (no `FLegalize` for `relax.cumsum`): it stays a
+/// relax op, which FoldConstant cannot evaluate and FuseOps sees as opaque; the VM runs
+/// it as a builtin, not a `call_tir` (FoldConstant leaves it: fold_constant.rs).
+pub const BUILTIN_OP: &str = "cumsum";
 /// TVM's `OpPatternKind`; the order is TVM's (combining two kinds takes the max).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum OpPatternKind {
@@ -480,7 +484,7 @@ impl TvmGraph {
                         // absorb it, it absorbs its elementwise users (TVM 0.27 on the
                         // corpus: conv2d | fused_batch_norm_relu | max_pool2d).
                         kind.max(OpPatternKind::Injective)
-                    } else if node.op == "select" || node.op == super::fold_constant::BUILTIN_OP {
+                    } else if node.op == "select" || node.op == BUILTIN_OP {
                         // kOpaque: Relax imports `select.int` as `take(x, const index,
                         // dim)` (exported_program_translator.py), whose legalized
                         // PrimFunc loads the index from a tensor, as every gather; and
@@ -538,7 +542,7 @@ pub fn tvm_graph_in_pass(
     cx: &crate::registry::PassContext,
 ) -> Result<(SchedGraph, TvmGraph, String), crate::registry::PassFailed> {
     use melior::ir::operation::OperationLike as _;
-    let (graph, name) = crate::analysis::memory_deps::analyze_in_pass(func, cx)?;
+    let (graph, name) = cx.sched_graph(func)?;
     let built =
         PatternMode::from_options(&cx.options).and_then(|mode| TvmGraph::build(func.to_raw(), &graph, mode));
     match built {

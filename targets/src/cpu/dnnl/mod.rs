@@ -19,7 +19,7 @@
 //! GEMMs go to OpenBLAS / matrixmultiply ([`super::blas`]) and convolutions to the
 //! generated im2col code, which the generated code runs when [`fuselab_conv`] returns 0.
 
-use super::blas::Library;
+use super::runtime::{parallel_threads, Library};
 use std::collections::{hash_map::Entry, HashMap};
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::{Mutex, OnceLock};
@@ -163,7 +163,7 @@ fn dnnl() -> Option<&'static Dnnl> {
         // libgomp instead (loaded before libomp, or with RTLD_DEEPBIND), the two pools'
         // spinning workers competed: resnet_block on 2 threads 16.0-16.1 ms against
         // 11.5-11.9 (docs/performance.md). Without libomp dnnl takes its libgomp.
-        let _ = super::jit::openmp_runtime();
+        let _ = super::runtime::openmp_runtime();
         let library = Library::open_with("libdnnl.so.2", true)?;
         let api = Api::load(&library, &Library::global_scope())?;
         let (mut engine, mut stream) = (std::ptr::null_mut(), std::ptr::null_mut());
@@ -569,7 +569,7 @@ impl ConvPlan {
 /// read with the given element strides — a channels-last copy as it is; `y` written
 /// with its strides, contiguous or channels-last;
 /// `b` 0 for no bias; aten's padding on both sides, its dilation, `groups`), on `threads` threads
-/// (0: [`super::blas::parallel_threads`]). Returns 1 when oneDNN computed `y`, 0 when
+/// (0: [`parallel_threads`]). Returns 1 when oneDNN computed `y`, 0 when
 /// it did not (no library, a shape it refuses: said once per shape on stderr): the
 /// generated code then runs its own im2col convolution. The entry point the generated code calls (`fuselab_conv`).
 #[allow(clippy::too_many_arguments)]
@@ -624,7 +624,7 @@ pub extern "C" fn fuselab_conv(
     }
     let n = spatial as usize;
     let threads = if threads <= 0 {
-        super::blas::parallel_threads()
+        parallel_threads()
     } else {
         threads as usize
     };
