@@ -495,6 +495,7 @@ fn cpu_function(
         g.b.op("memref.copy", &[s, d], &[], &[]);
     }
     g.b.close("func.return", &[]);
+    kernels::prune_unused_params(module, &g.symbols);
     // The globals, before the first function that uses them.
     let anchor = g.first_kernel.unwrap_or(g.host.0);
     for (i, buf) in g.allocs.iter().enumerate() {
