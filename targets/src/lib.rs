@@ -16,6 +16,7 @@
 pub mod ascend;
 pub mod cpu;
 pub mod gpu;
+mod host;
 pub mod lower_loop_to_tile;
 pub mod math;
 pub mod spyre;

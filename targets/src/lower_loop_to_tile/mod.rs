@@ -43,6 +43,7 @@
 //! `--tile-warp-variants`), split reductions,
 //! online softmax, vector widths (the GPU lowering's business).
 
+use crate::host::HostLowering;
 use crate::math::widen_attr;
 use fuselab_dialects::loops::StoredOrder;
 use fuselab_dialects::tile::names as tile_op;
@@ -295,7 +296,7 @@ pub(super) struct Lowering {
     /// Kernel-local pointwise nodes: recomputed where read.
     pub inline: HashMap<usize, MlirOperation>,
     prefix: String,
-    symbols: HashSet<String>,
+    symbols: crate::host::Symbols,
     /// The kernel being built divides on 32-bit integers (`kernel::fits_32_bits`).
     pub narrow: bool,
 }
@@ -336,10 +337,7 @@ fn tile_function(func: MlirOperation, module: MlirBlock, config: TileConfig) -> 
         // be `@"my model"`; LLVM's NVPTX back end takes no such name), unique in the
         // module: every symbol it holds already (another function's kernels) is taken.
         prefix: crate::symbol_part(&name),
-        symbols: ir::block_ops(module)
-            .into_iter()
-            .filter_map(|op| ir::attr(op, "sym_name").and_then(fuselab_dialects::attrs::string_raw))
-            .collect(),
+        symbols: crate::host::Symbols::of_module(module),
         narrow: false,
     };
     let n_inputs =
@@ -388,7 +386,7 @@ fn tile_function(func: MlirOperation, module: MlirBlock, config: TileConfig) -> 
         }
     }
     g.b.push(host.1);
-    g.ops(&ops)?;
+    g.lower_ops(&ops)?;
     g.b.at(ir::location(ret));
     for (v, out) in copies {
         let src = g.buffer(ret, v)?;
@@ -439,55 +437,14 @@ impl Lowering {
             .ok_or_else(|| err(op, "reads a value the tile lowering has no buffer for"))
     }
 
-    /// The buffer `op` writes: the output it is returned as, or a new temporary
-    /// (`memref.alloc` in the host function).
-    pub(super) fn result_buffer(&mut self, op: MlirOperation) -> Result<Buf, TileError> {
-        if let Some(b) = self.output_buffer(op) {
-            return Ok(b);
-        }
-        let result = ir::result(op, 0);
-        let ty = ir::tensor_type(result).ok_or_else(|| err(op, "result is not a supported tensor"))?;
-        let mt = memref(&self.b, &ty);
-        let shape = ir::i64_array_attr(self.b.context(), &ty.shape);
-        let segments = self.b.i32_array_attr(&[0, 0]);
-        let v = self.b.value(
-            "memref.alloc",
-            &[],
-            mt,
-            &[("operandSegmentSizes", segments), ("fuselab.shape", shape)],
-        );
-        Ok(Buf { v, ty })
-    }
-
     /// The output buffer `op`'s result is written into, if it is returned.
     pub(super) fn output_buffer(&self, op: MlirOperation) -> Option<Buf> {
         self.direct_out.get(&(ir::result(op, 0).ptr as usize)).cloned()
     }
 
-    /// The function's ops, in order.
-    fn ops(&mut self, ops: &[MlirOperation]) -> Result<(), TileError> {
-        for &op in ops {
-            self.b.at(ir::location(op));
-            match ir::op_name(op).as_str() {
-                names::KERNEL => self.kernel(op)?,
-                names::POINTWISE | names::REDUCTION | names::EXTERN | names::VIEW => {
-                    self.members(op, &[op])?
-                }
-                names::OUTPUT => {
-                    let buf = crate::kernel_output(&self.tuples, op)
-                        .ok_or_else(|| err(op, "loop.output of an unknown kernel"))?;
-                    self.bufs.insert(ir::result(op, 0).ptr as usize, buf);
-                }
-                "func.return" => {}
-                other => return Err(err(op, format!("the tile lowering cannot handle '{other}'"))),
-            }
-        }
-        Ok(())
-    }
-
     /// A `loop.kernel`: its materialized members in runs of nodes between externs and
     /// views; each run one kernel when its members share rows, else one per member.
-    fn kernel(&mut self, op: MlirOperation) -> Result<(), TileError> {
+    fn fused_kernel(&mut self, op: MlirOperation) -> Result<(), TileError> {
         let split = kernel_members(op).ok_or_else(|| err(op, "empty kernel"))?;
         self.inline.extend(split.inline);
         self.members(op, &split.materialized)?;
@@ -570,28 +527,10 @@ impl Lowering {
         Ok(Some((buf, view)))
     }
 
-    /// The buffer of `concat`, made on first use (by the first mm written into it).
-    fn concat_buffer(&mut self, concat: MlirOperation) -> Result<Buf, TileError> {
-        let key = ir::result(concat, 0).ptr as usize;
-        if let Some(b) = self.bufs.get(&key) {
-            return Ok(b.clone());
-        }
-        let b = self.result_buffer(concat)?;
-        self.bufs.insert(key, b.clone());
-        Ok(b)
-    }
-
     /// A fresh kernel symbol `<function>_<label>`.
     pub(super) fn symbol(&mut self, label: &str) -> String {
-        let clean = crate::symbol_part(label);
-        let mut symbol = format!("{}_{clean}", self.prefix);
-        let mut n = 0;
-        while self.symbols.contains(&symbol) {
-            n += 1;
-            symbol = format!("{}_{clean}_{n}", self.prefix);
-        }
-        self.symbols.insert(symbol.clone());
-        symbol
+        self.symbols
+            .fresh(&format!("{}_{}", self.prefix, crate::symbol_part(label)))
     }
 
     /// Places a built `tile.kernel` before the host function and launches it there on
@@ -642,5 +581,55 @@ impl Lowering {
         self.b.close(names::YIELD, &args);
         self.bufs.insert(ir::result(op, 0).ptr as usize, out);
         Ok(())
+    }
+}
+
+/// The host function: each kernel and each node outside kernels launches its kernels in
+/// order.
+impl HostLowering for Lowering {
+    type Buf = Buf;
+    type Error = TileError;
+    const WHO: &'static str = "the tile lowering";
+
+    fn error(op: MlirOperation, message: String) -> TileError {
+        err(op, message)
+    }
+
+    fn kernel(&mut self, op: MlirOperation) -> Result<(), TileError> {
+        self.b.at(ir::location(op));
+        self.fused_kernel(op)
+    }
+
+    fn node(&mut self, op: MlirOperation) -> Result<(), TileError> {
+        self.b.at(ir::location(op));
+        self.members(op, &[op])
+    }
+
+    fn buffers(&mut self) -> &mut HashMap<usize, Buf> {
+        &mut self.bufs
+    }
+
+    fn kernel_outputs(&self) -> &HashMap<usize, Vec<Buf>> {
+        &self.tuples
+    }
+
+    /// The buffer `op` writes: the output it is returned as, or a new temporary
+    /// (`memref.alloc` in the host function).
+    fn result_buffer(&mut self, op: MlirOperation) -> Result<Buf, TileError> {
+        if let Some(b) = self.output_buffer(op) {
+            return Ok(b);
+        }
+        let result = ir::result(op, 0);
+        let ty = ir::tensor_type(result).ok_or_else(|| err(op, "result is not a supported tensor"))?;
+        let mt = memref(&self.b, &ty);
+        let shape = ir::i64_array_attr(self.b.context(), &ty.shape);
+        let segments = self.b.i32_array_attr(&[0, 0]);
+        let v = self.b.value(
+            "memref.alloc",
+            &[],
+            mt,
+            &[("operandSegmentSizes", segments), ("fuselab.shape", shape)],
+        );
+        Ok(Buf { v, ty })
     }
 }

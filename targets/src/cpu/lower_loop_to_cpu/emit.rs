@@ -59,17 +59,6 @@ impl Gen {
         }
     }
 
-    /// The buffer a node writes: its output argument if it is returned directly, else a
-    /// fresh allocation.
-    pub(super) fn result_buffer(&mut self, op: MlirOperation) -> Result<Buf, CodegenError> {
-        let result = ir::result(op, 0);
-        if let Some(b) = self.direct_out.get(&(result.ptr as usize)) {
-            return Ok(b.clone());
-        }
-        let ty = ir::tensor_type(result).ok_or_else(|| err(op, "result is not a supported tensor"))?;
-        Ok(self.scratch(&ty.shape, ty.dtype))
-    }
-
     /// Opens `scf.for` loops over `ranges`; returns the induction variables. Close with
     /// [`Gen::close_loops`].
     pub(super) fn open_loops(&mut self, ranges: &[i64]) -> Vec<Value> {

@@ -146,17 +146,6 @@ impl Gen {
         Ok(Some((buf, offset, cols)))
     }
 
-    /// The buffer of `concat`, made on first use (by the first mm written into it).
-    fn concat_buffer(&mut self, concat: MlirOperation) -> Result<Buf, CodegenError> {
-        let key = ir::result(concat, 0).ptr as usize;
-        if let Some(b) = self.bufs.get(&key) {
-            return Ok(b.clone());
-        }
-        let b = self.result_buffer(concat)?;
-        self.bufs.insert(key, b.clone());
-        Ok(b)
-    }
-
     /// A `concat` extern: its f32 mm operands wrote into its buffer already
     /// ([`Gen::matmul`]); an operand computed elsewhere (a half-precision mm) is copied
     /// into its slice.

@@ -32,7 +32,7 @@ impl Gen {
     /// several loops would recompute a large one
     /// ([`fuselab_passes::analysis::rows::kernel_members_bounded`]); the rest share one
     /// row nest when they can ([`Gen::step`]).
-    pub(super) fn kernel(&mut self, op: MlirOperation) -> Result<(), CodegenError> {
+    fn fused_kernel(&mut self, op: MlirOperation) -> Result<(), CodegenError> {
         let split = kernel_members_bounded(op, MAX_RECOMPUTED_OPS).ok_or_else(|| err(op, "empty kernel"))?;
         self.inline.extend(split.inline);
         // Recomputed values never serve another kernel (their blocks differ anyway).
@@ -58,46 +58,12 @@ impl Gen {
         Ok(())
     }
 
-    /// The function's ops: each kernel, node, extern or view becomes a function of its
-    /// own, called by the host function in order.
-    pub(super) fn ops(&mut self, ops: &[MlirOperation]) -> Result<(), CodegenError> {
-        for &op in ops {
-            let name = ir::op_name(op);
-            match name.as_str() {
-                names::POINTWISE | names::REDUCTION | names::EXTERN | names::VIEW | names::KERNEL => {
-                    let label = ir::attr(op, "name")
-                        .and_then(fuselab_dialects::attrs::string_raw)
-                        .unwrap_or_else(|| "node".to_string());
-                    self.start_kernel(op, &label);
-                    if name == names::KERNEL {
-                        self.kernel(op)?;
-                    } else {
-                        self.members(&[op])?;
-                    }
-                    self.finish_kernel();
-                }
-                names::OUTPUT => {
-                    let buf = crate::kernel_output(&self.tuples, op)
-                        .ok_or_else(|| err(op, "loop.output of an unknown kernel"))?;
-                    self.bufs.insert(ir::result(op, 0).ptr as usize, buf);
-                }
-                "func.return" => {}
-                other => return Err(err(op, format!("the CPU code generator cannot handle '{other}'"))),
-            }
-        }
-        Ok(())
-    }
-
     /// Starts the kernel function `@<function>_<label>` for `op` (before the host
     /// function, at `op`'s location) and makes its body the insertion point.
     pub(super) fn start_kernel(&mut self, op: MlirOperation, label: &str) {
-        let clean = crate::symbol_part(label);
-        let mut symbol = format!("{}_{clean}", self.prefix);
-        if self.symbols.contains(&symbol) {
-            symbol = format!("{symbol}_{}", self.kernels);
-        }
-        self.symbols.insert(symbol.clone());
-        self.kernels += 1;
+        let symbol = self
+            .symbols
+            .fresh(&format!("{}_{}", self.prefix, crate::symbol_part(label)));
         self.b.at(ir::location(op));
         let params = self.params.clone();
         let (function, entry) = self.b.function(&symbol, &params, false, &[]);
@@ -126,6 +92,57 @@ impl Gen {
     }
 }
 
+/// The host function: each kernel, node, extern or view becomes a function of its own,
+/// called by the host function in order.
+impl HostLowering for Gen {
+    type Buf = Buf;
+    type Error = CodegenError;
+    const WHO: &'static str = "the CPU code generator";
+
+    fn error(op: MlirOperation, message: String) -> CodegenError {
+        err(op, message)
+    }
+
+    fn kernel(&mut self, op: MlirOperation) -> Result<(), CodegenError> {
+        self.start_kernel(op, &label_of(op));
+        self.fused_kernel(op)?;
+        self.finish_kernel();
+        Ok(())
+    }
+
+    fn node(&mut self, op: MlirOperation) -> Result<(), CodegenError> {
+        self.start_kernel(op, &label_of(op));
+        self.members(&[op])?;
+        self.finish_kernel();
+        Ok(())
+    }
+
+    fn buffers(&mut self) -> &mut HashMap<usize, Buf> {
+        &mut self.bufs
+    }
+
+    fn kernel_outputs(&self) -> &HashMap<usize, Vec<Buf>> {
+        &self.tuples
+    }
+
+    /// Its output argument if it is returned directly, else a fresh allocation.
+    fn result_buffer(&mut self, op: MlirOperation) -> Result<Buf, CodegenError> {
+        let result = ir::result(op, 0);
+        if let Some(b) = self.direct_out.get(&(result.ptr as usize)) {
+            return Ok(b.clone());
+        }
+        let ty = ir::tensor_type(result).ok_or_else(|| err(op, "result is not a supported tensor"))?;
+        Ok(self.scratch(&ty.shape, ty.dtype))
+    }
+}
+
+/// The label of a kernel's function: its `name` (`buf3`, `fused_exp_mean_0`).
+fn label_of(op: MlirOperation) -> String {
+    ir::attr(op, "name")
+        .and_then(fuselab_dialects::attrs::string_raw)
+        .unwrap_or_else(|| "node".to_string())
+}
+
 /// Drops the parameters a generated function (`symbols`: the kernels and outlined row
 /// ranges, all private) never uses, and the matching operands of every call of it, until
 /// none is left. Kernels are built with the host function's whole buffer list; passing
@@ -133,7 +150,7 @@ impl Gen {
 /// (MobileNetV2: 107 kernels x 316 buffers, 169k LLVM `extractvalue`s in the host
 /// function; 40 s of LLVM per compile). A parameter a call passes on is a use, so a
 /// caller's parameters go only after its callees' (hence the rounds).
-pub(super) fn prune_unused_params(module: MlirBlock, symbols: &std::collections::HashSet<String>) {
+pub(super) fn prune_unused_params(module: MlirBlock, symbols: &crate::host::Symbols) {
     let name_of = |op: MlirOperation, attr: &str| -> Option<String> {
         let a = ir::attr(op, attr)?;
         unsafe {

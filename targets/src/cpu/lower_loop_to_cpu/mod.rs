@@ -26,6 +26,7 @@
 //! - f16 / bf16 are computed in f32, rounded to the declared type after every op (eager
 //!   semantics), bf16 stored as i16 bits.
 
+use crate::host::HostLowering;
 use crate::math::{widen, widen_attr};
 use fuselab_dialects::{
     build::{Affine, Builder, OwnedModule, Value},
@@ -220,7 +221,7 @@ struct Gen {
     tuples: HashMap<usize, Vec<Buf>>,
     allocs: Vec<Buf>,
     /// Kernel function symbols so far.
-    symbols: std::collections::HashSet<String>,
+    symbols: crate::host::Symbols,
     /// Result value -> output argument it is written to directly.
     direct_out: HashMap<usize, Buf>,
     /// Kernel-local pointwise nodes: computed where they are read, never stored.
@@ -241,8 +242,7 @@ struct Gen {
     prefix: String,
     /// The memref type of each parameter (inputs, then outputs).
     params: Vec<MlirType>,
-    /// Kernel functions generated so far for this `loop` function (the first one).
-    kernels: usize,
+    /// The first kernel function generated for this `loop` function.
     first_kernel: Option<MlirOperation>,
     /// The host function and its entry block.
     host: (MlirOperation, MlirBlock),
@@ -455,7 +455,7 @@ fn cpu_function(
         bufs,
         tuples: HashMap::new(),
         allocs: Vec::new(),
-        symbols: Default::default(),
+        symbols: crate::host::Symbols::of_module(module),
         direct_out,
         inline: HashMap::new(),
         recomputed: HashMap::new(),
@@ -470,7 +470,6 @@ fn cpu_function(
         fp32_in_kernels: options.fp32_in_kernels,
         prefix: entry.clone(),
         params,
-        kernels: 0,
         first_kernel: None,
         host,
         func: Function {
@@ -479,7 +478,7 @@ fn cpu_function(
             param_offset: 0,
         },
     };
-    g.ops(&ops)?;
+    g.lower_ops(&ops)?;
     // The host function: its calls are in; the copies of results that are not written
     // in place close it.
     g.func = Function {

@@ -329,13 +329,7 @@ impl Gen {
         let name = ir::attr(caller, "sym_name")
             .and_then(fuselab_dialects::attrs::string_raw)
             .unwrap_or_default();
-        let mut symbol = format!("{name}_rows");
-        let mut n = 0;
-        while self.symbols.contains(&symbol) {
-            n += 1;
-            symbol = format!("{name}_rows{n}");
-        }
-        self.symbols.insert(symbol.clone());
+        let symbol = self.symbols.fresh(&format!("{name}_rows"));
         let mut inputs = vec![self.b.index_type(); 2 + extra.len()];
         inputs.extend(self.params.iter().copied());
         // `passthrough` is what convert-func-to-llvm carries to LLVM (`no_inline` is dropped).
