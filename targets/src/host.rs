@@ -12,7 +12,10 @@ use std::collections::{HashMap, HashSet};
 /// The symbols generated for one module: `base`, or `base_1`, `base_2`, ... when taken.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Symbols {
+    /// Every symbol in use: the module's own and those made here.
     taken: HashSet<String>,
+    /// The symbols made here (the generated functions, private to the lowering).
+    made: HashSet<String>,
 }
 
 impl Symbols {
@@ -20,6 +23,7 @@ impl Symbols {
     pub(crate) fn taken(names: impl IntoIterator<Item = String>) -> Self {
         Symbols {
             taken: names.into_iter().collect(),
+            made: HashSet::new(),
         }
     }
 
@@ -42,12 +46,14 @@ impl Symbols {
             symbol = format!("{base}_{n}");
         }
         self.taken.insert(symbol.clone());
+        self.made.insert(symbol.clone());
         symbol
     }
 
-    /// Whether `symbol` was generated (or taken) here.
-    pub(crate) fn contains(&self, symbol: &str) -> bool {
-        self.taken.contains(symbol)
+    /// Whether `symbol` was made here by [`Symbols::fresh`] (not one the module had:
+    /// a host function's signature is its callers' ABI and is never rewritten).
+    pub(crate) fn made(&self, symbol: &str) -> bool {
+        self.made.contains(symbol)
     }
 }
 
@@ -118,6 +124,10 @@ mod tests {
         assert_eq!(s.fresh("f_buf1"), "f_buf1");
         assert_eq!(s.fresh("f_buf1_rows"), "f_buf1_rows");
         assert_eq!(s.fresh("f_buf1_rows"), "f_buf1_rows_1");
-        assert!(s.contains("f_buf0_2") && !s.contains("f_buf3"));
+        assert!(s.made("f_buf0_2") && !s.made("f_buf3"));
+        assert!(
+            !s.made("f_buf0"),
+            "a symbol the module had is taken, not made here"
+        );
     }
 }

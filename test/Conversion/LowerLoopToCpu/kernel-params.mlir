@@ -27,7 +27,14 @@
 // PAR-NEXT: call @params_fused_relu_0(%arg4)
 // PAR-NEXT: call @params_fused_exp_1(%arg3, %arg5)
 
-// EXEC-COUNT-12: PASS
+// The host function's signature is its caller's ABI: an input no kernel reads stays a
+// parameter (dropping it shifted every later buffer: wrong answers and crashes under
+// --jit on models with unused inputs).
+// CHECK-LABEL: func.func private @unused_input_fused_exp_0(%arg0: memref<64xf32>, %arg1: memref<64xf32>) {
+// CHECK-LABEL: func.func @unused_input(%arg0: memref<64xf32>, %arg1: memref<8xf32>, %arg2: memref<64xf32>, %arg3: memref<64xf32>) attributes {llvm.emit_c_interface}
+// CHECK-NEXT: call @unused_input_fused_exp_0(%arg2, %arg3)
+
+// EXEC-COUNT-18: PASS
 // EXEC-NOT: FAIL
 func.func @params(%a: tensor<64x32xf32>, %b: tensor<32x64xf32>, %c: tensor<64xf32>, %d: tensor<16x16xf32>) -> (tensor<64x64xf32>, tensor<16x16xf32>) {
   %m = "aten.mm"(%a, %b) : (tensor<64x32xf32>, tensor<32x64xf32>) -> tensor<64x64xf32>
@@ -35,4 +42,9 @@ func.func @params(%a: tensor<64x32xf32>, %b: tensor<32x64xf32>, %c: tensor<64xf3
   %r = "aten.relu"(%y) : (tensor<64x64xf32>) -> tensor<64x64xf32>
   %e = "aten.exp"(%d) : (tensor<16x16xf32>) -> tensor<16x16xf32>
   return %r, %e : tensor<64x64xf32>, tensor<16x16xf32>
+}
+
+func.func @unused_input(%a: tensor<64xf32>, %unused: tensor<8xf32>, %b: tensor<64xf32>) -> tensor<64xf32> {
+  %e = "aten.exp"(%b) : (tensor<64xf32>) -> tensor<64xf32>
+  return %e : tensor<64xf32>
 }

@@ -166,14 +166,14 @@ pub(super) fn prune_unused_params(module: MlirBlock, symbols: &crate::host::Symb
         .filter(|&op| ir::op_name(op) == "func.func")
         .filter_map(|op| {
             name_of(op, "sym_name")
-                .filter(|n| symbols.contains(n))
+                .filter(|n| symbols.made(n))
                 .map(|n| (n, op))
         })
         .collect();
     let mut calls: HashMap<String, Vec<MlirOperation>> = HashMap::new();
     for op in ir::block_ops(module) {
         for call in ir::collect_ops(op, |n| n == "func.call") {
-            if let Some(callee) = name_of(call, "callee").filter(|n| symbols.contains(n)) {
+            if let Some(callee) = name_of(call, "callee").filter(|n| symbols.made(n)) {
                 calls.entry(callee).or_default().push(call);
             }
         }
