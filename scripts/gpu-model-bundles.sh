@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds GPU bundles of corpus models for the device runner:
 #   scripts/gpu-model-bundles.sh DIR [ARCHIVE ...]
-# DIR/<model>.<strategy> (inductor, tvm) for each archive (default: the corpus models
+# DIR/<model>.<strategy> for each archive and each of STRATEGIES (default "inductor
+# tvm"; e.g. STRATEGIES="inductor tvm tvm-folded ascend ascend-mindspore"; an archive
+# fuse-import refuses is skipped with its located error) (default archives: the corpus models
 # whose TVM decisions use Relax's FoldConstant, split, select and reshape rules, from
 # test/Models/Inputs/tvm/), each with oracle samples. Then, on the device:
 #   python3 tools/gpu/run.py DIR/* --check-only --json check.json
@@ -22,8 +24,11 @@ trap 'rm -rf "$scratch"' EXIT
 mkdir -p "$out"
 for a in "${archives[@]}"; do
   n=$(basename "$a" .pt2)
-  "$bin/fuse-import" "$a" -o "$scratch/$n.mlir"
-  for s in inductor tvm; do
+  if ! "$bin/fuse-import" "$a" -o "$scratch/$n.mlir"; then
+    echo "gpu-model-bundles: skipped $a" >&2
+    continue
+  fi
+  for s in ${STRATEGIES:-inductor tvm}; do
     "$bin/fuse-gpu" "$scratch/$n.mlir" --strategy "$s" -o "$out/$n.$s"
   done
 done
