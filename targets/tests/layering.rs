@@ -4,6 +4,10 @@
 //! `math.rs`) name none. What two targets both need lives beside them, not in one of
 //! them (the Ascend lowering once imported `crate::gpu::lower_loop_to_tile`). Only
 //! `lib.rs`, the table of targets, names them all.
+//!
+//! Two workspace-wide rules live here too, checked on every crate's source: no module
+//! cycle inside a crate (`no_crate_has_a_module_cycle`), and device op names only from
+//! their dialect modules (`device_op_names_come_from_the_dialect_modules`).
 
 use std::path::{Path, PathBuf};
 
@@ -11,10 +15,11 @@ use std::path::{Path, PathBuf};
 const TARGETS: &[&str] = &["cpu", "gpu", "ascend", "spyre"];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("a readable source folder")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
+    // A crate without a `tests` folder has nothing to list.
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     entries.sort();
     for path in entries {
         if path.is_dir() {
@@ -337,4 +342,80 @@ fn the_cycle_check_catches_an_injected_cycle() {
     let cycle = find_cycle(&longer).expect("attrs -> cpu::jit -> ir -> attrs");
     assert_eq!(cycle.first(), cycle.last());
     assert!(cycle.contains(&"cpu::jit".to_string()), "{cycle:?}");
+}
+
+// ---- Op names ----
+// Op names of the device dialects are written once, in their dialect modules
+// (`fuselab_dialects::tile::names`, `fuselab_dialects::ascend::names`, each tested
+// against its IRDL file): no `"tile.…"` or `"ascend.…"` string literal in the Rust
+// sources of the crates that build or read those dialects. MLIR text in tests (an op in
+// generic form, `"tile.launch"() (…`) and prose naming an op inside a longer message
+// are not op-name literals.
+
+/// The crates whose sources (and tests) are checked for op-name literals.
+const LITERAL_CRATES: &[&str] = &["targets", "exec", "passes", "tools"];
+/// The dialects whose names live in a module of their own.
+const DIALECTS: &[&str] = &["tile", "ascend"];
+
+/// The op-name literals of one file's `text`, each as `line: text`.
+fn literals(text: &str) -> Vec<String> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| {
+            let code = line.split("//").next().unwrap_or_default();
+            DIALECTS.iter().any(|d| {
+                let open = format!("\"{d}.");
+                code.match_indices(&open).any(|(at, _)| {
+                    let escaped = code[..at].ends_with('\\');
+                    let rest = &code[at + open.len()..];
+                    let name_len = rest
+                        .find(|c: char| !(c.is_ascii_lowercase() || c == '_'))
+                        .unwrap_or(rest.len());
+                    let after = &rest[name_len..];
+                    // A whole literal ("tile.load", or the bare prefix "tile."), not
+                    // MLIR text ("tile.load"(...) or the start of a message.
+                    !escaped && after.starts_with('"') && !after[1..].starts_with('(')
+                })
+            })
+        })
+        .map(|(i, line)| format!("{}: {}", i + 1, line.trim()))
+        .collect()
+}
+
+#[test]
+fn device_op_names_come_from_the_dialect_modules() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    for krate in LITERAL_CRATES {
+        rust_files(&root.join(krate).join("src"), &mut files);
+        rust_files(&root.join(krate).join("tests"), &mut files);
+    }
+    assert!(files.len() > 100, "found only {} files", files.len());
+    let found: Vec<String> = files
+        .iter()
+        .flat_map(|path| {
+            let text = std::fs::read_to_string(path).expect("a readable source file");
+            literals(&text)
+                .into_iter()
+                .map(move |l| format!("{}:{l}", path.display()))
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "op-name literals outside the dialect modules:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_rule_catches_an_op_name_literal() {
+    assert_eq!(literals("if name == \"tile.launch\" {\n").len(), 1);
+    assert_eq!(literals("x.replacen(\"tile.\", \"ascend.\", 1)\n").len(), 1);
+    assert_eq!(literals("    \"ascend.copy_in\" => {}\n").len(), 1);
+    // MLIR text, a message naming an op, a comment and the names module's use are fine.
+    assert!(literals("    \"tile.launch\"() ({{\n").is_empty());
+    assert!(literals("r#\"%0 = \\\"tile.load\\\"(%a)\"#\n").is_empty());
+    assert!(literals("fail(op, \"tile.transpose needs a shape\")\n").is_empty());
+    assert!(literals("// \"tile.load\" is read here\n").is_empty());
+    assert!(literals("n == tile_op::LAUNCH\n").is_empty());
 }
