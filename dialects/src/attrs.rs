@@ -2,6 +2,15 @@
 
 use melior::ir::{attribute::AttributeLike, Attribute};
 
+/// A string MLIR lends (an identifier, a string attribute's value), copied.
+///
+/// # Safety
+/// `s` must point to `s.length` readable bytes (MLIR's storage, alive for the call).
+pub unsafe fn owned_string(s: mlir_sys::MlirStringRef) -> String {
+    let bytes = unsafe { std::slice::from_raw_parts(s.data as *const u8, s.length) };
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
 /// The value of an `array<i64: ...>` attribute.
 pub fn i64_array(attribute: Attribute) -> Option<Vec<i64>> {
     let raw = attribute.to_raw();
@@ -48,9 +57,7 @@ pub fn string(attribute: Attribute) -> Option<String> {
         if !mlir_sys::mlirAttributeIsAString(raw) {
             return None;
         }
-        let value = mlir_sys::mlirStringAttrGetValue(raw);
-        let bytes = std::slice::from_raw_parts(value.data as *const u8, value.length);
-        Some(String::from_utf8_lossy(bytes).into_owned())
+        Some(owned_string(mlir_sys::mlirStringAttrGetValue(raw)))
     }
 }
 

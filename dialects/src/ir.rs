@@ -15,14 +15,7 @@ fn sref(s: &str) -> MlirStringRef {
     }
 }
 
-/// A string MLIR lends (an identifier, a string attribute's value), copied.
-///
-/// # Safety
-/// `s` must point to `s.length` readable bytes (MLIR's storage, alive for the call).
-pub unsafe fn owned_string(s: MlirStringRef) -> String {
-    let bytes = unsafe { std::slice::from_raw_parts(s.data as *const u8, s.length) };
-    String::from_utf8_lossy(bytes).into_owned()
-}
+pub use crate::attrs::owned_string;
 
 fn to_string(callback_target: impl FnOnce(MlirStringCallback, *mut c_void)) -> String {
     String::from_utf8_lossy(&to_bytes(callback_target)).into_owned()

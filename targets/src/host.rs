@@ -88,7 +88,7 @@ pub(crate) trait HostLowering {
                 names::KERNEL => self.kernel(op)?,
                 names::POINTWISE | names::REDUCTION | names::EXTERN | names::VIEW => self.node(op)?,
                 names::OUTPUT => {
-                    let buf = crate::kernel_output(self.kernel_outputs(), op)
+                    let buf = kernel_output(self.kernel_outputs(), op)
                         .ok_or_else(|| Self::error(op, format!("{} of an unknown kernel", names::OUTPUT)))?;
                     self.buffers().insert(ir::result(op, 0).ptr as usize, buf);
                 }
@@ -110,6 +110,24 @@ pub(crate) trait HostLowering {
         self.buffers().insert(key, b.clone());
         Ok(b)
     }
+}
+
+/// The label of the function or kernel a code generator makes for `op` (a kernel or a
+/// lone node): its `name` (`buf3`, `fused_exp_mean_0`), else `node`.
+pub(crate) fn kernel_label(op: MlirOperation) -> String {
+    ir::attr(op, "name")
+        .and_then(fuselab_dialects::attrs::string_raw)
+        .unwrap_or_else(|| "node".to_string())
+}
+
+/// The buffer a `loop.output` op reads: element `index` of its kernel's output list in
+/// `tuples` (each code generator's buffers, by kernel result).
+fn kernel_output<B: Clone>(tuples: &HashMap<usize, Vec<B>>, output: MlirOperation) -> Option<B> {
+    let index = ir::integer(output, "index").unwrap_or(0) as usize;
+    tuples
+        .get(&(ir::operand(output, 0).ptr as usize))
+        .and_then(|t| t.get(index))
+        .cloned()
 }
 
 #[cfg(test)]

@@ -153,19 +153,6 @@ pub(crate) fn symbol_part(label: &str) -> String {
         .collect()
 }
 
-/// The buffer a `loop.output` op reads: element `index` of its kernel's output list in
-/// `tuples` (each code generator's buffers, by kernel result).
-pub(crate) fn kernel_output<B: Clone>(
-    tuples: &std::collections::HashMap<usize, Vec<B>>,
-    output: MlirOperation,
-) -> Option<B> {
-    let index = fuselab_dialects::ir::integer(output, "index").unwrap_or(0) as usize;
-    tuples
-        .get(&(fuselab_dialects::ir::operand(output, 0).ptr as usize))
-        .and_then(|t| t.get(index))
-        .cloned()
-}
-
 /// The target named `name`.
 pub fn target(name: &str) -> Option<&'static TargetEntry> {
     TARGETS.iter().find(|e| e.target.name() == name)

@@ -462,9 +462,7 @@ impl Lowering {
 
     /// `members` of `owner` (a kernel, or a node alone), in order.
     fn members(&mut self, owner: MlirOperation, members: &[MlirOperation]) -> Result<(), TileError> {
-        let label = ir::attr(owner, "name")
-            .and_then(fuselab_dialects::attrs::string_raw)
-            .unwrap_or_else(|| "node".to_string());
+        let label = crate::host::kernel_label(owner);
         let mut run: Vec<MlirOperation> = Vec::new();
         for &m in members {
             match ir::op_name(m).as_str() {

@@ -104,14 +104,14 @@ impl HostLowering for Gen {
     }
 
     fn kernel(&mut self, op: MlirOperation) -> Result<(), CodegenError> {
-        self.start_kernel(op, &label_of(op));
+        self.start_kernel(op, &crate::host::kernel_label(op));
         self.fused_kernel(op)?;
         self.finish_kernel();
         Ok(())
     }
 
     fn node(&mut self, op: MlirOperation) -> Result<(), CodegenError> {
-        self.start_kernel(op, &label_of(op));
+        self.start_kernel(op, &crate::host::kernel_label(op));
         self.members(&[op])?;
         self.finish_kernel();
         Ok(())
@@ -136,13 +136,6 @@ impl HostLowering for Gen {
     }
 }
 
-/// The label of a kernel's function: its `name` (`buf3`, `fused_exp_mean_0`).
-fn label_of(op: MlirOperation) -> String {
-    ir::attr(op, "name")
-        .and_then(fuselab_dialects::attrs::string_raw)
-        .unwrap_or_else(|| "node".to_string())
-}
-
 /// Drops the parameters a generated function (`symbols`: the kernels and outlined row
 /// ranges, all private) never uses, and the matching operands of every call of it, until
 /// none is left. Kernels are built with the host function's whole buffer list; passing
@@ -151,21 +144,12 @@ fn label_of(op: MlirOperation) -> String {
 /// function; 40 s of LLVM per compile). A parameter a call passes on is a use, so a
 /// caller's parameters go only after its callees' (hence the rounds).
 pub(super) fn prune_unused_params(module: MlirBlock, symbols: &crate::host::Symbols) {
-    let name_of = |op: MlirOperation, attr: &str| -> Option<String> {
-        let a = ir::attr(op, attr)?;
-        unsafe {
-            if mlir_sys::mlirAttributeIsAFlatSymbolRef(a) {
-                Some(ir::owned_string(mlir_sys::mlirFlatSymbolRefAttrGetValue(a)))
-            } else {
-                fuselab_dialects::attrs::string_raw(a)
-            }
-        }
-    };
     let functions: Vec<(String, MlirOperation)> = ir::block_ops(module)
         .into_iter()
         .filter(|&op| ir::op_name(op) == "func.func")
         .filter_map(|op| {
-            name_of(op, "sym_name")
+            ir::attr(op, "sym_name")
+                .and_then(fuselab_dialects::attrs::string_raw)
                 .filter(|n| symbols.made(n))
                 .map(|n| (n, op))
         })
@@ -173,7 +157,10 @@ pub(super) fn prune_unused_params(module: MlirBlock, symbols: &crate::host::Symb
     let mut calls: HashMap<String, Vec<MlirOperation>> = HashMap::new();
     for op in ir::block_ops(module) {
         for call in ir::collect_ops(op, |n| n == "func.call") {
-            if let Some(callee) = name_of(call, "callee").filter(|n| symbols.made(n)) {
+            if let Some(callee) = ir::attr(call, "callee")
+                .and_then(ir::symbol_leaf)
+                .filter(|n| symbols.made(n))
+            {
                 calls.entry(callee).or_default().push(call);
             }
         }
