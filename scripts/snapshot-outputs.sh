@@ -52,8 +52,8 @@ for input in "${inputs[@]}"; do
   done
 done
 if [ "${DEVICES:-1}" != 0 ]; then
-  spyre="--target=spyre --aten-decompose --lower-aten-to-loop --inline-pointwise --inductor-fuse \
---spyre-assign-layouts --spyre-divide-work --spyre-plan-scratchpad --spyre-lower-to-ktir"
+  # The device targets' own stages (`--emit=STAGE`, Target::stages) after a strategy.
+  spyre="--target=spyre --aten-decompose --lower-aten-to-loop --inline-pointwise --inductor-fuse --emit=ktir"
   ascend=(
     "inductor:--inline-pointwise --inductor-fuse"
     "ascend:--inline-pointwise --fuse=strategy=ascend"
@@ -69,7 +69,7 @@ if [ "${DEVICES:-1}" != 0 ]; then
       flags=${entry#*:}
       # shellcheck disable=SC2086
       "$bin/fuse-opt" "$input" --target=ascend --aten-decompose --lower-aten-to-loop $flags \
-        --lower-loop-to-ascend --emit-ascendc -o /dev/null \
+        --emit=ascendc \
         > "$out/$name.ascend-c-$label.out" 2> "$out/$name.ascend-c-$label.err" \
         || echo "exit $?" >> "$out/$name.ascend-c-$label.err"
     done

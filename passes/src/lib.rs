@@ -23,8 +23,8 @@ pub mod target;
 pub mod transforms;
 
 pub use registry::{
-    all_passes, lookup, DriverSettings, OptionKind, PassContext, PassError, PassFailed, PassInfo, PassOption,
-    PassOptions, ReportCollector, TargetRef,
+    all_passes, lookup, parse_declared, DriverSettings, OptionKind, PassContext, PassError, PassFailed,
+    PassInfo, PassOption, PassOptions, ReportCollector, TargetRef,
 };
 
 /// The pass table of the core, in `--help` order.

@@ -314,50 +314,52 @@ fn unquote(value: &str) -> &str {
     value
 }
 
+/// Parses `k=v` pairs (separated by spaces or commas) against `declared` options (of
+/// the pass or stage `owner`, for messages), filling in defaults. A value in double or
+/// single quotes (as MLIR's textual pass options) may hold spaces, commas and `=`; the
+/// quotes are dropped.
+pub fn parse_declared(owner: &str, declared: &[PassOption], text: &str) -> Result<PassOptions, PassError> {
+    let mut values: BTreeMap<&'static str, String> =
+        declared.iter().map(|o| (o.name, o.default.to_string())).collect();
+    for item in option_items(text)? {
+        let (name, value) = item
+            .split_once('=')
+            .ok_or_else(|| PassError::MissingValue(item.to_string()))?;
+        let value = unquote(value);
+        let option = declared
+            .iter()
+            .find(|o| o.name == name)
+            .ok_or_else(|| PassError::UnknownOption {
+                pass: owner.to_string(),
+                option: name.to_string(),
+                known: if declared.is_empty() {
+                    "none".to_string()
+                } else {
+                    declared.iter().map(|o| o.name).collect::<Vec<_>>().join(", ")
+                },
+            })?;
+        let bad = |expected| PassError::BadValue {
+            pass: owner.to_string(),
+            option: name.to_string(),
+            expected,
+            value: value.to_string(),
+        };
+        match option.kind {
+            OptionKind::UInt if value.parse::<u64>().is_err() => return Err(bad("a non-negative integer")),
+            OptionKind::Bool if value != "true" && value != "false" => return Err(bad("true or false")),
+            _ => {}
+        }
+        values.insert(option.name, value.to_string());
+    }
+    Ok(PassOptions { values })
+}
+
 impl PassInfo {
     /// Parses `k=v` pairs (separated by spaces or commas) against the declared
     /// options, filling in defaults. A value in double or single quotes (as MLIR's
     /// textual pass options) may hold spaces, commas and `=`; the quotes are dropped.
     pub fn parse_options(&self, text: &str) -> Result<PassOptions, PassError> {
-        let mut values: BTreeMap<&'static str, String> = self
-            .options
-            .iter()
-            .map(|o| (o.name, o.default.to_string()))
-            .collect();
-        for item in option_items(text)? {
-            let (name, value) = item
-                .split_once('=')
-                .ok_or_else(|| PassError::MissingValue(item.to_string()))?;
-            let value = unquote(value);
-            let option =
-                self.options
-                    .iter()
-                    .find(|o| o.name == name)
-                    .ok_or_else(|| PassError::UnknownOption {
-                        pass: self.argument.to_string(),
-                        option: name.to_string(),
-                        known: if self.options.is_empty() {
-                            "none".to_string()
-                        } else {
-                            self.options.iter().map(|o| o.name).collect::<Vec<_>>().join(", ")
-                        },
-                    })?;
-            let bad = |expected| PassError::BadValue {
-                pass: self.argument.to_string(),
-                option: name.to_string(),
-                expected,
-                value: value.to_string(),
-            };
-            match option.kind {
-                OptionKind::UInt if value.parse::<u64>().is_err() => {
-                    return Err(bad("a non-negative integer"))
-                }
-                OptionKind::Bool if value != "true" && value != "false" => return Err(bad("true or false")),
-                _ => {}
-            }
-            values.insert(option.name, value.to_string());
-        }
-        Ok(PassOptions { values })
+        parse_declared(self.argument, self.options, text)
     }
 
     /// Creates the MLIR pass object for one instance with these options.

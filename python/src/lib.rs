@@ -83,7 +83,7 @@ fn compile(text: &str, name: &str, strategy: &str, parallel: bool) -> PyResult<G
 /// The strategies `compile` takes (the strategy table's execution rows).
 #[pyfunction]
 fn strategies() -> Vec<&'static str> {
-    fuselab_tools::run::strategy_names()
+    fuselab_tools::driver::strategy_names()
 }
 
 /// The compiler's version (part of the compiled-graph cache key).

@@ -266,29 +266,35 @@ fn module_graph(sources: &[(String, String)]) -> std::collections::BTreeMap<Stri
         .collect()
 }
 
+/// A crate's sources (`relative path -> text`).
+fn crate_sources(krate: &str) -> Vec<(String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(krate)
+        .join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    assert!(!files.is_empty(), "no sources under {src:?}");
+    files
+        .iter()
+        .map(|path| {
+            let relative = path
+                .strip_prefix(&src)
+                .expect("under src")
+                .to_string_lossy()
+                .replace('\\', "/");
+            (
+                relative,
+                std::fs::read_to_string(path).expect("a readable source file"),
+            )
+        })
+        .collect()
+}
+
 #[test]
 fn no_crate_has_a_module_cycle() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     for krate in CRATES {
-        let src = root.join(krate).join("src");
-        let mut files = Vec::new();
-        rust_files(&src, &mut files);
-        assert!(!files.is_empty(), "no sources under {src:?}");
-        let sources: Vec<(String, String)> = files
-            .iter()
-            .map(|path| {
-                let relative = path
-                    .strip_prefix(&src)
-                    .expect("under src")
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                (
-                    relative,
-                    std::fs::read_to_string(path).expect("a readable source file"),
-                )
-            })
-            .collect();
-        let graph = module_graph(&sources);
+        let graph = module_graph(&crate_sources(krate));
         if let Some(cycle) = find_cycle(&graph) {
             panic!("crate {krate} has a module cycle: {}", cycle.join(" -> "));
         }
@@ -418,4 +424,65 @@ fn the_rule_catches_an_op_name_literal() {
     assert!(literals("fail(op, \"tile.transpose needs a shape\")\n").is_empty());
     assert!(literals("// \"tile.load\" is read here\n").is_empty());
     assert!(literals("n == tile_op::LAUNCH\n").is_empty());
+}
+
+/// The tools crate's commands (one module per `fuse-*` binary, and the Python
+/// extension's `compile`).
+const COMMANDS: &[&str] = &["bench", "compile", "fuzz", "gpu", "import", "opt", "run"];
+
+/// The edges between commands in `graph` that the rule refuses: a command may use the
+/// driver (`driver`: strategies, pipelines, pass manager, stages) and the small shared
+/// modules, never another command, except `fuzz -> run` (fuse-fuzz's check is
+/// fuse-run's check on generated graphs).
+fn command_edges(graph: &std::collections::BTreeMap<String, Vec<String>>) -> Vec<String> {
+    let top = |m: &str| m.split("::").next().unwrap_or("").to_string();
+    let mut out = Vec::new();
+    for (from, refs) in graph {
+        let a = top(from);
+        if !COMMANDS.contains(&a.as_str()) {
+            continue;
+        }
+        for to in refs {
+            let b = top(to);
+            if b != a && COMMANDS.contains(&b.as_str()) && !(a == "fuzz" && b == "run") {
+                out.push(format!("{from} -> {to}"));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[test]
+fn tools_commands_depend_on_the_driver_not_on_each_other() {
+    let graph = module_graph(&crate_sources("tools"));
+    assert!(
+        graph.contains_key("driver"),
+        "the tools crate has a driver module"
+    );
+    let edges = command_edges(&graph);
+    assert!(edges.is_empty(), "commands that use another command: {edges:?}");
+}
+
+#[test]
+fn the_command_rule_catches_a_command_using_another() {
+    let mut sources = vec![
+        ("driver/mod.rs".to_string(), "pub fn f() {}\n".to_string()),
+        ("run.rs".to_string(), "use crate::driver::f;\n".to_string()),
+        ("fuzz.rs".to_string(), "use crate::run::check;\n".to_string()),
+        (
+            "opt/mod.rs".to_string(),
+            "fn g() { crate::driver::f(); }\n".to_string(),
+        ),
+    ];
+    assert!(command_edges(&module_graph(&sources)).is_empty());
+    sources.push((
+        "gpu.rs".to_string(),
+        "use crate::run::{functions, pipeline_of};\n".to_string(),
+    ));
+    assert_eq!(
+        command_edges(&module_graph(&sources)),
+        vec!["gpu -> run".to_string()]
+    );
 }

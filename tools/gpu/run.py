@@ -66,7 +66,8 @@ def mix_array(z):
 
 
 def portable_input(seed, index, shape, dtype, bound):
-    """fuse-gpu's portable generator (tools/src/gpu.rs, portable_inputs)."""
+    """fuse-gpu's portable generator (targets/src/gpu/bundle/inputs.rs, portable_inputs;
+    both tested on test/Tools/fuse-gpu/Inputs/portable-inputs.json)."""
     n = int(np.prod(shape)) if shape else 1
     base = mix(seed ^ (((index + 1) * 0xD1B54A32D192ED03) & M64))
     with np.errstate(over="ignore"):

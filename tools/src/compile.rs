@@ -24,16 +24,16 @@ pub struct Compiled {
 /// machine's CPU; `parallel`: row chunks of large steps on OpenMP threads. The
 /// diagnostics' text on failure.
 pub fn compile_for_cpu(text: &str, buffer: &str, strategy: &str, parallel: bool) -> Result<Compiled, String> {
-    let pipeline = crate::run::pipeline_of(strategy);
+    let pipeline = crate::driver::pipeline_of(strategy);
     if pipeline.is_empty() {
         return Err(format!(
             "unknown strategy '{strategy}' (one of: {})",
-            crate::run::strategy_names().join(", ")
+            crate::driver::strategy_names().join(", ")
         ));
     }
     let fuse = FuseContext::new().map_err(|e| e.to_string())?;
     let collector = ReportCollector::default();
-    let module = crate::run::pipeline_module_reporting(
+    let module = crate::driver::pipeline_module_reporting(
         &fuse,
         text,
         buffer,
@@ -41,7 +41,7 @@ pub fn compile_for_cpu(text: &str, buffer: &str, strategy: &str, parallel: bool)
         &fuselab_targets::TARGETS[0],
         Some(collector.clone()),
     )?;
-    let funcs = crate::run::functions(&module);
+    let funcs = crate::driver::functions(&module);
     let [(_, func)] = funcs[..] else {
         return Err(format!("{buffer}: expected one function, found {}", funcs.len()));
     };

@@ -9,6 +9,7 @@ static HEAP: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 pub mod bench;
 pub mod compile;
+pub mod driver;
 pub mod fuzz;
 pub mod gpu;
 pub mod import;

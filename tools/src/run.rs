@@ -11,7 +11,7 @@
 //! materialized + tvm-fuse-ops), `tvm-folded` (views folded + tvm-fuse-ops); `all` runs
 //! them all. Compiled runs (`--jit`) use the target's runner (`--target`, default cpu).
 
-use crate::opt::{build_pass_manager, parse_pipeline};
+use crate::driver::{diagnostics_text, functions, pipeline_module, pipeline_of, strategy_names};
 use fuselab_dialects::ir;
 use fuselab_dialects::{source::parse_module, DiagnosticSink, FuseContext};
 use fuselab_exec::{
@@ -20,7 +20,7 @@ use fuselab_exec::{
     loops::run_loop,
     Tensor,
 };
-use fuselab_passes::{fusion::table::execution_pipelines, DriverSettings, ReportCollector, TargetRef};
+use fuselab_passes::fusion::table::execution_pipelines;
 use fuselab_targets::{CompileOptions, TargetEntry};
 
 pub mod accuracy;
@@ -33,21 +33,7 @@ pub use cli::run;
 
 pub use bench::{bench, bench_json_value, bench_report, copy_bandwidth, BenchResult, BenchRow};
 pub use expect::{load_expectation, Expectation};
-use std::{fmt::Write as _, io::Write, rc::Rc};
-
-/// The names of the pipelines `--strategy` takes, in order.
-pub fn strategy_names() -> Vec<&'static str> {
-    execution_pipelines().iter().map(|p| p.name).collect()
-}
-
-/// The pass pipeline of a strategy name (empty for an unknown one).
-pub fn pipeline_of(strategy: &str) -> String {
-    execution_pipelines()
-        .into_iter()
-        .find(|p| p.name == strategy)
-        .map(|p| p.text())
-        .unwrap_or_default()
-}
+use std::{fmt::Write as _, io::Write};
 
 /// The result of one strategy on one function.
 #[derive(Clone, Debug)]
@@ -169,52 +155,6 @@ impl Default for RunOptions {
     }
 }
 
-fn diagnostics_text(sink: &DiagnosticSink) -> String {
-    sink.take()
-        .iter()
-        .map(|d| d.to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// Parses `text` (named `buffer` in diagnostics) in `fuse`'s context and runs `pipeline`
-/// (a pass list) on it; the diagnostics text on failure.
-pub(crate) fn pipeline_module<'c>(
-    fuse: &'c FuseContext,
-    text: &str,
-    buffer: &str,
-    pipeline: &str,
-    target: &TargetEntry,
-) -> Result<melior::ir::Module<'c>, String> {
-    pipeline_module_reporting(fuse, text, buffer, pipeline, target, None)
-}
-
-/// [`pipeline_module`], the fusion passes' reports going to `reports` when given.
-pub(crate) fn pipeline_module_reporting<'c>(
-    fuse: &'c FuseContext,
-    text: &str,
-    buffer: &str,
-    pipeline: &str,
-    target: &TargetEntry,
-    reports: Option<ReportCollector>,
-) -> Result<melior::ir::Module<'c>, String> {
-    let sink = DiagnosticSink::new();
-    sink.capture(fuse.context());
-    let steps = parse_pipeline(&format!("builtin.module({pipeline})"))?;
-    let settings = Rc::new(DriverSettings {
-        target: Some(TargetRef(target.target)),
-        report_collector: reports,
-        ..DriverSettings::default()
-    });
-    let manager = build_pass_manager(fuse.context(), &steps, &sink, &settings)?;
-    let mut module =
-        parse_module(fuse.context(), text, buffer, &sink).ok_or_else(|| diagnostics_text(&sink))?;
-    if manager.run(&mut module).is_err() {
-        return Err(diagnostics_text(&sink));
-    }
-    Ok(module)
-}
-
 /// Parses and verifies `text`, then runs every strategy's pipeline and the CPU code
 /// generator on it; how many of them succeeded. Errors are expected for malformed
 /// input; a panic or crash is a bug. This is the body of the `cargo fuzz` target
@@ -224,6 +164,13 @@ pub fn exercise_pipelines(text: &str) -> usize {
         return 0;
     };
     let cpu = &fuselab_targets::TARGETS[0];
+    let codegen = crate::driver::stages::StageRequest {
+        stop: Some("codegen"),
+        ..Default::default()
+    };
+    let Ok(codegen) = crate::driver::stages::plan(cpu.target, &codegen) else {
+        return 0;
+    };
     execution_pipelines()
         .iter()
         .filter(|pipeline| {
@@ -231,25 +178,12 @@ pub fn exercise_pipelines(text: &str) -> usize {
                 &fuse,
                 text,
                 "fuzz.mlir",
-                &format!("{},lower-loop-to-cpu", pipeline.text()),
+                &format!("{},{}", pipeline.text(), codegen.pipeline()),
                 cpu,
             )
             .is_ok()
         })
         .count()
-}
-
-/// The functions of `module`, by name, in order.
-pub fn functions(module: &melior::ir::Module) -> Vec<(String, mlir_sys::MlirOperation)> {
-    ir::collect_ops(module.as_operation().to_raw(), |n| n == "func.func")
-        .into_iter()
-        .map(|f| {
-            let name = ir::attr(f, "sym_name")
-                .and_then(fuselab_dialects::attrs::string_raw)
-                .unwrap_or_default();
-            (name, f)
-        })
-        .collect()
 }
 
 /// Runs `pipeline` on a fresh parse of `text` and hands the resulting `function` to `f`

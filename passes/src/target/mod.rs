@@ -17,6 +17,7 @@
 //! library, e.g. in unit tests): the SIMD code generators' rules and no limits.
 
 pub use crate::backend::{InductorBackend, NoBackend};
+use crate::{PassOption, PassOptions};
 pub use legality::{simd_can_fuse, GroupShape, Refusal};
 pub use limits::{fits_on_chip, smallest_tile_bytes, within_limits, KernelLimits};
 use std::fmt;
@@ -41,14 +42,84 @@ impl Costs {
     }
 }
 
-/// One named stage of a target's lowering: a `fuse-opt` pipeline (fuselab passes and
-/// upstream MLIR passes), as Triton's backends add named stages.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// One named stage of a target's lowering, as Triton's backends name theirs
+/// (`make_ttir -> make_ttgir -> make_llir -> make_ptx`): the driver runs a target's
+/// stages in order up to the one asked for (`fuse-opt --target=T --emit=STAGE`,
+/// `fuse-gpu --emit`), the same way in every tool.
+#[derive(Clone, Copy, Debug)]
 pub struct Stage {
-    /// The stage's name (`codegen`, `llvm`).
+    /// The stage's name (`codegen`, `llvm`, `ptx`).
     pub name: &'static str,
-    /// The pipeline, in `--pass-pipeline` syntax without the `builtin.module(...)`.
-    pub pipeline: &'static str,
+    /// What it does.
+    pub work: StageWork,
+    /// Whether a driver may leave it out (the GPU's launch variants under
+    /// `fuse-gpu --autotune false`); the others always run.
+    pub optional: bool,
+}
+
+/// What a [`Stage`] does.
+#[derive(Clone, Copy, Debug)]
+pub enum StageWork {
+    /// Runs a pipeline on the module, in `--pass-pipeline` syntax without the
+    /// `builtin.module(...)`; the stage's result is IR.
+    Passes(&'static str),
+    /// Writes the module's code as text (PTX, Ascend C); the module is left as it is, so
+    /// this is the last stage of a run.
+    Emit {
+        /// The writer.
+        emit: Emitter,
+        /// Its options, declared as a pass's (`fp-fusion=<bool>`), defaults included.
+        options: &'static [PassOption],
+    },
+}
+
+/// A code-writing stage: the module (after the stages before it) and the stage's
+/// options (parsed against the stage's declaration) to the code's text.
+pub type Emitter = fn(module: mlir_sys::MlirOperation, options: &PassOptions) -> Result<String, EmitError>;
+
+/// Why a code-writing stage wrote nothing.
+#[derive(Clone, Debug)]
+pub struct EmitError {
+    /// The op the error is about (its location is the diagnostic's), if one is.
+    pub op: Option<mlir_sys::MlirOperation>,
+    /// What.
+    pub message: String,
+}
+
+impl Stage {
+    /// A stage that runs `pipeline`.
+    pub const fn passes(name: &'static str, pipeline: &'static str) -> Self {
+        Self {
+            name,
+            work: StageWork::Passes(pipeline),
+            optional: false,
+        }
+    }
+
+    /// A stage that writes code with `emit`, taking `options`.
+    pub const fn emit(name: &'static str, emit: Emitter, options: &'static [PassOption]) -> Self {
+        Self {
+            name,
+            work: StageWork::Emit { emit, options },
+            optional: false,
+        }
+    }
+
+    /// This stage, which a driver may leave out.
+    pub const fn optional(self) -> Self {
+        Self {
+            optional: true,
+            ..self
+        }
+    }
+
+    /// Its pipeline, for a stage that runs passes.
+    pub fn pipeline(&self) -> Option<&'static str> {
+        match self.work {
+            StageWork::Passes(pipeline) => Some(pipeline),
+            StageWork::Emit { .. } => None,
+        }
+    }
 }
 
 /// A device fuselab compiles for.

@@ -17,7 +17,10 @@
 
 use fuselab_dialects::ascend::names as ascend_op;
 use fuselab_dialects::ir;
-use fuselab_passes::registry::{OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption};
+use fuselab_passes::registry::{
+    OptionKind, PassContext, PassFailed, PassId, PassInfo, PassOption, PassOptions,
+};
+use fuselab_passes::target::EmitError;
 use melior::ir::{operation::OperationLike as _, OperationRef};
 use mlir_sys::{MlirOperation, MlirType, MlirValue};
 use std::collections::HashMap;
@@ -614,6 +617,14 @@ pub fn emit(module: MlirOperation) -> Result<String, Failure> {
         }
     }
     Ok(e.out)
+}
+
+/// The Ascend target's last stage ([`super::STAGES`]): [`emit`] (it takes no options).
+pub fn ascendc_stage(module: MlirOperation, _options: &PassOptions) -> Result<String, EmitError> {
+    emit(module).map_err(|(op, message)| EmitError {
+        op: Some(op),
+        message,
+    })
 }
 
 fn run(module: OperationRef, cx: &PassContext) -> Result<(), PassFailed> {

@@ -55,6 +55,13 @@ pub struct Ascend;
 /// The table entry.
 pub static ASCEND: Ascend = Ascend;
 
+/// The stages after fusion: the `ascend` kernels (UB tiles and copies), then their
+/// Ascend C source.
+static STAGES: &[Stage] = &[
+    Stage::passes("ascend", "lower-loop-to-ascend"),
+    Stage::emit("ascendc", emit_ascendc::ascendc_stage, &[]),
+];
+
 impl Target for Ascend {
     fn name(&self) -> &'static str {
         "ascend"
@@ -80,7 +87,7 @@ impl Target for Ascend {
     }
 
     fn stages(&self) -> &'static [Stage] {
-        &[]
+        STAGES
     }
 }
 

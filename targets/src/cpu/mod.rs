@@ -34,18 +34,9 @@ pub static CPU: Cpu = Cpu;
 
 /// The stages: fuselab's code generator, then upstream MLIR to the LLVM dialect.
 static STAGES: &[Stage] = &[
-    Stage {
-        name: "codegen",
-        pipeline: "lower-loop-to-cpu",
-    },
-    Stage {
-        name: "llvm",
-        pipeline: lower_loop_to_cpu::UPSTREAM_PIPELINE,
-    },
-    Stage {
-        name: "choices",
-        pipeline: "cpu-codegen-choices",
-    },
+    Stage::passes("codegen", "lower-loop-to-cpu"),
+    Stage::passes("llvm", lower_loop_to_cpu::UPSTREAM_PIPELINE),
+    Stage::passes("choices", "cpu-codegen-choices"),
 ];
 
 impl Target for Cpu {

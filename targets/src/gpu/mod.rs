@@ -24,14 +24,10 @@ pub static GPU: Gpu = Gpu;
 
 /// The stages: loop to tile kernels, tile to upstream gpu, then PTX.
 static STAGES: &[Stage] = &[
-    Stage {
-        name: "tile",
-        pipeline: "lower-loop-to-tile",
-    },
-    Stage {
-        name: "gpu",
-        pipeline: "lower-tile-to-gpu",
-    },
+    Stage::passes("tile", "lower-loop-to-tile"),
+    Stage::passes("variants", "tile-warp-variants").optional(),
+    Stage::passes("gpu", "lower-tile-to-gpu"),
+    Stage::emit("ptx", ptx::ptx_stage, ptx::PTX_OPTIONS),
 ];
 
 impl Target for Gpu {

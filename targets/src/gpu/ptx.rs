@@ -26,6 +26,7 @@ use fuselab_dialects::{
     build::{rewrite, Builder, OwnedModule},
     ir,
 };
+use fuselab_passes::{parse_declared, target::EmitError, OptionKind, PassOption, PassOptions};
 use inkwell::{
     context::Context as LlvmContext,
     module::Module as LlvmModule,
@@ -93,14 +94,71 @@ pub struct PtxOptions {
     pub approx_div: bool,
 }
 
+/// The PTX stage's options (`fuse-opt --target=gpu --emit=ptx`, `fuse-gpu`'s
+/// `--fp-fusion`, `--approx-exp`, `--approx-div`): the one place their defaults are
+/// written.
+pub static PTX_OPTIONS: &[PassOption] = &[
+    PassOption {
+        name: "fp-fusion",
+        kind: OptionKind::Bool,
+        default: "true",
+        help: "Contract a multiply and a dependent add into one fma (Triton's enable_fp_fusion)",
+    },
+    PassOption {
+        name: "approx-exp",
+        kind: OptionKind::Bool,
+        default: "false",
+        help: "f32 exp as ex2.approx(x*log2 e), as Triton's tl.exp (false: libdevice's expf scheme)",
+    },
+    PassOption {
+        name: "approx-div",
+        kind: OptionKind::Bool,
+        default: "true",
+        help: "f32 division as div.full.f32, as Triton compiles '/' (false: IEEE div.rn.f32)",
+    },
+];
+
 impl Default for PtxOptions {
+    /// [`PTX_OPTIONS`]' declared defaults.
     fn default() -> Self {
+        PtxOptions::from_options(
+            &parse_declared("ptx", PTX_OPTIONS, "").expect("the PTX stage's declared defaults parse"),
+        )
+    }
+}
+
+impl PtxOptions {
+    /// The choices of the PTX stage's `options` (parsed against [`PTX_OPTIONS`]).
+    pub fn from_options(options: &PassOptions) -> Self {
         PtxOptions {
-            fp_fusion: true,
-            approx_exp: false,
-            approx_div: true,
+            fp_fusion: options.flag("fp-fusion"),
+            approx_exp: options.flag("approx-exp"),
+            approx_div: options.flag("approx-div"),
         }
     }
+
+    /// These choices as the PTX stage's option text (`fp-fusion=true approx-exp=false
+    /// approx-div=true`).
+    pub fn option_text(&self) -> String {
+        format!(
+            "fp-fusion={} approx-exp={} approx-div={}",
+            self.fp_fusion, self.approx_exp, self.approx_div
+        )
+    }
+}
+
+/// The PTX stage ([`super::STAGES`]): PTX of the module's kernels
+/// ([`crate::gpu::lower_tile_to_gpu::KERNEL_MODULE`]) with the stage's options.
+pub fn ptx_stage(module: MlirOperation, options: &PassOptions) -> Result<String, EmitError> {
+    emit_ptx(
+        module,
+        crate::gpu::lower_tile_to_gpu::KERNEL_MODULE,
+        PtxOptions::from_options(options),
+    )
+    .map_err(|e| EmitError {
+        op: None,
+        message: e.to_string(),
+    })
 }
 
 /// PTX for the `gpu.module` named `name` in `module` (left unchanged).

@@ -38,20 +38,13 @@ pub struct Spyre;
 /// The table entry.
 pub static SPYRE: Spyre = Spyre;
 
-/// The stages after fusion: layouts, work division, LX plan (defaults of each pass).
+/// The stages after fusion: layouts, work division, LX plan (defaults of each pass),
+/// then the KTIR form the simulator runs.
 static STAGES: &[Stage] = &[
-    Stage {
-        name: "layouts",
-        pipeline: "spyre-assign-layouts",
-    },
-    Stage {
-        name: "work",
-        pipeline: "spyre-divide-work",
-    },
-    Stage {
-        name: "scratchpad",
-        pipeline: "spyre-plan-scratchpad",
-    },
+    Stage::passes("layouts", "spyre-assign-layouts"),
+    Stage::passes("work", "spyre-divide-work"),
+    Stage::passes("scratchpad", "spyre-plan-scratchpad"),
+    Stage::passes("ktir", "spyre-lower-to-ktir"),
 ];
 
 impl Target for Spyre {

@@ -90,7 +90,7 @@ pub fn measure(
     runs: usize,
 ) -> Result<AtenResult, String> {
     let text = aten_text(kind, nodes, seed(nodes));
-    let steps = crate::opt::pipeline_steps(&strategy_pipeline(strategy))?;
+    let steps = crate::driver::pipeline_steps(&strategy_pipeline(strategy))?;
     let (mut mlir, mut parse, mut passes, mut print) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut kernels, mut output_bytes, mut peak) = (0, 0, 0.0f64);
     for _ in 0..runs.max(1) {
@@ -112,7 +112,7 @@ pub fn measure(
         }
         parse.push(start.elapsed().as_secs_f64());
         let start = Instant::now();
-        let manager = crate::opt::build_pass_manager(
+        let manager = crate::driver::build_pass_manager(
             fuse.context(),
             &steps,
             &sink,

@@ -136,8 +136,8 @@ pub fn measure(
             .groups
             .len();
         decide.push(start.elapsed().as_secs_f64());
-        let steps = crate::opt::parse_pipeline(&format!("builtin.module({pass_name})"))?;
-        let manager = crate::opt::build_pass_manager(
+        let steps = crate::driver::parse_pipeline(&format!("builtin.module({pass_name})"))?;
+        let manager = crate::driver::build_pass_manager(
             fuse.context(),
             &steps,
             &sink,

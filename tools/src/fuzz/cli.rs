@@ -71,7 +71,7 @@ pub fn run(args: &[String]) -> i32 {
             ("-h" | "--help", _) => {
                 return match crate::print_stdout(
                     &HELP
-                        .replace("{strategies}", &crate::run::strategy_names().join(", "))
+                        .replace("{strategies}", &crate::driver::strategy_names().join(", "))
                         .replace("{targets}", &fuselab_targets::target_names(" | ")),
                 ) {
                     Ok(()) => 0,

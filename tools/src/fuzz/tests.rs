@@ -109,7 +109,7 @@ fn pattern_near_misses_are_rewritten_where_intact_and_kept_where_damaged() {
     let (mut cells, mut attention, mut cumsum, mut kept) = (0, 0, 0, 0);
     for seed in 1..=150u64 {
         let text = patterns::generate(seed);
-        let module = crate::run::pipeline_module(
+        let module = crate::driver::pipeline_module(
             &fuse,
             &text,
             "p.mlir",

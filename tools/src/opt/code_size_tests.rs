@@ -9,7 +9,8 @@
 //! linearly with the chain. Before, 100 ops lowered to 725k lines of CPU code and 500
 //! ops to 15M; the GPU code, rebuilt in each reduction's pass, was 100k lines at 280.
 
-use super::{pipeline, process_chunk, Options};
+use super::{process_chunk, Options};
+use crate::driver::{parse_pipeline, stages};
 use fuselab_dialects::source::Source;
 
 /// The chain of `n` ops on `[64, 256]`: add / mul / sub with a value of a few ops
@@ -41,17 +42,26 @@ fn chain(n: usize) -> String {
     text + &format!("  return {cur} : {t}\n}}\n")
 }
 
-/// Lines of `fuse-opt --inductor-fuse --<lowering>...` on the chain of `n` ops.
-fn lines(n: usize, lowering: &[&str]) -> usize {
-    let step = |flag: &str| {
-        let info = crate::passes::lookup(flag).expect("a registered pass");
-        pipeline::fuselab_step(info, "").expect("options")
+/// A lowering: the target and the stages of it that run (`fuse-opt --target=T
+/// --emit=STOP`, optional stages in `skip` left out).
+type Lowering = (&'static str, &'static str, &'static [&'static str]);
+
+/// Lines of `fuse-opt --inductor-fuse --target=T --emit=STOP` on the chain of `n` ops.
+fn lines(n: usize, (target, stop, skip): Lowering) -> usize {
+    let target = fuselab_targets::target(target).expect("a target").target;
+    let request = stages::StageRequest {
+        stop: Some(stop),
+        options: Vec::new(),
+        skip: skip.to_vec(),
     };
+    let plan = stages::plan(target, &request).expect("a stage plan");
+    let info = crate::passes::lookup("inductor-fuse").expect("a registered pass");
+    let mut steps = vec![crate::driver::fuselab_step(info, "").expect("options")];
+    steps.extend(
+        parse_pipeline(&format!("builtin.module({})", plan.pipeline())).expect("the stages' pipeline"),
+    );
     let options = Options {
-        steps: std::iter::once("inductor-fuse")
-            .chain(lowering.iter().copied())
-            .map(step)
-            .collect(),
+        steps,
         ..Options::default()
     };
     let result = process_chunk(Source::Text(&chain(n)), "chain.mlir", &options).expect("runs");
@@ -63,7 +73,7 @@ fn lines(n: usize, lowering: &[&str]) -> usize {
 
 /// Asserts that `lowering`'s code of the chain grows linearly from 140 to 280 ops (at
 /// most 2.2x) and stays within `per_op` lines a chain op.
-fn assert_linear(lowering: &[&str], per_op: usize) {
+fn assert_linear(lowering: Lowering, per_op: usize) {
     let (small, large) = (lines(140, lowering), lines(280, lowering));
     assert!(
         large * 10 <= small * 22,
@@ -79,7 +89,7 @@ fn assert_linear(lowering: &[&str], per_op: usize) {
 fn cpu_code_of_a_chain_with_many_reductions_grows_linearly() {
     // Measured: 17,874 and 34,771 lines (124 a chain op; TVM's decisions 10,404 at 280
     // ops); recomputing every member in every loop gave 76,515 and 309,390.
-    assert_linear(&["lower-loop-to-cpu"], 130);
+    assert_linear(("cpu", "codegen", &[]), 130);
 }
 
 #[test]
@@ -88,5 +98,5 @@ fn gpu_code_of_a_chain_with_many_reductions_grows_linearly() {
     // they recompute are built once per program (one chunk covers the row here).
     // Measured: 6,587 and 13,205 lines; rebuilding them in every pass gave 26,787 and
     // 99,949.
-    assert_linear(&["lower-loop-to-tile", "lower-tile-to-gpu"], 60);
+    assert_linear(("gpu", "gpu", &["variants"]), 60);
 }

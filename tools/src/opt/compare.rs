@@ -15,7 +15,7 @@
 //! Byte counts are the fusion report's (each kernel reads each outside buffer once and
 //! writes each buffer used outside it).
 
-use super::pipeline::{build_pass_manager, steps_of};
+use crate::driver::{build_pass_manager, steps_of};
 use fuselab_dialects::{source::Source, Diagnostic, DiagnosticSink, FuseContext};
 use fuselab_passes::{
     fusion::{table::strategy_pipeline, table::Pipeline, STRATEGIES},

@@ -8,11 +8,10 @@ mod compare;
 mod expected;
 #[cfg(test)]
 mod one_flag_tests;
-mod pipeline;
 mod split;
 
+use crate::driver::{parse_pipeline, pipeline, stages, Step};
 pub use compare::{compare, render, CompareFormat, FunctionComparison, Row};
-pub use pipeline::{build_pass_manager, expand_strategies, parse_pipeline, pipeline_steps, Step};
 pub use split::{split_input, SPLIT_MARKER};
 
 use fuselab_dialects::{
@@ -56,6 +55,9 @@ pub struct Options {
     pub emit_bytecode: bool,
     /// `--mlir-timing`: print each phase's wall time and MLIR's pass timing to stderr.
     pub timing: bool,
+    /// `--emit=STAGE`: the target's stages up to STAGE, run after `steps` (their passes
+    /// are in `steps` already); a code-writing stage's text is the output.
+    pub emit: Option<stages::StagePlan>,
 }
 
 /// The input as read: text, or MLIR bytecode (recognized by its magic number).
@@ -107,6 +109,10 @@ GENERAL OPTIONS:
   --fusion-explain             Fusion passes emit a remark at each rejected pair's op
   --target=<name>              The device the fusion strategies ask (legality, limits,
                                costs); see TARGETS below (default: cpu)
+  --emit=<stage>[{options}]    After the passes given, run the target's stages (TARGETS
+                               below) up to <stage> and print its result: the IR, or the
+                               code of a stage that writes code (ptx, ascendc), e.g.
+                               --target=gpu --inductor-fuse --emit='ptx{fp-fusion=false}'
   --fusion-compare[=text|json] Instead of printing IR, run every fusion strategy on the
                                (aten) input with its own pipeline and print one row per
                                strategy: kernels, extern kernels, launches, HBM bytes
@@ -171,15 +177,18 @@ FUSELAB PASSES (flags run in the order given; options as --pass="k=v k2=v2"):
             .stages()
             .iter()
             .map(|stage| {
-                let passes = stage
-                    .pipeline
+                let Some(pipeline) = stage.pipeline() else {
+                    return format!("{} (writes code)", stage.name);
+                };
+                let passes = pipeline
                     .split(',')
                     .filter(|p| !p.contains('=') || p.contains('{'))
                     .count();
                 format!(
-                    "{} ({passes} pass{})",
+                    "{} ({passes} pass{}{})",
                     stage.name,
-                    if passes == 1 { "" } else { "es" }
+                    if passes == 1 { "" } else { "es" },
+                    if stage.optional { ", optional" } else { "" }
                 )
             })
             .collect();
@@ -191,6 +200,7 @@ FUSELAB PASSES (flags run in the order given; options as --pass="k=v k2=v2"):
 /// Parses `fuse-opt`'s arguments (without the program name).
 pub fn parse_args(args: &[String]) -> Result<Command, String> {
     let mut options = Options::default();
+    let mut emit = None;
     let mut i = 0;
     while i < args.len() {
         let arg = args[i].as_str();
@@ -235,6 +245,14 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
                 })?;
                 options.settings.target = Some(fuselab_passes::TargetRef(entry.target));
             }
+            "--emit" => {
+                emit = Some(flag_value(
+                    value,
+                    args,
+                    &mut i,
+                    "option '--emit' requires a stage name",
+                )?)
+            }
             "--fusion-compare" => options.fusion_compare = Some(CompareFormat::parse(value.unwrap_or(""))?),
             "--fusion-report" => {
                 let path = flag_value(
@@ -270,6 +288,31 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
         options.settings.target = fuselab_targets::TARGETS
             .first()
             .map(|entry| fuselab_passes::TargetRef(entry.target));
+    }
+    if let (Some(spec), Some(target)) = (&emit, options.settings.target) {
+        let (stop, stage_options) = stages::parse_stage_spec(spec)?;
+        let request = stages::StageRequest {
+            stop: Some(stop),
+            options: stage_options
+                .map(|o| vec![(stop, o.to_string())])
+                .unwrap_or_default(),
+            skip: Vec::new(),
+        };
+        let plan = stages::plan(target.0, &request).map_err(|e| format!("--emit: {e}"))?;
+        if !plan.passes.is_empty() {
+            options
+                .steps
+                .extend(parse_pipeline(&format!("builtin.module({})", plan.pipeline()))?);
+        }
+        if options.fusion_compare.is_some() {
+            return Err("--fusion-compare runs its own pipelines; it cannot be combined with --emit".into());
+        }
+        if plan.emit.is_some() && options.emit_bytecode {
+            return Err(format!(
+                "--emit={stop} writes code, not IR; it cannot be combined with --emit-bytecode"
+            ));
+        }
+        options.emit = Some(plan);
     }
     if options.fusion_compare.is_some() && !options.steps.is_empty() {
         return Err("--fusion-compare runs its own pipelines; it cannot be combined with pass flags".into());
@@ -411,7 +454,18 @@ fn process_chunk(chunk: Source<'_>, buffer_name: &str, options: &Options) -> Res
             // printer need not verify it a third time (0.3-0.4 s of a 100k-node graph).
             // SAFETY: `flags` is a live printing-flags object.
             unsafe { mlir_sys::mlirOpPrintingFlagsAssumeVerified(flags.to_raw()) };
-            output = Some(if options.emit_bytecode {
+            let raw = module.as_operation().to_raw();
+            let code = match options.emit.as_ref().map(|plan| plan.emit(raw)) {
+                Some(Err(error)) => {
+                    stages::report(error, raw, &sink);
+                    None
+                }
+                Some(Ok(code)) => code,
+                None => None,
+            };
+            output = Some(if let Some(code) = code {
+                code.into_bytes()
+            } else if options.emit_bytecode {
                 write_bytecode(&module.as_operation())
             } else {
                 fuselab_dialects::ir::print_bytes(module.as_operation().to_raw(), flags.to_raw())

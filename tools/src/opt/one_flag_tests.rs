@@ -3,7 +3,7 @@
 //! `--fusion-compare` reports for S on every target — kernels, their members and the
 //! launches — on every example and every imported test model.
 
-use super::{compare::run_strategy, pipeline, process_chunk, Options};
+use super::{compare::run_strategy, process_chunk, Options};
 use fuselab_dialects::{source::Source, DiagnosticSink};
 use fuselab_passes::{
     fusion::table::strategy_pipeline, fusion::STRATEGIES, DriverSettings, ReportCollector, TargetRef,
@@ -41,7 +41,7 @@ fn one_flag(text: &str, flag: &str, target: TargetRef) -> Vec<Value> {
     let (name, value) = flag.split_once('=').map_or((flag, ""), |(n, v)| (n, v));
     let info = crate::passes::lookup(name).expect("a registered pass");
     let options = Options {
-        steps: vec![pipeline::fuselab_step(info, value).expect("options")],
+        steps: vec![crate::driver::fuselab_step(info, value).expect("options")],
         settings: DriverSettings {
             target: Some(target),
             report_collector: Some(collector.clone()),

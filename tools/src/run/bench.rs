@@ -1,7 +1,8 @@
 //! `fuse-run --bench`: every strategy's compiled code timed side by side in one process,
 //! next to two copy rooflines measured in the same run.
 
-use super::{diagnostics_text, functions, pipeline_of, with_pipeline_result, RunOptions};
+use super::{with_pipeline_result, RunOptions};
+use crate::driver::{diagnostics_text, functions, pipeline_of};
 use fuselab_dialects::{ir, source::parse_module, DiagnosticSink, FuseContext};
 use fuselab_exec::inputs::generate_inputs;
 use std::fmt::Write as _;

@@ -1,9 +1,8 @@
 //! The launch plan of a lowered GPU module, as plain data: the host function's buffers
 //! (inputs, outputs, temporaries) and its steps in order (kernel launches, library
-//! kernels, copies). `fuse-gpu` writes it as `manifest.json` next to the PTX; the device
-//! runner (`tools/gpu/run.py`) executes it. Format: docs/gpu.md.
+//! kernels, copies).
 
-use super::lower_tile_to_gpu::KERNEL_MODULE;
+use crate::gpu::lower_tile_to_gpu::KERNEL_MODULE;
 use fuselab_dialects::tile::names as tile_op;
 use fuselab_dialects::{ir, loops::names, types::TensorType};
 use mlir_sys::MlirOperation;

@@ -5,7 +5,7 @@ use fuselab_dialects::types::DType;
 use serde_json::Value as Json;
 
 /// Checks the bundle in `dir` (see `--help`); every problem found.
-pub(super) fn validate_dir(dir: &str) -> Result<(), Vec<String>> {
+pub fn validate_dir(dir: &str) -> Result<(), Vec<String>> {
     let read = |name: &str| {
         std::fs::read_to_string(format!("{dir}/{name}")).map_err(|e| vec![format!("cannot read {name}: {e}")])
     };
@@ -46,10 +46,10 @@ fn ptx_entries(ptx: &str) -> Vec<(String, usize)> {
 /// Checks a bundle's manifest against its PTX (see `--help`); every problem found.
 pub fn validate(m: &Json, ptx: &str) -> Result<(), Vec<String>> {
     let mut errors = Vec::new();
-    for f in fuselab_targets::gpu::ptx::extern_functions(ptx) {
+    for f in crate::gpu::ptx::extern_functions(ptx) {
         errors.push(format!("the PTX calls {f}, which it does not define"));
     }
-    if m["format"] != "fuselab-gpu-bundle/1" {
+    if m["format"] != super::FORMAT {
         errors.push(format!("unknown format {}", m["format"]));
     }
     let buffers = m["buffers"].as_array().cloned().unwrap_or_default();
