@@ -7,9 +7,12 @@ strategy and compiled for the CPU by the JIT; calls run the compiled code on the
 tensors' own storage (non-contiguous inputs are copied once per call) into outputs
 allocated by torch.
 
-A graph fuselab does not compile runs in eager PyTorch, with a :class:`FallbackWarning`
-naming the reason (and an entry in the report): an op or dtype the importer does not
-know, dynamic shapes, inputs on another device, a graph that mutates its inputs, and a
+A graph holding ops the importer does not know is partitioned (:mod:`fuselab.partition`):
+its supported regions are compiled, the rest runs in eager PyTorch, with a
+:class:`FallbackWarning` naming the eager ops and the report listing every region.
+A graph fuselab does not compile at all runs in eager PyTorch, with a
+:class:`FallbackWarning` naming the reason (and an entry in the report): no region that
+compiles, dynamic shapes, inputs on another device, a graph that mutates its inputs, and a
 graph that needs gradients (the backward is not compiled: eager PyTorch computes it).
 A wrong result is never the answer to an unsupported graph.
 """
@@ -24,6 +27,7 @@ import torch
 
 from fuselab.graph import Unsupported, compile_graph
 from fuselab.options import Options
+from fuselab.partition import NOT_IN_TABLE, partition
 
 
 class FallbackWarning(UserWarning):
@@ -43,6 +47,23 @@ def _record(options: Options, entry: dict[str, Any]) -> None:
         json.dump(entries, f, indent=1)
 
 
+def _partitioned(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], options: Options,
+                 parallel: bool, ops: list[str]) -> Callable[..., Any] | None:
+    """``gm`` with its supported regions compiled and the rest eager, with a
+    :class:`FallbackWarning` naming the eager ops; None when no region compiles."""
+    try:
+        result = partition(gm, example_inputs, options.strategy, parallel)
+    except Unsupported:
+        return None
+    except Exception:  # export or interpretation errors: the whole graph runs eagerly
+        return None
+    eager = result.report[0]["eager_ops"]
+    warnings.warn(f"fuselab: ops {eager} run in eager PyTorch ({NOT_IN_TABLE}); "
+                  f"{result.compiled_regions} region(s) compiled", FallbackWarning, stacklevel=3)
+    _record(options, {"strategy": options.strategy, "ops": ops, "partitions": result.report})
+    return result
+
+
 def fuselab_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any],
                     options: Mapping[str, Any] | None = None) -> Callable[..., Any]:
     """Compiles ``gm`` (a graph dynamo captured) with fuselab, or returns its eager
@@ -60,6 +81,10 @@ def fuselab_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any],
             compiled = compile_graph(gm, example_inputs, parsed.strategy, parallel)
         except Unsupported as e:
             reason = str(e)
+            if e.by_import:
+                regions = _partitioned(gm, example_inputs, parsed, parallel, ops)
+                if regions is not None:
+                    return regions
         except Exception as e:  # export errors: torch's own message
             reason = f"{type(e).__name__}: {e}"
         else:

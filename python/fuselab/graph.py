@@ -19,7 +19,13 @@ from fuselab.dtypes import DTYPES
 
 
 class Unsupported(Exception):
-    """A graph fuselab does not compile; the message says why (the caller falls back)."""
+    """A graph fuselab does not compile; the message says why (the caller falls back).
+    ``by_import``: the importer refused it (an op, an argument or a dtype outside the op
+    table), so its other regions may still compile (:mod:`fuselab.partition`)."""
+
+    def __init__(self, message: str, by_import: bool = False) -> None:
+        super().__init__(message)
+        self.by_import = by_import
 
 
 class CompiledGraph:
@@ -43,6 +49,9 @@ class CompiledGraph:
         torch.export.save(ep, buffer)
         try:
             text = _native.import_pt2(buffer.getvalue(), name)
+        except ValueError as e:
+            raise Unsupported(str(e), by_import=True) from None
+        try:
             self._graph = _native.compile(text, name, strategy, parallel)
         except ValueError as e:
             raise Unsupported(str(e)) from None

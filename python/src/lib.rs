@@ -86,6 +86,13 @@ fn strategies() -> Vec<&'static str> {
     fuselab_tools::driver::strategy_names()
 }
 
+/// Every op overload the importer maps (`aten.mul.Tensor`, as `str` of a `torch.ops` target): the one
+/// op table, which the backend's partitioner asks.
+#[pyfunction]
+fn supported_targets() -> Vec<&'static str> {
+    fuselab_import::supported_targets()
+}
+
 /// The compiler's version (part of the compiled-graph cache key).
 #[pyfunction]
 fn version() -> &'static str {
@@ -99,5 +106,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compile, m)?)?;
     m.add_function(wrap_pyfunction!(strategies, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(supported_targets, m)?)?;
     Ok(())
 }

@@ -50,8 +50,9 @@ def test_non_contiguous_inputs_are_read_as_torch_strides_say() -> None:
 
 
 def test_an_unsupported_graph_runs_in_eager_with_a_warning(tmp_path: Path) -> None:
+    # No region compiles: the FFT is outside the op table, abs reads complex numbers.
     def spectrum(x: torch.Tensor) -> torch.Tensor:
-        return torch.fft.rfft(x).abs() + 1.0
+        return torch.fft.rfft(x).abs()
 
     x = torch.randn(4, 64)
     report = tmp_path / "report.json"

@@ -3,7 +3,7 @@ and torchvision classes at tiny sizes with random weights, and blocks written he
 through torch.compile(backend="fuselab") with the Inductor and TVM strategies (every
 strategy runs the workloads and the small modules; all six on the 38 models took 12 s a
 model and strategy here, too long for every `make test`): outputs equal eager PyTorch's, every graph compiled by fuselab except where the importer lacks an op (then
-the graph runs in eager, with the warning naming the op)."""
+the graph is partitioned around it, with the warning naming the op)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ import fuselab
 from conftest import load_tool
 from test_backend import assert_same
 
-# Models whose graphs hold an op the importer does not express: they run in eager.
+# Models whose graphs hold an op the importer does not express: partitioned around it
+# (the warning names it; fuselab.partition).
 FALLS_BACK = {"mixtral": "aten.topk"}
 
 
