@@ -12,8 +12,9 @@ its supported regions are compiled, the rest runs in eager PyTorch, with a
 :class:`FallbackWarning` naming the eager ops and the report listing every region.
 A graph fuselab does not compile at all runs in eager PyTorch, with a
 :class:`FallbackWarning` naming the reason (and an entry in the report): no region that
-compiles, dynamic shapes, inputs on another device, a graph that mutates its inputs, and a
-graph that needs gradients (the backward is not compiled: eager PyTorch computes it).
+compiles, dynamic shapes, inputs on another device, a graph that mutates its inputs.
+A graph that needs gradients goes through AOTAutograd (as Inductor's does): its forward
+and backward ATen graphs are each compiled, partitioned or run eagerly the same way.
 A wrong result is never the answer to an unsupported graph.
 """
 
@@ -24,6 +25,9 @@ import warnings
 from typing import Any, Callable, Mapping, Sequence
 
 import torch
+from functorch.compile import make_boxed_func
+from torch._dynamo.backends.common import aot_autograd
+from torch._subclasses.fake_tensor import unset_fake_temporarily
 
 from fuselab.graph import Unsupported, compile_graph
 from fuselab.options import Options
@@ -48,7 +52,7 @@ def _record(options: Options, entry: dict[str, Any]) -> None:
 
 
 def _partitioned(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], options: Options,
-                 parallel: bool, ops: list[str]) -> Callable[..., Any] | None:
+                 parallel: bool, entry: dict[str, Any]) -> Callable[..., Any] | None:
     """``gm`` with its supported regions compiled and the rest eager, with a
     :class:`FallbackWarning` naming the eager ops; None when no region compiles."""
     try:
@@ -58,38 +62,77 @@ def _partitioned(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], option
     except Exception:  # export or interpretation errors: the whole graph runs eagerly
         return None
     eager = result.report[0]["eager_ops"]
-    warnings.warn(f"fuselab: ops {eager} run in eager PyTorch ({NOT_IN_TABLE}); "
-                  f"{result.compiled_regions} region(s) compiled", FallbackWarning, stacklevel=3)
-    _record(options, {"strategy": options.strategy, "ops": ops, "partitions": result.report})
+    why = f": ops {eager} are {NOT_IN_TABLE}" if eager else ""
+    warnings.warn(f"fuselab: {result.compiled_regions} region(s) of a graph compiled, the rest runs in "
+                  f"eager PyTorch{why}", FallbackWarning, stacklevel=4)
+    _record(options, {**entry, "partitions": result.report})
     return result
+
+
+def _compile(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], options: Options, parallel: bool,
+             graph: str, eager: Callable[..., Any]) -> Callable[..., Any]:
+    """``gm`` compiled whole, else partitioned around what the importer refuses, else
+    ``eager`` with a :class:`FallbackWarning`; each outcome one report entry."""
+    ops = sorted({str(n.target) for n in gm.graph.nodes if n.op == "call_function"})
+    entry = {"strategy": options.strategy, "graph": graph, "ops": ops}
+    try:
+        compiled = compile_graph(gm, example_inputs, options.strategy, parallel)
+    except Unsupported as e:
+        reason = str(e)
+        if e.by_import:
+            regions = _partitioned(gm, example_inputs, options, parallel, entry)
+            if regions is not None:
+                return regions
+    except Exception as e:  # export errors: torch's own message
+        reason = f"{type(e).__name__}: {e}"
+    else:
+        _record(options, {**entry, "reports": compiled.report})
+        return compiled
+    warnings.warn(f"fuselab: running a graph in eager PyTorch: {reason}", FallbackWarning, stacklevel=3)
+    _record(options, {**entry, "fallback": reason})
+    return eager
+
+
+def _materialized(example_inputs: Sequence[Any]) -> list[Any]:
+    """Real tensors of AOTAutograd's fake example inputs' shapes and dtypes (the values
+    only feed the partitioner's one run; integers are zeros, valid as indices)."""
+    out: list[Any] = []
+    for t in example_inputs:
+        if not isinstance(t, torch.Tensor):
+            out.append(t)
+        elif t.dtype.is_floating_point:
+            out.append(torch.randn(tuple(t.shape), dtype=t.dtype))
+        else:
+            out.append(torch.zeros(tuple(t.shape), dtype=t.dtype))
+    return out
+
+
+def _aot_compiler(options: Options, parallel: bool, graph: str) -> Callable[..., Any]:
+    """An AOTAutograd compiler: the forward or backward ATen graph through
+    :func:`_compile` (eager for that graph: the graph itself), outside AOTAutograd's
+    fake mode, boxed as AOTAutograd calls it."""
+
+    def compiler(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Callable[..., Any]:
+        with unset_fake_temporarily():
+            compiled = _compile(gm, _materialized(example_inputs), options, parallel, graph, gm)
+        return make_boxed_func(compiled)
+
+    return compiler
 
 
 def fuselab_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any],
                     options: Mapping[str, Any] | None = None) -> Callable[..., Any]:
     """Compiles ``gm`` (a graph dynamo captured) with fuselab, or returns its eager
-    ``forward`` with a :class:`FallbackWarning` when fuselab does not compile it."""
+    ``forward`` with a :class:`FallbackWarning` when fuselab does not compile it. A graph
+    that needs gradients goes through AOTAutograd: its forward and backward ATen graphs
+    are compiled (or partitioned, or eager) each on its own."""
     parsed = Options.parse(options)
     parallel = parsed.parallel if parsed.parallel is not None else torch.get_num_threads() > 1
-    ops = sorted({str(n.target) for n in gm.graph.nodes if n.op == "call_function"})
-    reason = None
     if torch.is_grad_enabled() and any(
         isinstance(x, torch.Tensor) and x.requires_grad for x in example_inputs
     ):
-        reason = "the graph needs gradients (fuselab compiles inference graphs; eager computes the backward)"
-    else:
-        try:
-            compiled = compile_graph(gm, example_inputs, parsed.strategy, parallel)
-        except Unsupported as e:
-            reason = str(e)
-            if e.by_import:
-                regions = _partitioned(gm, example_inputs, parsed, parallel, ops)
-                if regions is not None:
-                    return regions
-        except Exception as e:  # export errors: torch's own message
-            reason = f"{type(e).__name__}: {e}"
-        else:
-            _record(parsed, {"strategy": parsed.strategy, "ops": ops, "reports": compiled.report})
-            return compiled
-    warnings.warn(f"fuselab: running a graph in eager PyTorch: {reason}", FallbackWarning, stacklevel=2)
-    _record(parsed, {"strategy": parsed.strategy, "ops": ops, "fallback": reason})
-    return gm.forward
+        return aot_autograd(
+            fw_compiler=_aot_compiler(parsed, parallel, "forward"),
+            bw_compiler=_aot_compiler(parsed, parallel, "backward"),
+        )(gm, example_inputs)
+    return _compile(gm, example_inputs, parsed, parallel, "inference", gm.forward)
