@@ -7,9 +7,19 @@ graph dynamo captures with one of fuselab's fusion strategies for the CPU; see
 (:mod:`fuselab.compare`).
 """
 
-from fuselab._native import strategies, version
-from fuselab.backend import FallbackWarning, fuselab_backend as backend
-from fuselab.compare import Comparison, compare
+try:
+    from fuselab._native import strategies, version
+except ImportError:  # the tree without the built extension (a GPU machine running AOT
+    # packages): fuselab.runtime and fuselab.aot.load work, compiling does not.
+    __all__ = ["load"]
+    __version__ = "runtime-only"
+else:
+    from fuselab.backend import FallbackWarning, fuselab_backend as backend
+    from fuselab.compare import Comparison, compare
+    from fuselab.aot import aot_compile
 
-__all__ = ["backend", "compare", "Comparison", "strategies", "version", "FallbackWarning"]
-__version__ = version()
+    __all__ = ["aot_compile", "backend", "compare", "Comparison", "load", "strategies", "version",
+               "FallbackWarning"]
+    __version__ = version()
+
+from fuselab.aot import load  # noqa: E402

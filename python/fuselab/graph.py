@@ -28,6 +28,38 @@ class Unsupported(Exception):
         self.by_import = by_import
 
 
+def lifted_inputs(ep: torch.export.ExportedProgram) -> list[int | torch.Tensor]:
+    """The archive's inputs in its own order: each lifted parameter, buffer or constant
+    as its tensor (bound at compile time), each user input as its position in the call.
+    Zero-size ones leave the signature, as ``fuse-import`` leaves them out."""
+    state = {**ep.state_dict, **getattr(ep, "constants", {})}
+    plan: list[int | torch.Tensor] = []
+    user = 0
+    for spec in ep.graph_signature.input_specs:
+        if spec.kind == InputKind.USER_INPUT:
+            plan.append(user)
+            user += 1
+        else:
+            tensor = state[spec.target]
+            if tensor.numel() > 0:
+                plan.append(tensor.detach().contiguous())
+    return plan
+
+
+def export_archive(module: torch.nn.Module, example_inputs: Sequence[Any]) -> tuple[torch.export.ExportedProgram, bytes]:
+    """``module`` exported (non-strict, core ATen) and saved as ``.pt2`` bytes; raises
+    :class:`Unsupported` for a graph that mutates its inputs or buffers."""
+    with torch.no_grad():
+        ep = torch.export.export(module, tuple(example_inputs), strict=False).run_decompositions()
+    outputs = ep.graph_signature.output_specs
+    if any(spec.kind != OutputKind.USER_OUTPUT for spec in outputs):
+        kinds = sorted({spec.kind.name for spec in outputs})
+        raise Unsupported(f"the graph mutates its inputs or buffers ({kinds})")
+    buffer = io.BytesIO()
+    torch.export.save(ep, buffer)
+    return ep, buffer.getvalue()
+
+
 class CompiledGraph:
     """A callable with the module's calling convention, running fuselab's code."""
 
@@ -39,36 +71,16 @@ class CompiledGraph:
                                   "(symbolic sizes are dynamic shapes, not supported)")
             if x.device.type != "cpu":
                 raise Unsupported(f"input #{i} is on {x.device}; the CPU target runs CPU tensors")
-        with torch.no_grad():
-            ep = torch.export.export(module, tuple(example_inputs), strict=False).run_decompositions()
-        outputs = ep.graph_signature.output_specs
-        if any(spec.kind != OutputKind.USER_OUTPUT for spec in outputs):
-            kinds = sorted({spec.kind.name for spec in outputs})
-            raise Unsupported(f"the graph mutates its inputs or buffers ({kinds})")
-        buffer = io.BytesIO()
-        torch.export.save(ep, buffer)
+        ep, archive = export_archive(module, example_inputs)
         try:
-            text = _native.import_pt2(buffer.getvalue(), name)
+            text = _native.import_pt2(archive, name)
         except ValueError as e:
             raise Unsupported(str(e), by_import=True) from None
         try:
             self._graph = _native.compile(text, name, strategy, parallel)
         except ValueError as e:
             raise Unsupported(str(e)) from None
-        state = {**ep.state_dict, **getattr(ep, "constants", {})}
-        # The archive's inputs in its own order: lifted parameters, buffers and
-        # constants (bound now), then the user's (given at each call). Zero-size ones
-        # leave the signature, as fuse-import leaves them out.
-        self._plan: list[int | torch.Tensor] = []
-        user = 0
-        for spec in ep.graph_signature.input_specs:
-            if spec.kind == InputKind.USER_INPUT:
-                self._plan.append(user)
-                user += 1
-            else:
-                tensor = state[spec.target]
-                if tensor.numel() > 0:
-                    self._plan.append(tensor.detach().contiguous())
+        self._plan = lifted_inputs(ep)
         self._out_spec = ep.call_spec.out_spec
         # The signature, read once (each read of the extension's getters builds lists).
         self._inputs, self._outputs = self._graph.inputs, self._graph.outputs

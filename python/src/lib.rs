@@ -80,6 +80,21 @@ fn compile(text: &str, name: &str, strategy: &str, parallel: bool) -> PyResult<G
         .map_err(PyValueError::new_err)
 }
 
+/// Compiles the one function of the `aten` text with `strategy` for the GPU target and
+/// writes its bundle (`kernels.ptx`, `manifest.json`, as `fuse-gpu -o dir --samples 0`).
+#[pyfunction]
+fn compile_gpu(text: &str, name: &str, strategy: &str, dir: &str) -> PyResult<()> {
+    fuselab_tools::gpu::write_bundle(text, name, strategy, dir).map_err(PyValueError::new_err)
+}
+
+/// Checks the bundle in `dir` without a GPU (`fuse-gpu --validate`); every problem found.
+#[pyfunction]
+fn validate_bundle(dir: &str) -> Vec<String> {
+    fuselab_targets::gpu::bundle::validate_dir(dir)
+        .err()
+        .unwrap_or_default()
+}
+
 /// The strategies `compile` takes (the strategy table's execution rows).
 #[pyfunction]
 fn strategies() -> Vec<&'static str> {
@@ -107,5 +122,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(strategies, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(supported_targets, m)?)?;
+    m.add_function(wrap_pyfunction!(compile_gpu, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_bundle, m)?)?;
     Ok(())
 }

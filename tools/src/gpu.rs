@@ -82,22 +82,29 @@ struct Options {
     samples: usize,
 }
 
+impl Default for Options {
+    /// `fuse-gpu`'s defaults (see `--help`).
+    fn default() -> Self {
+        Options {
+            validate: None,
+            tile_options: None,
+            autotune: true,
+            autotune_chosen: false,
+            ptx: PtxOptions::default(),
+            ptx_chosen: false,
+            file: String::new(),
+            strategy: "inductor".into(),
+            function: None,
+            emit: None,
+            out: None,
+            seed: 0,
+            samples: 4096,
+        }
+    }
+}
+
 fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
-    let mut o = Options {
-        validate: None,
-        tile_options: None,
-        autotune: true,
-        autotune_chosen: false,
-        ptx: PtxOptions::default(),
-        ptx_chosen: false,
-        file: String::new(),
-        strategy: "inductor".into(),
-        function: None,
-        emit: None,
-        out: None,
-        seed: 0,
-        samples: 4096,
-    };
+    let mut o = Options::default();
     let mut i = 0;
     while i < args.len() {
         let a = args[i].as_str();
@@ -248,6 +255,30 @@ pub fn run(args: &[String]) -> i32 {
 fn compile(o: &Options) -> Result<(), String> {
     let text =
         std::fs::read_to_string(&o.file).map_err(|e| format!("fuse-gpu: cannot read {}: {e}", o.file))?;
+    compile_text(o, &text)
+}
+
+/// The bundle of the one function of the aten `text` (named `buffer` in messages)
+/// under `strategy`, written to `dir` as `fuse-gpu -o DIR --samples 0` writes it (no
+/// oracle samples; inputs seed 0): what `fuselab.aot_compile` packages.
+pub fn write_bundle(text: &str, buffer: &str, strategy: &str, dir: &str) -> Result<(), String> {
+    if !strategy_names().contains(&strategy) {
+        return Err(format!(
+            "unknown strategy '{strategy}' (expected {})",
+            strategy_names().join(", ")
+        ));
+    }
+    let o = Options {
+        file: buffer.to_string(),
+        strategy: strategy.to_string(),
+        out: Some(dir.to_string()),
+        samples: 0,
+        ..Options::default()
+    };
+    compile_text(&o, text)
+}
+
+fn compile_text(o: &Options, text: &str) -> Result<(), String> {
     let gpu = fuselab_targets::target("gpu").ok_or("fuse-gpu: no gpu target")?;
     // The GPU target's stages: up to the one printed, or to PTX for a bundle.
     let mut request = StageRequest {
@@ -271,7 +302,7 @@ fn compile(o: &Options) -> Result<(), String> {
     let stages = stage_plan(gpu.target, &request)?;
     let pipeline = format!("{},{}", pipeline_of(&o.strategy), stages.pipeline());
     let fuse = FuseContext::new().map_err(|e| e.to_string())?;
-    let module = pipeline_module(&fuse, &text, &o.file, &pipeline, gpu)?;
+    let module = pipeline_module(&fuse, text, &o.file, &pipeline, gpu)?;
     let raw = module.as_operation().to_raw();
     // PTX once, for printing and for the bundle; MLIR's diagnostics join the error.
     let sink = DiagnosticSink::new();
@@ -310,7 +341,7 @@ fn compile(o: &Options) -> Result<(), String> {
         }
     };
     let ptx = ptx.unwrap_or_default();
-    let (bounds, oracle) = source_facts(&text, &o.file, &plan, o)?;
+    let (bounds, oracle) = source_facts(text, &o.file, &plan, o)?;
     let info = BundleInfo {
         source: &o.file,
         strategy: &o.strategy,

@@ -1,0 +1,105 @@
+"""Ahead of time: ``fuselab.aot_compile(model, example_inputs, path)`` compiles a model for
+the GPU target into a package; ``fuselab.load(path)`` runs it where only torch, cupy and a
+CUDA GPU exist — no compiler, no MLIR (AOTInductor's split: compile on one machine,
+deploy on another).
+
+A package is a folder:
+- ``kernels.ptx``, ``manifest.json``: the GPU bundle (``fuselab-gpu-bundle/1``,
+  docs/gpu.md), as ``fuse-gpu -o DIR --samples 0`` writes it;
+- ``weights.pt``: the lifted parameters, buffers and constants, included (``torch.save``
+  of a list, in the bundle's input order);
+- ``program.json``: ``{"format": "fuselab-aot/1", "fuselab": version, "strategy",
+  "inputs": [{"user": k} | {"weight": i}], "out_spec": torch's pytree spec}`` — which
+  bundle input is the caller's k-th argument and which the i-th weight, and how the
+  outputs nest.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Sequence
+
+import torch
+from torch.utils import _pytree as pytree
+
+FORMAT = "fuselab-aot/1"
+
+
+def aot_compile(model: torch.nn.Module, example_inputs: Sequence[torch.Tensor], path: str, *,
+                strategy: str = "inductor") -> str:
+    """Compiles ``model`` on inputs like ``example_inputs`` for the GPU target with
+    ``strategy`` into the package folder ``path`` (created); returns ``path``. Raises
+    ValueError with fuselab's located message when the model does not compile (an op
+    outside the op table: there is no eager fallback ahead of time)."""
+    from fuselab import _native
+    from fuselab.graph import Unsupported, export_archive, lifted_inputs
+
+    try:
+        ep, archive = export_archive(model, example_inputs)
+    except Unsupported as e:
+        raise ValueError(f"fuselab.aot_compile: {e}") from None
+    text = _native.import_pt2(archive, "forward")
+    os.makedirs(path, exist_ok=True)
+    _native.compile_gpu(text, "forward", strategy, path)
+    weights: list[torch.Tensor] = []
+    inputs: list[dict[str, int]] = []
+    for entry in lifted_inputs(ep):
+        if isinstance(entry, int):
+            inputs.append({"user": entry})
+        else:
+            inputs.append({"weight": len(weights)})
+            weights.append(entry.cpu())
+    torch.save(weights, os.path.join(path, "weights.pt"))
+    program = {
+        "format": FORMAT,
+        "fuselab": _native.version(),
+        "strategy": strategy,
+        "inputs": inputs,
+        "out_spec": pytree.treespec_dumps(ep.call_spec.out_spec),
+    }
+    with open(os.path.join(path, "program.json"), "w", encoding="utf-8") as f:
+        json.dump(program, f, indent=1)
+        f.write("\n")
+    return path
+
+
+class Loaded:
+    """A package's program: call it with the model's inputs (CUDA or CPU tensors of the
+    compiled shapes and dtypes); outputs are new CUDA tensors in the model's output
+    structure."""
+
+    def __init__(self, path: str) -> None:
+        with open(os.path.join(path, "program.json"), encoding="utf-8") as f:
+            self.program = json.load(f)
+        if self.program.get("format") != FORMAT:
+            raise ValueError(f"{path}: not a {FORMAT} package (format {self.program.get('format')!r})")
+        if not torch.cuda.is_available():
+            raise RuntimeError("fuselab.load: the package runs on a CUDA GPU (torch.cuda.is_available() is False)")
+        self.path = path
+        self.weights = [w.cuda() for w in torch.load(os.path.join(path, "weights.pt"), weights_only=True)]
+        self.out_spec = pytree.treespec_loads(self.program["out_spec"])
+        self.users = sum(1 for e in self.program["inputs"] if "user" in e)
+        self.bundle: Any = None
+
+    def _inputs(self, args: Sequence[Any]) -> list[torch.Tensor]:
+        if len(args) != self.users:
+            raise ValueError(f"fuselab: the program takes {self.users} inputs, got {len(args)}")
+        return [(args[e["user"]] if "user" in e else self.weights[e["weight"]]).detach()
+                for e in self.program["inputs"]]
+
+    def __call__(self, *args: Any) -> Any:
+        from fuselab.runtime import Bundle
+
+        inputs = self._inputs(args)
+        if self.bundle is None:  # the PTX is loaded once
+            self.bundle = Bundle(self.path, inputs=inputs)
+        else:
+            self.bundle.bind(inputs)
+        self.bundle.run()
+        return pytree.tree_unflatten(self.bundle.outputs(), self.out_spec)
+
+
+def load(path: str) -> Loaded:
+    """The program of the package folder ``path`` (written by :func:`aot_compile`)."""
+    return Loaded(path)

@@ -1,0 +1,66 @@
+"""fuselab.aot_compile / fuselab.load: a model compiled for the GPU target into a package
+(the bundle, the weights, the program), checked here without a GPU (the bundle
+validates, the program maps every input), and run against eager PyTorch where a CUDA GPU
+is (the device run in docs/python.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+import fuselab
+from models import MODELS
+from test_backend import assert_same
+from fuselab import _native
+
+
+def test_a_package_holds_a_valid_bundle_and_its_program(tmp_path: Path) -> None:
+    build, inputs = MODELS["gelu_mlp"]
+    model, args = build().eval(), inputs()
+    path = fuselab.aot_compile(model, args, str(tmp_path / "pkg"), strategy="tvm")
+    assert _native.validate_bundle(path) == []
+    program = json.loads((tmp_path / "pkg/program.json").read_text())
+    manifest = json.loads((tmp_path / "pkg/manifest.json").read_text())
+    assert program["format"] == "fuselab-aot/1" and program["strategy"] == "tvm"
+    assert manifest["format"] == "fuselab-gpu-bundle/1" and manifest["oracle"] is None
+    bundle_inputs = [b for b in manifest["buffers"] if b["role"] == "input"]
+    assert len(program["inputs"]) == len(bundle_inputs)
+    assert [e["user"] for e in program["inputs"] if "user" in e] == list(range(len(args)))
+    # Every parameter of the module is a weight of the package, in the bundle's order
+    # and with its shape.
+    weights = torch.load(tmp_path / "pkg/weights.pt", weights_only=True)
+    assert len(weights) == len(list(model.parameters())) + len(list(model.buffers()))
+    for entry, b in zip(program["inputs"], sorted(bundle_inputs, key=lambda b: b["index"])):
+        if "weight" in entry:
+            assert list(weights[entry["weight"]].shape) == b["shape"]
+
+
+def test_a_model_outside_the_op_table_is_refused_with_its_location(tmp_path: Path) -> None:
+    class Spectrum(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.fft.rfft(x).abs()
+
+    with pytest.raises(ValueError, match="does not support this op"):
+        fuselab.aot_compile(Spectrum(), (torch.randn(4, 64),), str(tmp_path / "pkg"))
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message a machine without CUDA gives")
+def test_load_without_a_gpu_says_so(tmp_path: Path) -> None:
+    build, inputs = MODELS["rmsnorm_two_outputs"]
+    path = fuselab.aot_compile(build().eval(), inputs(), str(tmp_path / "pkg"))
+    with pytest.raises(RuntimeError, match="CUDA GPU"):
+        fuselab.load(path)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="runs PTX: needs a CUDA GPU")
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_a_loaded_package_matches_eager(name: str, tmp_path: Path) -> None:
+    build, inputs = MODELS[name]
+    model, args = build().eval(), inputs()
+    program = fuselab.load(fuselab.aot_compile(model, args, str(tmp_path / "pkg")))
+    with torch.no_grad():
+        assert_same(tuple(t.cpu() for t in torch.utils._pytree.tree_leaves(program(*args))),
+                    tuple(torch.utils._pytree.tree_leaves(model(*args))))
