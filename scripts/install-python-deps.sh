@@ -9,6 +9,8 @@ missing=()
 "$py" -c "import torch" 2>/dev/null || missing+=(torch)
 "$py" -c "import pytest" 2>/dev/null || missing+=(pytest)
 "$py" -c "import transformers" 2>/dev/null || missing+=(transformers)
+# numpy: the bundle reader (fuselab.runtime, tools/gpu/run.py) and its fixture test.
+"$py" -c "import numpy" 2>/dev/null || missing+=(numpy)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-python-deps: pip install ${missing[*]}" >&2
   "$py" -m pip install --quiet "${missing[@]}"
