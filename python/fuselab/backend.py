@@ -29,9 +29,9 @@ from functorch.compile import make_boxed_func
 from torch._dynamo.backends.common import aot_autograd
 from torch._subclasses.fake_tensor import unset_fake_temporarily
 
-from fuselab.graph import Unsupported, compile_graph
+from fuselab.graph import Unsupported
 from fuselab.options import Options
-from fuselab.partition import NOT_IN_TABLE, partition
+from fuselab.partition import NOT_IN_TABLE, Partitioned, compile_or_partition
 
 
 class FallbackWarning(UserWarning):
@@ -51,42 +51,28 @@ def _record(options: Options, entry: dict[str, Any]) -> None:
         json.dump(entries, f, indent=1)
 
 
-def _partitioned(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], options: Options,
-                 parallel: bool, entry: dict[str, Any]) -> Callable[..., Any] | None:
-    """``gm`` with its supported regions compiled and the rest eager, with a
-    :class:`FallbackWarning` naming the eager ops; None when no region compiles."""
-    try:
-        result = partition(gm, example_inputs, options.strategy, parallel)
-    except Unsupported:
-        return None
-    except Exception:  # export or interpretation errors: the whole graph runs eagerly
-        return None
-    eager = result.report[0]["eager_ops"]
-    why = f": ops {eager} are {NOT_IN_TABLE}" if eager else ""
-    warnings.warn(f"fuselab: {result.compiled_regions} region(s) of a graph compiled, the rest runs in "
-                  f"eager PyTorch{why}", FallbackWarning, stacklevel=4)
-    _record(options, {**entry, "partitions": result.report})
-    return result
-
-
 def _compile(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], options: Options, parallel: bool,
              graph: str, eager: Callable[..., Any]) -> Callable[..., Any]:
-    """``gm`` compiled whole, else partitioned around what the importer refuses, else
-    ``eager`` with a :class:`FallbackWarning`; each outcome one report entry."""
+    """``gm`` compiled whole, else partitioned around what the importer refuses (with a
+    :class:`FallbackWarning` naming the eager ops), else ``eager`` with a
+    :class:`FallbackWarning` giving the reason; each outcome one report entry."""
     ops = sorted({str(n.target) for n in gm.graph.nodes if n.op == "call_function"})
     entry = {"strategy": options.strategy, "graph": graph, "ops": ops}
     try:
-        compiled = compile_graph(gm, example_inputs, options.strategy, parallel)
+        compiled = compile_or_partition(gm, example_inputs, options.strategy, parallel)
     except Unsupported as e:
         reason = str(e)
-        if e.by_import:
-            regions = _partitioned(gm, example_inputs, options, parallel, entry)
-            if regions is not None:
-                return regions
     except Exception as e:  # export errors: torch's own message
         reason = f"{type(e).__name__}: {e}"
     else:
-        _record(options, {**entry, "reports": compiled.report})
+        if isinstance(compiled, Partitioned):
+            eager_ops = compiled.report[0]["eager_ops"]
+            why = f": ops {eager_ops} are {NOT_IN_TABLE}" if eager_ops else ""
+            warnings.warn(f"fuselab: {compiled.compiled_regions} region(s) of a graph compiled, the rest runs "
+                          f"in eager PyTorch{why}", FallbackWarning, stacklevel=3)
+            _record(options, {**entry, "partitions": compiled.report})
+        else:
+            _record(options, {**entry, "reports": compiled.report})
         return compiled
     warnings.warn(f"fuselab: running a graph in eager PyTorch: {reason}", FallbackWarning, stacklevel=3)
     _record(options, {**entry, "fallback": reason})

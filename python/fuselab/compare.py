@@ -21,8 +21,8 @@ from typing import Any, Callable, Sequence
 import torch
 
 from fuselab import _native
-from fuselab.graph import Unsupported, compile_graph
-from fuselab.partition import partition
+from fuselab.graph import Unsupported
+from fuselab.partition import Partitioned, compile_or_partition
 
 COLUMNS = ("strategy", "kernels", "extern", "launches", "read MiB", "written MiB", "largest KiB",
            "max |err|", "s/call", "x eager", "x inductor")
@@ -133,21 +133,17 @@ def _add_reports(row: Row, reports: Sequence[dict[str, Any]]) -> None:
 
 def _compile(model: torch.nn.Module, inputs: Sequence[torch.Tensor], strategy: str,
              parallel: bool, row: Row) -> Callable[..., Any]:
-    try:
-        compiled = compile_graph(model, inputs, strategy, parallel)
+    compiled = compile_or_partition(model, inputs, strategy, parallel)
+    if not isinstance(compiled, Partitioned):
         _add_reports(row, compiled.report)
         return compiled
-    except Unsupported as e:
-        if not e.by_import:
-            raise
-    parts = partition(model, inputs, strategy, parallel)
-    for region in parts.report[1:]:
+    for region in compiled.report[1:]:
         if "reports" in region:
             _add_reports(row, region["reports"])
         else:
             row.eager_regions += 1
-    row.eager_regions += len(parts.report[0]["eager_ops"])
-    return parts
+    row.eager_regions += len(compiled.report[0]["eager_ops"])
+    return compiled
 
 
 def compare(model: torch.nn.Module, example_inputs: Sequence[torch.Tensor], *,

@@ -138,3 +138,20 @@ def partition(module: torch.nn.Module, example_inputs: Sequence[Any], strategy: 
     if result.compiled_regions == 0:
         raise Unsupported(f"no region of the graph compiles; ops {eager} are {NOT_IN_TABLE}")
     return result
+
+
+def compile_or_partition(module: torch.nn.Module, example_inputs: Sequence[Any], strategy: str,
+                         parallel: bool) -> Callable[..., Any]:
+    """``module`` compiled whole (a :class:`fuselab.graph.CompiledGraph`), else — when the
+    importer refused it — :func:`partition` (split around what it refuses: a
+    :class:`Partitioned`). When neither compiles, raises the whole graph's
+    :class:`Unsupported` (or torch's export error): that is the reason worth reporting."""
+    try:
+        return compile_graph(module, example_inputs, strategy, parallel)
+    except Unsupported as e:
+        if not e.by_import:
+            raise
+        try:
+            return partition(module, example_inputs, strategy, parallel)
+        except Exception:  # no region compiles, or an export/interpretation error
+            raise e from None

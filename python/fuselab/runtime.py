@@ -76,6 +76,7 @@ class Bundle:
         if self.m.get("format") != FORMAT:
             raise ValueError(f"{path}: not a {FORMAT} bundle (format {self.m.get('format')!r})")
         self._cupy = cupy
+        self._streams = {}
         self.module = cupy.RawModule(path=os.path.join(path, self.m["ptx"]))
         self.kernels = {}
         # Step index -> (kernel, block) launched instead of the step's own kernel.
@@ -112,15 +113,19 @@ class Bundle:
         """A launch step's kernels: its own, then its variants, as (kernel, block)."""
         return [(s["kernel"], s["block"])] + [(v["kernel"], v["block"]) for v in s.get("variants", [])]
 
-    def launch(self, s, kernel, block):
-        import numpy as _np
+    def _stream(self):
+        """torch's current CUDA stream as cupy's, made once per stream (not per launch)."""
+        handle = torch.cuda.current_stream().cuda_stream
+        if self._streams.get("handle") != handle:
+            self._streams = {"handle": handle, "stream": self._cupy.cuda.ExternalStream(handle)}
+        return self._streams["stream"]
 
+    def launch(self, s, kernel, block):
         f = self.kernels.get(kernel)
         if f is None:
             f = self.kernels[kernel] = self.module.get_function(kernel)
-        args = tuple(_np.uint64(self.flat[a].data_ptr()) for a in s["args"])
-        stream = self._cupy.cuda.ExternalStream(torch.cuda.current_stream().cuda_stream)
-        f(tuple(s["grid"]), tuple(block), args, stream=stream)
+        args = tuple(np.uint64(self.flat[a].data_ptr()) for a in s["args"])
+        f(tuple(s["grid"]), tuple(block), args, stream=self._stream())
 
     def run(self):
         for i, s in enumerate(self.m["steps"]):

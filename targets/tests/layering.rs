@@ -54,21 +54,15 @@ fn violations(relative: &str, text: &str) -> Vec<String> {
 
 #[test]
 fn no_target_names_another_and_shared_conversions_name_none() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    assert!(files.len() > 50, "found only {} files under {src:?}", files.len());
-    let found: Vec<String> = files
+    let sources = crate_sources("targets");
+    assert!(
+        sources.len() > 50,
+        "found only {} files under targets/src",
+        sources.len()
+    );
+    let found: Vec<String> = sources
         .iter()
-        .flat_map(|path| {
-            let relative = path
-                .strip_prefix(&src)
-                .expect("under src")
-                .to_string_lossy()
-                .replace('\\', "/");
-            let text = std::fs::read_to_string(path).expect("a readable source file");
-            violations(&relative, &text)
-        })
+        .flat_map(|(relative, text)| violations(relative, text))
         .collect();
     assert!(found.is_empty(), "layering violations:\n{}", found.join("\n"));
 }

@@ -206,13 +206,7 @@ fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
                 .into(),
         );
     }
-    if !strategy_names().contains(&o.strategy.as_str()) {
-        return Err(format!(
-            "unknown strategy '{}' (expected {})",
-            o.strategy,
-            strategy_names().join(", ")
-        ));
-    }
+    known_strategy(&o.strategy)?;
     Ok(Some(o))
 }
 
@@ -262,12 +256,7 @@ fn compile(o: &Options) -> Result<(), String> {
 /// under `strategy`, written to `dir` as `fuse-gpu -o DIR --samples 0` writes it (no
 /// oracle samples; inputs seed 0): what `fuselab.aot_compile` packages.
 pub fn write_bundle(text: &str, buffer: &str, strategy: &str, dir: &str) -> Result<(), String> {
-    if !strategy_names().contains(&strategy) {
-        return Err(format!(
-            "unknown strategy '{strategy}' (expected {})",
-            strategy_names().join(", ")
-        ));
-    }
+    known_strategy(strategy)?;
     let o = Options {
         file: buffer.to_string(),
         strategy: strategy.to_string(),
@@ -278,26 +267,37 @@ pub fn write_bundle(text: &str, buffer: &str, strategy: &str, dir: &str) -> Resu
     compile_text(&o, text)
 }
 
+/// Refuses a strategy name the strategy table does not hold.
+fn known_strategy(strategy: &str) -> Result<(), String> {
+    if strategy_names().contains(&strategy) {
+        return Ok(());
+    }
+    Err(format!(
+        "unknown strategy '{strategy}' (expected {})",
+        strategy_names().join(", ")
+    ))
+}
+
 fn compile_text(o: &Options, text: &str) -> Result<(), String> {
     let gpu = fuselab_targets::target("gpu").ok_or("fuse-gpu: no gpu target")?;
     // The GPU target's stages: up to the one printed, or to PTX for a bundle.
+    let stop = if o.out.is_some() {
+        "ptx"
+    } else {
+        o.emit.as_deref().unwrap_or("ptx")
+    };
     let mut request = StageRequest {
-        stop: Some(if o.out.is_some() {
-            "ptx"
-        } else {
-            o.emit.as_deref().unwrap_or("ptx")
-        }),
-        options: vec![("ptx", o.ptx.option_text())],
-        skip: Vec::new(),
+        stop: Some(stop),
+        ..StageRequest::default()
     };
     if let Some(options) = &o.tile_options {
         request.options.push(("tile", options.clone()));
     }
+    if stop == "ptx" {
+        request.options.push(("ptx", o.ptx.option_text()));
+    }
     if !o.autotune {
         request.skip.push("variants");
-    }
-    if request.stop != Some("ptx") {
-        request.options.retain(|(stage, _)| *stage != "ptx");
     }
     let stages = stage_plan(gpu.target, &request)?;
     let pipeline = format!("{},{}", pipeline_of(&o.strategy), stages.pipeline());

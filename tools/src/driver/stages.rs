@@ -71,23 +71,20 @@ pub fn stage_names(target: &dyn Target, sep: &str) -> String {
 /// The stages of `target` that `request` asks for.
 pub fn plan(target: &dyn Target, request: &StageRequest<'_>) -> Result<StagePlan, String> {
     let stages = target.stages();
-    let known = || stage_names(target, ", ");
+    if stages.is_empty() {
+        return Err(format!("target '{}' has no stages", target.name()));
+    }
     let find = |name: &str| -> Result<usize, String> {
         stages.iter().position(|s| s.name == name).ok_or_else(|| {
-            if stages.is_empty() {
-                format!("target '{}' has no stages", target.name())
-            } else {
-                format!(
-                    "target '{}' has no stage '{name}' (stages: {})",
-                    target.name(),
-                    known()
-                )
-            }
+            format!(
+                "target '{}' has no stage '{name}' (stages: {})",
+                target.name(),
+                stage_names(target, ", ")
+            )
         })
     };
     let last = match request.stop {
         Some(name) => find(name)?,
-        None if stages.is_empty() => return Err(format!("target '{}' has no stages", target.name())),
         None => stages.len() - 1,
     };
     for &name in &request.skip {
