@@ -18,6 +18,7 @@ pub mod conversion;
 pub mod fusion;
 #[cfg(test)]
 mod layering;
+pub mod pipeline;
 pub mod registry;
 pub mod target;
 pub mod transforms;

@@ -153,9 +153,8 @@ def compare(model: torch.nn.Module, example_inputs: Sequence[torch.Tensor], *,
     :class:`Comparison` of fusion totals, error against eager and, with ``time``, seconds
     per call against eager PyTorch and ``torch.compile`` (CPU, this process)."""
     names = list(strategies) if strategies is not None else _native.strategies()
-    unknown = [s for s in names if s not in _native.strategies()]
-    if unknown:
-        raise ValueError(f"fuselab: unknown strategies {unknown}; one of {_native.strategies()}")
+    for name in names:
+        _native.check_strategy(name)
     inputs = tuple(example_inputs)
     if parallel is None:
         parallel = torch.get_num_threads() > 1

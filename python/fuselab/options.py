@@ -37,10 +37,7 @@ class Options:
         if unknown:
             raise ValueError(f"fuselab: unknown option(s) {unknown}; known: {sorted(known)}")
         parsed = Options(**given)
-        if parsed.strategy not in _native.strategies():
-            raise ValueError(
-                f"fuselab: unknown strategy {parsed.strategy!r}; one of {_native.strategies()}"
-            )
+        _native.check_strategy(parsed.strategy)
         if parsed.target not in TARGETS:
             raise ValueError(f"fuselab: unknown target {parsed.target!r}; one of {list(TARGETS)}")
         return parsed

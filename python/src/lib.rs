@@ -101,6 +101,13 @@ fn strategies() -> Vec<&'static str> {
     fuselab_tools::driver::strategy_names()
 }
 
+/// Raises ValueError unless `name` is a strategy `compile` takes, in the tools' wording.
+#[pyfunction]
+fn check_strategy(name: &str) -> PyResult<()> {
+    fuselab_tools::driver::known_strategy(name, None)
+        .map_err(|e| PyValueError::new_err(format!("fuselab: {e}")))
+}
+
 /// Every op overload the importer maps (`aten.mul.Tensor`, as `str` of a `torch.ops` target): the one
 /// op table, which the backend's partitioner asks.
 #[pyfunction]
@@ -120,6 +127,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(import_pt2, m)?)?;
     m.add_function(wrap_pyfunction!(compile, m)?)?;
     m.add_function(wrap_pyfunction!(strategies, m)?)?;
+    m.add_function(wrap_pyfunction!(check_strategy, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(supported_targets, m)?)?;
     m.add_function(wrap_pyfunction!(compile_gpu, m)?)?;

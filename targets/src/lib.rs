@@ -20,6 +20,7 @@ mod host;
 pub mod lower_loop_to_tile;
 pub mod math;
 pub mod spyre;
+pub mod stages;
 
 use fuselab_exec::{ExecError, Tensor};
 use fuselab_passes::{target::Target, PassInfo};
@@ -137,6 +138,16 @@ pub static PASSES: &[PassInfo] = &[
     spyre::transforms::spyre_report::INFO,
     spyre::transforms::lower_to_ktir::INFO,
 ];
+
+/// Every pass, the core's ([`fuselab_passes::PASSES`]) first, then the targets'.
+pub fn all_passes() -> impl Iterator<Item = &'static PassInfo> {
+    fuselab_passes::PASSES.iter().chain(PASSES)
+}
+
+/// The pass registered under `argument`, the core's or a target's.
+pub fn lookup_pass(argument: &str) -> Option<&'static PassInfo> {
+    all_passes().find(|p| p.argument == argument)
+}
 
 /// `label` as a symbol part: ASCII letters, digits and `_`, everything else `_` (kernel
 /// names of the code generators are `<function>_<label>`).

@@ -24,13 +24,8 @@ pub struct Compiled {
 /// machine's CPU; `parallel`: row chunks of large steps on OpenMP threads. The
 /// diagnostics' text on failure.
 pub fn compile_for_cpu(text: &str, buffer: &str, strategy: &str, parallel: bool) -> Result<Compiled, String> {
+    crate::driver::known_strategy(strategy, None)?;
     let pipeline = crate::driver::pipeline_of(strategy);
-    if pipeline.is_empty() {
-        return Err(format!(
-            "unknown strategy '{strategy}' (one of: {})",
-            crate::driver::strategy_names().join(", ")
-        ));
-    }
     let fuse = FuseContext::new().map_err(|e| e.to_string())?;
     let collector = ReportCollector::default();
     let module = crate::driver::pipeline_module_reporting(

@@ -13,11 +13,10 @@
 //! magnitude (for the tolerance).
 
 use crate::driver::{
-    functions, pipeline_module, pipeline_of,
+    functions, pipeline_module_and_source, pipeline_of,
     stages::{plan as stage_plan, StageRequest},
-    strategy_names,
 };
-use fuselab_dialects::{ir, source::parse_module, types::DType, DiagnosticSink, FuseContext};
+use fuselab_dialects::{ir, types::DType, DiagnosticSink, FuseContext};
 use fuselab_exec::aten::run_aten;
 use fuselab_targets::gpu::{
     bundle::{manifest, oracle, plans, portable_inputs, validate_dir, BundleInfo, Plan},
@@ -206,7 +205,7 @@ fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
                 .into(),
         );
     }
-    known_strategy(&o.strategy)?;
+    crate::driver::known_strategy(&o.strategy, None)?;
     Ok(Some(o))
 }
 
@@ -256,7 +255,7 @@ fn compile(o: &Options) -> Result<(), String> {
 /// under `strategy`, written to `dir` as `fuse-gpu -o DIR --samples 0` writes it (no
 /// oracle samples; inputs seed 0): what `fuselab.aot_compile` packages.
 pub fn write_bundle(text: &str, buffer: &str, strategy: &str, dir: &str) -> Result<(), String> {
-    known_strategy(strategy)?;
+    crate::driver::known_strategy(strategy, None)?;
     let o = Options {
         file: buffer.to_string(),
         strategy: strategy.to_string(),
@@ -265,17 +264,6 @@ pub fn write_bundle(text: &str, buffer: &str, strategy: &str, dir: &str) -> Resu
         ..Options::default()
     };
     compile_text(&o, text)
-}
-
-/// Refuses a strategy name the strategy table does not hold.
-fn known_strategy(strategy: &str) -> Result<(), String> {
-    if strategy_names().contains(&strategy) {
-        return Ok(());
-    }
-    Err(format!(
-        "unknown strategy '{strategy}' (expected {})",
-        strategy_names().join(", ")
-    ))
 }
 
 fn compile_text(o: &Options, text: &str) -> Result<(), String> {
@@ -302,7 +290,7 @@ fn compile_text(o: &Options, text: &str) -> Result<(), String> {
     let stages = stage_plan(gpu.target, &request)?;
     let pipeline = format!("{},{}", pipeline_of(&o.strategy), stages.pipeline());
     let fuse = FuseContext::new().map_err(|e| e.to_string())?;
-    let module = pipeline_module(&fuse, text, &o.file, &pipeline, gpu)?;
+    let (module, source) = pipeline_module_and_source(&fuse, text, &o.file, &pipeline, gpu)?;
     let raw = module.as_operation().to_raw();
     // PTX once, for printing and for the bundle; MLIR's diagnostics join the error.
     let sink = DiagnosticSink::new();
@@ -341,7 +329,7 @@ fn compile_text(o: &Options, text: &str) -> Result<(), String> {
         }
     };
     let ptx = ptx.unwrap_or_default();
-    let (bounds, oracle) = source_facts(text, &o.file, &plan, o)?;
+    let (bounds, oracle) = source_facts(&source, &o.file, &plan, o)?;
     let info = BundleInfo {
         source: &o.file,
         strategy: &o.strategy,
@@ -355,52 +343,34 @@ fn compile_text(o: &Options, text: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs `f` on the function `function` of `text` as written (the aten input), in a
-/// context of its own.
-fn with_source_function<T>(
-    text: &str,
-    buffer: &str,
-    function: &str,
-    f: impl FnOnce(mlir_sys::MlirOperation) -> Result<T, String>,
-) -> Result<T, String> {
-    let fuse = FuseContext::new().map_err(|e| e.to_string())?;
-    let sink = DiagnosticSink::new();
-    sink.capture(fuse.context());
-    let module = parse_module(fuse.context(), text, buffer, &sink)
-        .ok_or_else(|| format!("{buffer}: does not parse"))?;
-    let func = functions(&module)
-        .into_iter()
-        .find(|(n, _)| n == function)
-        .map(|(_, f)| f)
-        .ok_or_else(|| format!("{buffer}: no function @{function}"))?;
-    f(func)
-}
-
-/// From one parse of the source (the aten input): the int64 bound of each input of the
+/// From the source module as parsed (the aten input): the int64 bound of each input of the
 /// plan's function (0 for other dtypes) and, unless `--samples 0`, the oracle's samples
 /// of every output on the portable inputs.
 fn source_facts(
-    text: &str,
+    source: &melior::ir::Module,
     buffer: &str,
     plan: &Plan,
     o: &Options,
 ) -> Result<(Vec<i64>, Option<Json>), String> {
-    with_source_function(text, buffer, &plan.function, |func| {
-        let block = ir::body(func).ok_or_else(|| format!("{buffer}: @{} has no body", plan.function))?;
-        let bounds: Vec<i64> = ir::block_arguments(block)
-            .into_iter()
-            .map(|a| match ir::tensor_type(a).map(|t| t.dtype) {
-                Some(DType::I64 | DType::I32) => fuselab_exec::inputs::int_bound(a),
-                _ => 0,
-            })
-            .collect();
-        let oracle = if o.samples > 0 {
-            let inputs = portable_inputs(&plan.input_types(&bounds), o.seed);
-            let outputs = run_aten(func, &inputs).map_err(|e| e.to_string())?;
-            Some(oracle(plan, &outputs, o.samples))
-        } else {
-            None
-        };
-        Ok((bounds, oracle))
-    })
+    let func = functions(source)
+        .into_iter()
+        .find(|(n, _)| n == &plan.function)
+        .map(|(_, f)| f)
+        .ok_or_else(|| format!("{buffer}: no function @{}", plan.function))?;
+    let block = ir::body(func).ok_or_else(|| format!("{buffer}: @{} has no body", plan.function))?;
+    let bounds: Vec<i64> = ir::block_arguments(block)
+        .into_iter()
+        .map(|a| match ir::tensor_type(a).map(|t| t.dtype) {
+            Some(DType::I64 | DType::I32) => fuselab_exec::inputs::int_bound(a),
+            _ => 0,
+        })
+        .collect();
+    let oracle = if o.samples > 0 {
+        let inputs = portable_inputs(&plan.input_types(&bounds), o.seed);
+        let outputs = run_aten(func, &inputs).map_err(|e| e.to_string())?;
+        Some(oracle(plan, &outputs, o.samples))
+    } else {
+        None
+    };
+    Ok((bounds, oracle))
 }

@@ -254,14 +254,9 @@ fn check_expected_inputs(func: mlir_sys::MlirOperation, inputs: &[Tensor]) -> Re
 
 /// An error naming the first of `strategies` that is not a strategy `fuse-run` runs.
 pub(crate) fn check_strategy_names(strategies: &[String]) -> Result<(), String> {
-    let known = strategy_names();
-    match strategies.iter().find(|name| !known.contains(&name.as_str())) {
-        Some(name) => Err(format!(
-            "unknown strategy '{name}' (expected {} or all)",
-            known.join(", ")
-        )),
-        None => Ok(()),
-    }
+    strategies
+        .iter()
+        .try_for_each(|name| crate::driver::known_strategy(name, Some("all")))
 }
 
 /// Checks every function of `text` (aten IR) under `options`.

@@ -109,8 +109,8 @@ impl Executable for Program {
     }
 }
 
-/// `--lower-loop-to-ascend` with its defaults on a copy of the function, then the
-/// interpreter of the `ascend` dialect (48 cores' UBs of 192 KiB, fp32 inside kernels).
+/// A copy of the function through the target's `ascend` stage (`--lower-loop-to-ascend`
+/// with its defaults), then the interpreter of the `ascend` dialect (48 cores' UBs of 192 KiB, fp32 inside kernels).
 impl Runner for Ascend {
     fn compile(
         &self,
@@ -125,11 +125,12 @@ impl Runner for Ascend {
         let function = fuselab_dialects::ir::attr(func, "sym_name")
             .and_then(fuselab_dialects::attrs::string_raw)
             .unwrap_or_default();
-        let scratch = fuselab_dialects::build::OwnedModule::new(fuselab_dialects::ir::location(func));
-        fuselab_dialects::ir::append(scratch.body(), fuselab_dialects::ir::clone(func));
-        let module =
-            lower_loop_to_ascend::lower(scratch.operation(), lower_loop_to_ascend::AscendConfig::default())
-                .map_err(|e| ExecError::msg(format!("cannot lower to Ascend kernels: {}", e.message)))?;
+        let module = crate::stages::copy_into_module(func);
+        let request = crate::stages::StageRequest {
+            stop: Some("ascend"),
+            ..Default::default()
+        };
+        crate::stages::run(&ASCEND, module.operation(), &request)?;
         Ok(Box::new(Program { module, function }))
     }
 }

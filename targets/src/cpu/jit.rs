@@ -11,7 +11,7 @@
 use super::blas::{fuselab_sgemm, fuselab_sgemm_parallel};
 use super::codegen_choices::CodegenChoices;
 use super::lower_loop_to_cpu::{
-    cpu_module, upstream_lowering, CpuOptions, HostSignature, CONV, SGEMM, SGEMM_SERIAL,
+    host_signature, stage_options, upstream_lowering, CpuOptions, HostSignature, CONV, SGEMM, SGEMM_SERIAL,
 };
 use super::runtime::openmp_runtime;
 use fuselab_dialects::build::OwnedModule;
@@ -128,50 +128,39 @@ impl Jit {
         Self::compile_with(func, CpuOptions::default())
     }
 
-    /// [`Jit::compile`] with code generator options. The code is built in `func`'s
-    /// context and compiled as built (no printing and re-parsing).
+    /// [`Jit::compile`] with code generator options: a copy of `func` through the CPU
+    /// target's stages (`codegen`, `llvm`, `choices`: [`super::STAGES`], run by
+    /// [`crate::stages::run`] as every driver runs them, with `options` as the stages'
+    /// options), then compiled as built (no printing and re-parsing).
     pub fn compile_with(func: MlirOperation, options: CpuOptions) -> Result<Self, ExecError> {
-        let mut built = cpu_module(&[func], options).map_err(|e| match e.op {
+        let signature = host_signature(func).map_err(|e| match e.op {
             Some(op) => ExecError::at(op, e.message),
             None => ExecError::msg(e.message),
         })?;
-        let signature = built
-            .functions
-            .pop()
-            .ok_or_else(|| ExecError::msg("no host function was generated"))?;
-        Self::compile_module_with(built.module, signature, options.jit, options.parallel)
+        let module = crate::stages::copy_into_module(func);
+        let request = crate::stages::StageRequest {
+            options: stage_options(options),
+            ..Default::default()
+        };
+        crate::stages::run(&super::CPU, module.operation(), &request)?;
+        // SAFETY: the module is owned here and destroyed once, by `Module`.
+        let module = unsafe { Module::from_raw(module.into_raw()) };
+        Self::engine(module, signature, options.parallel)
     }
 
     /// JIT-compiles a module of upstream ops (in a context with every upstream dialect,
     /// such as [`fuselab_dialects::FuseContext`]'s) whose function `signature.entry`
     /// (with `llvm.emit_c_interface`) takes flat 1-D memrefs of the inputs then the
-    /// outputs.
+    /// outputs: lowered by [`upstream_lowering`], given `options`, compiled.
     pub fn compile_module(
         module: OwnedModule,
         signature: HostSignature,
         options: CodegenChoices,
     ) -> Result<Self, ExecError> {
-        Self::compile_module_with(module, signature, options, false)
-    }
-
-    /// [`Jit::compile_module`]; with `parallel`, the GEMMs the code calls are split over
-    /// threads ([`super::blas::fuselab_sgemm_parallel`]), as its steps are.
-    fn compile_module_with(
-        module: OwnedModule,
-        signature: HostSignature,
-        options: CodegenChoices,
-        parallel: bool,
-    ) -> Result<Self, ExecError> {
-        let HostSignature {
-            entry,
-            inputs,
-            outputs,
-        } = signature;
         // SAFETY: the module's context outlives this call (the caller holds the module's
-        // IR); the engine keeps no reference to it once built.
+        // IR).
         let context = unsafe { ContextRef::from_raw(mlir_sys::mlirOperationGetContext(module.operation())) };
         let context = unsafe { context.to_ref() };
-        register_all_llvm_translations(context);
         register_all_passes();
         // SAFETY: the module is owned here and destroyed once, by `Module`.
         let mut module = unsafe { Module::from_raw(module.into_raw()) };
@@ -185,6 +174,20 @@ impl Jit {
         if !module.as_operation().verify() {
             return Err(ExecError::msg("the lowered CPU module does not verify"));
         }
+        Self::engine(module, signature, false)
+    }
+
+    /// The engine of a module in the LLVM dialect; with `parallel`, the GEMMs the code
+    /// calls are split over threads ([`super::blas::fuselab_sgemm_parallel`]), as its
+    /// steps are.
+    fn engine(module: Module, signature: HostSignature, parallel: bool) -> Result<Self, ExecError> {
+        let HostSignature {
+            entry,
+            inputs,
+            outputs,
+        } = signature;
+        // SAFETY: the module's context is alive while the module is.
+        register_all_llvm_translations(unsafe { module.context().to_ref() });
         let omp = !fuselab_dialects::ir::collect_ops(module.as_operation().to_raw(), |n| n == "omp.parallel")
             .is_empty();
         if omp {

@@ -83,15 +83,10 @@ impl Target for Spyre {
 
 /// A function with its Spyre decisions, run by the simulator.
 struct Program {
-    /// A detached clone of the fused function, owned here.
+    /// The module holding the function, owned here so that `func` stays alive.
+    _module: fuselab_dialects::build::OwnedModule,
+    /// The function in KTIR form, alive as long as `module`.
     func: MlirOperation,
-}
-
-impl Drop for Program {
-    fn drop(&mut self) {
-        // SAFETY: `func` is a detached clone made in `compile` and destroyed only here.
-        unsafe { mlir_sys::mlirOperationDestroy(self.func) };
-    }
 }
 
 impl Executable for Program {
@@ -107,9 +102,9 @@ impl Executable for Program {
 }
 
 impl Runner for Spyre {
-    /// Applies the three passes with their defaults (greedy layouts, 32 cores, greedy LX
-    /// plan) to a clone of `func`, unless it already carries the layouts, and lowers it
-    /// to KTIR (unless it is in that form already).
+    /// A copy of `func` through the target's stages with their defaults (greedy layouts,
+    /// 32 cores, greedy LX plan, KTIR), from `ktir` on when it already carries the
+    /// layouts and none when it is in KTIR form already.
     fn compile(
         &self,
         func: MlirOperation,
@@ -118,21 +113,22 @@ impl Runner for Spyre {
         if options.parallel {
             return Err(ExecError::msg("--parallel means nothing to the Spyre simulator (it runs the 32 cores' work one after another)"));
         }
-        let program = Program {
-            func: fuselab_dialects::ir::clone(func),
-        };
-        let located = |(op, m): (MlirOperation, String)| ExecError::at(op, m);
-        let f = program.func;
-        if ktir::is_ktir(f) {
-            return Ok(Box::new(program));
+        let module = crate::stages::copy_into_module(func);
+        if !ktir::is_ktir(func) {
+            let laid_out = fuselab_dialects::ir::attr(func, attrs::names::INPUT_LAYOUTS).is_some();
+            let request = crate::stages::StageRequest {
+                start: laid_out.then_some("ktir"),
+                ..Default::default()
+            };
+            crate::stages::run(&SPYRE, module.operation(), &request)?;
         }
-        if fuselab_dialects::ir::attr(f, attrs::names::INPUT_LAYOUTS).is_none() {
-            transforms::assign_layouts::apply(f, assign::Solver::Greedy).map_err(located)?;
-            transforms::divide_work::apply(f, divide_work::CORES).map_err(located)?;
-            transforms::plan_scratchpad::apply(f, scratchpad::Solver::Greedy, scratchpad::LX_CAPACITY, true)
-                .map_err(located)?;
-        }
-        ktir::lower::lower(f).map_err(located)?;
-        Ok(Box::new(program))
+        let func = fuselab_dialects::ir::ops_named(module.body(), "func.func")
+            .first()
+            .copied()
+            .ok_or_else(|| ExecError::msg("the Spyre stages left no function (a fuselab bug)"))?;
+        Ok(Box::new(Program {
+            _module: module,
+            func,
+        }))
     }
 }

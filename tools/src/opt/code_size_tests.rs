@@ -53,6 +53,7 @@ fn lines(n: usize, (target, stop, skip): Lowering) -> usize {
         stop: Some(stop),
         options: Vec::new(),
         skip: skip.to_vec(),
+        ..Default::default()
     };
     let plan = stages::plan(target, &request).expect("a stage plan");
     let info = crate::passes::lookup("inductor-fuse").expect("a registered pass");

@@ -296,7 +296,7 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             options: stage_options
                 .map(|o| vec![(stop, o.to_string())])
                 .unwrap_or_default(),
-            skip: Vec::new(),
+            ..Default::default()
         };
         let plan = stages::plan(target.0, &request).map_err(|e| format!("--emit: {e}"))?;
         if !plan.passes.is_empty() {

@@ -389,6 +389,69 @@ pub fn cpu_module(funcs: &[MlirOperation], options: CpuOptions) -> Result<CpuMod
     Ok(CpuModule { module, functions })
 }
 
+/// The host function `func` becomes: its name, its arguments' types (the inputs) and
+/// its results' types (the outputs, written in place); a located error for a function
+/// without a name or body, or with a value that is not a supported tensor.
+pub fn host_signature(func: MlirOperation) -> Result<HostSignature, CodegenError> {
+    let missing = |m: String| CodegenError {
+        op: Some(func),
+        message: m,
+    };
+    let entry = ir::attr(func, "sym_name")
+        .and_then(fuselab_dialects::attrs::string_raw)
+        .ok_or_else(|| missing("function without a name".to_string()))?;
+    let block = ir::body(func).ok_or_else(|| missing("function without a body".to_string()))?;
+    let ret = *ir::block_ops(block)
+        .last()
+        .ok_or_else(|| missing("empty function".to_string()))?;
+    let inputs = ir::block_arguments(block)
+        .into_iter()
+        .enumerate()
+        .map(|(i, a)| {
+            ir::tensor_type(a).ok_or_else(|| missing(format!("argument #{i} is not a supported tensor")))
+        })
+        .collect::<Result<_, _>>()?;
+    let outputs = ir::operands(ret)
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| {
+            ir::tensor_type(v).ok_or_else(|| missing(format!("result #{i} is not a supported tensor")))
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(HostSignature {
+        entry,
+        inputs,
+        outputs,
+    })
+}
+
+/// `options` as the CPU target's stage options (`codegen`: this pass's, `choices`:
+/// [`crate::cpu::codegen_choices::INFO`]'s), for [`crate::stages::run`].
+pub fn stage_options(options: CpuOptions) -> Vec<(&'static str, String)> {
+    let min_work = if options.parallel_min_work > 0 {
+        options.parallel_min_work
+    } else {
+        PARALLEL_WORK
+    };
+    let width = match options.jit.vector_bits {
+        Some(bits) => bits.to_string(),
+        None => "llvm".to_string(),
+    };
+    vec![
+        (
+            "codegen",
+            format!(
+                "parallel={},parallel-min-work={min_work},interleave={},fp32-in-kernels={}",
+                options.parallel, options.interleave, options.fp32_in_kernels
+            ),
+        ),
+        (
+            "choices",
+            format!("fp-fusion={},vector-width={width}", options.jit.fp_fusion),
+        ),
+    ]
+}
+
 /// Generates the code of the `loop` function `func` into `module`: a host function
 /// `@<name>(inputs..., outputs...)` (flat 1-D memrefs, results written in place, with
 /// `llvm.emit_c_interface`) calling one private function per kernel, node, extern or
@@ -403,35 +466,33 @@ fn cpu_function(
         op: Some(func),
         message: m,
     };
-    let entry = ir::attr(func, "sym_name")
-        .and_then(fuselab_dialects::attrs::string_raw)
-        .ok_or_else(|| missing("function without a name".to_string()))?;
+    let signature = host_signature(func)?;
+    let HostSignature {
+        entry,
+        inputs,
+        outputs,
+    } = &signature;
     let block = ir::body(func).ok_or_else(|| missing("function without a body".to_string()))?;
     let ops = ir::block_ops(block);
     let ret = *ops.last().ok_or_else(|| missing("empty function".to_string()))?;
     let mut b = Builder::new(ir::location(func));
-    let mut inputs = Vec::new();
     let mut bufs = HashMap::new();
     let mut params = Vec::new();
-    for (i, a) in ir::block_arguments(block).into_iter().enumerate() {
-        let ty =
-            ir::tensor_type(a).ok_or_else(|| missing(format!("argument #{i} is not a supported tensor")))?;
+    for (i, (a, ty)) in ir::block_arguments(block).into_iter().zip(inputs).enumerate() {
+        let ty = ty.clone();
         params.push(memref(&b, &ty));
         bufs.insert(
             a.ptr as usize,
             Buf {
                 id: BufId::Param(i),
-                ty: ty.clone(),
+                ty,
             },
         );
-        inputs.push(ty);
     }
-    let mut outputs = Vec::new();
     let mut direct_out = HashMap::new();
     let mut copies = Vec::new();
-    for (i, v) in ir::operands(ret).into_iter().enumerate() {
-        let ty =
-            ir::tensor_type(v).ok_or_else(|| missing(format!("result #{i} is not a supported tensor")))?;
+    for (i, (v, ty)) in ir::operands(ret).into_iter().zip(outputs).enumerate() {
+        let ty = ty.clone();
         params.push(memref(&b, &ty));
         let out = Buf {
             id: BufId::Param(inputs.len() + i),
@@ -445,10 +506,9 @@ fn cpu_function(
         } else {
             copies.push((v, out));
         }
-        outputs.push(ty);
     }
     let c_interface = b.unit_attr();
-    let host = b.function(&entry, &params, true, &[("llvm.emit_c_interface", c_interface)]);
+    let host = b.function(entry, &params, true, &[("llvm.emit_c_interface", c_interface)]);
     ir::append(module, host.0);
     let mut g = Gen {
         b,
@@ -516,14 +576,7 @@ fn cpu_function(
         );
         ir::insert_before(anchor, global);
     }
-    Ok((
-        HostSignature {
-            entry,
-            inputs,
-            outputs,
-        },
-        g.runtime_symbols,
-    ))
+    Ok((signature, g.runtime_symbols))
 }
 
 /// The upstream passes that lower the CPU module to the LLVM dialect (the CPU target's

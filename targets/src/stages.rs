@@ -1,21 +1,28 @@
-//! A target's stages ([`fuselab_passes::target::Stage`]) run up to a named one, the same
-//! way by every tool: `fuse-opt --target=T --emit=STAGE`, `fuse-gpu --emit` and its
-//! bundles. Stages that run passes become pipeline elements after the caller's own
-//! (the strategy's); a code-writing stage (PTX, Ascend C) ends the run and its text is
-//! the result.
+//! A target's stages ([`fuselab_passes::target::Stage`]) run from a named one up to a
+//! named one, the same way by every driver: `fuse-opt --target=T --emit=STAGE`,
+//! `fuse-gpu --emit` and its bundles (which append the pass stages to the strategy's
+//! pipeline, [`StagePlan::pipeline`]) and the runners here ([`run`]: the CPU JIT, the
+//! Spyre and Ascend simulators). A code-writing stage (PTX, Ascend C) ends the run and
+//! its text is the result.
 
-use fuselab_dialects::{ir, DiagnosticSink};
+use fuselab_dialects::{build::OwnedModule, ir, DiagnosticSink, Severity};
+use fuselab_exec::ExecError;
 use fuselab_passes::{
     parse_declared,
+    pipeline::{build_pass_manager, parse_pipeline},
     target::{EmitError, Emitter, Stage, StageWork, Target},
-    PassOptions,
+    DriverSettings, PassOptions, TargetRef,
 };
 use melior::ir::operation::OperationLike as _;
 use mlir_sys::MlirOperation;
+use std::rc::Rc;
 
 /// Which of a target's stages to run.
 #[derive(Clone, Debug, Default)]
 pub struct StageRequest<'a> {
+    /// The first stage to run (`None`: the target's first), for a module whose earlier
+    /// stages are done (a Spyre function that carries its layouts).
+    pub start: Option<&'a str>,
     /// The last stage to run (`None`: the target's last).
     pub stop: Option<&'a str>,
     /// Options of single stages, by stage name: appended to the stage's one pass as
@@ -87,6 +94,18 @@ pub fn plan(target: &dyn Target, request: &StageRequest<'_>) -> Result<StagePlan
         Some(name) => find(name)?,
         None => stages.len() - 1,
     };
+    let first = match request.start {
+        Some(name) => find(name)?,
+        None => 0,
+    };
+    if first > last {
+        return Err(format!(
+            "stage '{}' of target '{}' comes after '{}', the last stage run",
+            stages[first].name,
+            target.name(),
+            stages[last].name
+        ));
+    }
     for &name in &request.skip {
         let at = find(name)?;
         if !stages[at].optional {
@@ -97,10 +116,17 @@ pub fn plan(target: &dyn Target, request: &StageRequest<'_>) -> Result<StagePlan
         }
     }
     for (name, _) in &request.options {
-        if find(name)? > last {
+        let at = find(name)?;
+        if at > last {
             return Err(format!(
                 "options of stage '{name}', which comes after '{}', the last stage run",
                 stages[last].name
+            ));
+        }
+        if at < first {
+            return Err(format!(
+                "options of stage '{name}', which comes before '{}', the first stage run",
+                stages[first].name
             ));
         }
     }
@@ -115,7 +141,7 @@ pub fn plan(target: &dyn Target, request: &StageRequest<'_>) -> Result<StagePlan
         passes: Vec::new(),
         emit: None,
     };
-    for (at, stage) in stages.iter().enumerate().take(last + 1) {
+    for (at, stage) in stages.iter().enumerate().take(last + 1).skip(first) {
         if request.skip.contains(&stage.name) {
             continue;
         }
@@ -155,6 +181,60 @@ fn pass_element(stage: &Stage, pipeline: &str, options: Option<&str>) -> Result<
     Ok(format!("{pipeline}{{{options}}}"))
 }
 
+/// A new module holding a copy of `func` (in `func`'s context): what a runner compiles,
+/// leaving the caller's function as it is.
+pub fn copy_into_module(func: MlirOperation) -> OwnedModule {
+    let module = OwnedModule::new(ir::location(func));
+    ir::append(module.body(), ir::clone(func));
+    module
+}
+
+/// Runs the stages of `target` that `request` asks for on `module` (a `builtin.module`
+/// holding the fused `loop` functions), as a runner compiles: the pass stages through
+/// one pass manager that knows every registered pass ([`crate::lookup_pass`]), then the
+/// code-writing stage if it was asked for (its text). The first error the passes
+/// report, located, on failure.
+pub fn run(
+    target: &'static dyn Target,
+    module: MlirOperation,
+    request: &StageRequest<'_>,
+) -> Result<Option<String>, ExecError> {
+    let plan = plan(target, request).map_err(ExecError::msg)?;
+    // SAFETY: `module` is alive; its context outlives this call.
+    let context = unsafe { melior::ContextRef::from_raw(mlir_sys::mlirOperationGetContext(module)) };
+    // SAFETY: as above.
+    let context = unsafe { context.to_ref() };
+    let sink = DiagnosticSink::new();
+    sink.capture(context);
+    let steps = parse_pipeline(
+        &format!("builtin.module({})", plan.pipeline()),
+        crate::lookup_pass,
+    )
+    .map_err(ExecError::msg)?;
+    let settings = Rc::new(DriverSettings {
+        target: Some(TargetRef(target)),
+        ..DriverSettings::default()
+    });
+    let manager = build_pass_manager(context, &steps, &sink, &settings).map_err(ExecError::msg)?;
+    // SAFETY: both are alive; the manager runs on `module` in place.
+    let ran = unsafe { mlir_sys::mlirPassManagerRunOnOp(manager.to_raw(), module) };
+    let diagnostics = sink.take();
+    if ran.value == 0 {
+        let first = diagnostics.into_iter().find(|d| d.severity == Severity::Error);
+        return Err(match first {
+            Some(d) => ExecError {
+                loc: d.loc,
+                message: d.message,
+            },
+            None => ExecError::msg(format!("the stages of target '{}' failed", target.name())),
+        });
+    }
+    plan.emit(module).map_err(|e| match e.op {
+        Some(op) => ExecError::at(op, e.message),
+        None => ExecError::msg(e.message),
+    })
+}
+
 /// `STAGE` or `STAGE{options}` (`fuse-opt --emit=ptx{fp-fusion=false}`).
 pub fn parse_stage_spec(spec: &str) -> Result<(&str, Option<&str>), String> {
     match spec.split_once('{') {
@@ -171,7 +251,7 @@ mod tests {
     use super::*;
 
     fn gpu() -> &'static dyn Target {
-        fuselab_targets::target("gpu").expect("gpu target").target
+        crate::target("gpu").expect("gpu target").target
     }
 
     /// The GPU's pipeline as fuse-gpu ran it before the stages drove it (spelled
@@ -190,6 +270,7 @@ mod tests {
                 stop: Some("gpu"),
                 options: vec![("tile", "max-rblock=2048".into())],
                 skip: vec!["variants"],
+                ..Default::default()
             },
         )
         .expect("plan");
@@ -230,7 +311,7 @@ mod tests {
             ..Default::default()
         })
         .contains("fp-fusion"));
-        let cpu = fuselab_targets::target("cpu").expect("cpu").target;
+        let cpu = crate::target("cpu").expect("cpu").target;
         let several = plan(
             cpu,
             &StageRequest {
@@ -240,6 +321,50 @@ mod tests {
             },
         );
         assert!(several.expect_err("an error").contains("takes no options"));
+    }
+
+    /// `start` leaves out the stages before it (a Spyre function that carries its
+    /// layouts starts at `ktir`); a start after the stop, or options of a stage before
+    /// the start, are refused.
+    #[test]
+    fn a_run_can_start_at_a_later_stage() {
+        let spyre = crate::target("spyre").expect("spyre").target;
+        let from_ktir = plan(
+            spyre,
+            &StageRequest {
+                start: Some("ktir"),
+                ..Default::default()
+            },
+        )
+        .expect("plan");
+        assert_eq!(from_ktir.pipeline(), "spyre-lower-to-ktir");
+        let middle = plan(
+            spyre,
+            &StageRequest {
+                start: Some("work"),
+                stop: Some("scratchpad"),
+                ..Default::default()
+            },
+        )
+        .expect("plan");
+        assert_eq!(middle.pipeline(), "spyre-divide-work,spyre-plan-scratchpad");
+        let err = |request: StageRequest<'_>| plan(spyre, &request).expect_err("an error");
+        assert_eq!(
+            err(StageRequest {
+                start: Some("ktir"),
+                stop: Some("work"),
+                ..Default::default()
+            }),
+            "stage 'ktir' of target 'spyre' comes after 'work', the last stage run"
+        );
+        assert_eq!(
+            err(StageRequest {
+                start: Some("ktir"),
+                options: vec![("layouts", "solver=beam".into())],
+                ..Default::default()
+            }),
+            "options of stage 'layouts', which comes before 'ktir', the first stage run"
+        );
     }
 
     #[test]
@@ -256,7 +381,7 @@ mod tests {
     /// stage's passes registered.
     #[test]
     fn every_target_has_well_formed_stages() {
-        for entry in fuselab_targets::TARGETS {
+        for entry in crate::TARGETS {
             let stages = entry.target.stages();
             assert!(!stages.is_empty(), "{} has no stages", entry.target.name());
             for (i, stage) in stages.iter().enumerate() {
@@ -269,7 +394,7 @@ mod tests {
                 match stage.work {
                     StageWork::Emit { .. } => assert_eq!(i, stages.len() - 1, "{}", stage.name),
                     StageWork::Passes(pipeline) => {
-                        super::super::parse_pipeline(&format!("builtin.module({pipeline})"))
+                        parse_pipeline(&format!("builtin.module({pipeline})"), crate::lookup_pass)
                             .unwrap_or_else(|e| panic!("{}: {e}", stage.name));
                     }
                 }
