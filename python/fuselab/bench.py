@@ -1,0 +1,206 @@
+"""Whole forwards timed side by side: ``python -m fuselab.bench``.
+
+    python -m fuselab.bench [--models FILE[:NAME,NAME...]]... [--threads 1,2]
+                            [--strategies inductor,tvm] [--runs 10] [--json FILE]
+
+Per model and thread count T (``torch.set_num_threads(T)``; fuselab's parallel steps on
+when T > 1), in this process one after another: eager PyTorch, ``torch.compile``
+(Inductor) and fuselab with each strategy (:func:`fuselab.compare` with ``time=True``:
+the median wall time of ``--runs`` calls after a warm-up, and the largest difference
+from eager's outputs). Prints a table per thread count with each strategy's time over
+Inductor's and their geometric mean, with the machine and versions; ``--json`` writes
+the same as data. CPU only: the GPU path is measured by ``tools/gpu/run.py`` on bundles.
+
+A models file is Python defining ``MODELS`` (name to ``(build, make_inputs)``: ``build()``
+returns the module, as ``tools/models/corpus.py``) or ``WORKLOADS`` (name to ``(fn,
+make_inputs)`` with ``fn`` a function of the inputs, as ``tools/gpu/workloads.py``). By
+default the repository's workloads, when run from its root.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import math
+import os
+import platform
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import torch
+
+import fuselab
+from fuselab.compare import compare
+
+DEFAULT_MODELS = "tools/gpu/workloads.py"
+
+Entry = tuple[Callable[[], torch.nn.Module], Callable[[], tuple[Any, ...]]]
+
+
+class _Call(torch.nn.Module):
+    """A workload function as a module."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *args: Any) -> Any:
+        return self.fn(*args)
+
+
+def load_models(spec: str) -> dict[str, Entry]:
+    """The models of ``FILE[:NAME,NAME...]`` (all of the file's without names), each as
+    ``(build, make_inputs)``; a ValueError names an unknown model or a file defining
+    neither ``MODELS`` nor ``WORKLOADS``."""
+    path, _, names = spec.partition(":")
+    file = Path(path)
+    if not file.is_file():
+        raise ValueError(f"fuselab.bench: no models file {path!r}")
+    loader = importlib.util.spec_from_file_location(f"fuselab_bench_{file.stem}", file)
+    if loader is None or loader.loader is None:
+        raise ValueError(f"fuselab.bench: cannot load {path!r} as Python")
+    module = importlib.util.module_from_spec(loader)
+    sys.path.insert(0, str(file.parent))
+    try:
+        loader.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(file.parent))
+    table: dict[str, Entry]
+    if hasattr(module, "MODELS"):
+        table = dict(module.MODELS)
+    elif hasattr(module, "WORKLOADS"):
+        table = {name: ((lambda fn=fn: _Call(fn)), inputs) for name, (fn, inputs) in module.WORKLOADS.items()}
+    else:
+        raise ValueError(f"fuselab.bench: {path!r} defines neither MODELS nor WORKLOADS")
+    wanted = [n for n in names.split(",") if n]
+    unknown = [n for n in wanted if n not in table]
+    if unknown:
+        raise ValueError(f"fuselab.bench: {path!r} has no models {unknown}; it has {sorted(table)}")
+    return {n: table[n] for n in wanted} if wanted else table
+
+
+@dataclass
+class Result:
+    """One model at one thread count: seconds per call of eager, Inductor and each
+    strategy (``None``: not compiled, with the reason in ``fallbacks``), and each
+    strategy's largest difference from eager."""
+
+    model: str
+    threads: int
+    eager_s: float | None = None
+    inductor_s: float | None = None
+    seconds: dict[str, float | None] = field(default_factory=dict)
+    max_error: dict[str, float | None] = field(default_factory=dict)
+    fallbacks: dict[str, str] = field(default_factory=dict)
+    eager_regions: dict[str, int] = field(default_factory=dict)
+
+    def ratio(self, strategy: str) -> float | None:
+        """The strategy's time over Inductor's."""
+        s = self.seconds.get(strategy)
+        return s / self.inductor_s if s and self.inductor_s else None
+
+
+def measure(name: str, entry: Entry, threads: int, strategies: Sequence[str], runs: int) -> Result:
+    """``name`` at ``threads`` threads: eager, Inductor and every strategy, timed in this
+    process (:func:`fuselab.compare`)."""
+    build, make_inputs = entry
+    torch.manual_seed(0)
+    torch.set_num_threads(threads)
+    torch._dynamo.reset()
+    model = build().eval()
+    table = compare(model, make_inputs(), strategies=strategies, time=True, runs=runs, parallel=threads > 1)
+    result = Result(name, threads, table.eager_seconds, table.inductor_seconds)
+    for row in table.rows:
+        result.seconds[row.strategy] = row.seconds
+        result.max_error[row.strategy] = row.max_error
+        if row.fallback is not None:
+            result.fallbacks[row.strategy] = row.fallback
+        if row.eager_regions:
+            result.eager_regions[row.strategy] = row.eager_regions
+    return result
+
+
+def geomean(values: Sequence[float]) -> float | None:
+    """The geometric mean (``None`` of nothing)."""
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def render(results: Sequence[Result], strategies: Sequence[str]) -> str:
+    """A table per thread count: milliseconds per call, each strategy's ratio to Inductor
+    and its largest error, then the geometric mean of the ratios."""
+    lines: list[str] = []
+    for threads in sorted({r.threads for r in results}):
+        rows = [r for r in results if r.threads == threads]
+        head = ["model", "eager ms", "inductor ms"] + [f"{s} ms (x ind., err)" for s in strategies]
+        cells = [head]
+        for r in rows:
+            line = [r.model, _ms(r.eager_s), _ms(r.inductor_s)]
+            for s in strategies:
+                if s in r.fallbacks:
+                    line.append("not compiled")
+                    continue
+                ratio, err = r.ratio(s), r.max_error.get(s)
+                eager = f", {r.eager_regions[s]} eager" if s in r.eager_regions else ""
+                line.append(f"{_ms(r.seconds.get(s))} ({'' if ratio is None else f'{ratio:.2f}'}, "
+                            f"{'' if err is None else f'{err:.1e}'}{eager})")
+            cells.append(line)
+        means = ["geomean x inductor", "", ""]
+        for s in strategies:
+            m = geomean([x for x in (r.ratio(s) for r in rows) if x is not None])
+            means.append("" if m is None else f"{m:.2f}")
+        cells.append(means)
+        widths = [max(len(c[i]) for c in cells) for i in range(len(head))]
+        lines.append(f"threads {threads}")
+        lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _ms(seconds: float | None) -> str:
+    return "" if seconds is None else f"{seconds * 1e3:.3f}"
+
+
+def machine() -> dict[str, Any]:
+    """Where the numbers were measured."""
+    return {"machine": platform.machine(), "processor": platform.processor() or platform.platform(),
+            "cpus": os.cpu_count(), "python": platform.python_version(), "torch": torch.__version__,
+            "fuselab": fuselab.__version__}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m fuselab.bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--models", action="append", metavar="FILE[:NAME,...]",
+                        help=f"a models file and, optionally, which of its models (default {DEFAULT_MODELS})")
+    parser.add_argument("--threads", default="1", help="thread counts, comma-separated (default 1)")
+    parser.add_argument("--strategies", default="inductor,tvm", help="fuselab strategies (default inductor,tvm)")
+    parser.add_argument("--runs", type=int, default=10, help="timed calls per measurement (default 10)")
+    parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    args = parser.parse_args(argv)
+    try:
+        threads = [int(t) for t in args.threads.split(",")]
+        if any(t < 1 for t in threads):
+            raise ValueError
+    except ValueError:
+        parser.error(f"--threads takes positive integers, comma-separated, not {args.threads!r}")
+    strategies = [s for s in args.strategies.split(",") if s]
+    try:
+        for s in strategies:
+            fuselab._native.check_strategy(s)
+        models: dict[str, Entry] = {}
+        for spec in args.models or [DEFAULT_MODELS]:
+            models.update(load_models(spec))
+    except ValueError as e:
+        parser.error(str(e))
+    results = [measure(name, entry, t, strategies, args.runs) for t in threads for name, entry in models.items()]
+    print(render(results, strategies) + json.dumps(machine()))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"machine": machine(), "results": [asdict(r) for r in results]}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
