@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from typing import Any, Sequence
 
 import torch
@@ -32,16 +33,33 @@ def aot_compile(model: torch.nn.Module, example_inputs: Sequence[torch.Tensor], 
     ``strategy`` into the package folder ``path`` (created); returns ``path``. Raises
     ValueError with fuselab's located message when the model does not compile (an op
     outside the op table: there is no eager fallback ahead of time)."""
+    from fuselab.graph import Unsupported
+
+    try:
+        write_package(model, example_inputs, path, strategy)
+    except Unsupported as e:
+        raise ValueError(f"fuselab.aot_compile: {e}") from None
+    return path
+
+
+def write_package(model: torch.nn.Module, example_inputs: Sequence[Any], path: str, strategy: str,
+                  name: str = "forward") -> None:
+    """The package of ``model`` in ``path``; raises :class:`fuselab.graph.Unsupported`
+    (``by_import`` when the importer refused the graph, so that its other regions may
+    still compile)."""
     from fuselab import _native
     from fuselab.graph import Unsupported, export_archive, lifted_inputs
 
+    ep, archive = export_archive(model, example_inputs)
     try:
-        ep, archive = export_archive(model, example_inputs)
-    except Unsupported as e:
-        raise ValueError(f"fuselab.aot_compile: {e}") from None
-    text = _native.import_pt2(archive, "forward")
+        text = _native.import_pt2(archive, name)
+    except ValueError as e:
+        raise Unsupported(str(e), by_import=True) from None
     os.makedirs(path, exist_ok=True)
-    _native.compile_gpu(text, "forward", strategy, path)
+    try:
+        _native.compile_gpu(text, name, strategy, path)
+    except ValueError as e:
+        raise Unsupported(str(e)) from None
     weights: list[torch.Tensor] = []
     inputs: list[dict[str, int]] = []
     for entry in lifted_inputs(ep):
@@ -61,7 +79,6 @@ def aot_compile(model: torch.nn.Module, example_inputs: Sequence[torch.Tensor], 
     with open(os.path.join(path, "program.json"), "w", encoding="utf-8") as f:
         json.dump(program, f, indent=1)
         f.write("\n")
-    return path
 
 
 class Loaded:
@@ -103,3 +120,35 @@ class Loaded:
 def load(path: str) -> Loaded:
     """The program of the package folder ``path`` (written by :func:`aot_compile`)."""
     return Loaded(path)
+
+
+class GpuGraph:
+    """A graph the ``torch.compile`` backend compiles for the GPU target
+    (``options={"target": "gpu"}``): its package written once, at compile time, to a
+    temporary folder that lives as long as the graph, and run by the same
+    :class:`Loaded` program as :func:`load`'s. ``report``: the plan's steps (each kernel's
+    name, or a library step's op), as the manifest holds them."""
+
+    def __init__(self, module: torch.nn.Module, example_inputs: Sequence[Any], strategy: str,
+                 name: str) -> None:
+        from fuselab.graph import Unsupported
+
+        if not torch.cuda.is_available():
+            raise Unsupported("the gpu target needs CUDA (torch.cuda.is_available() is False)")
+        for i, x in enumerate(example_inputs):
+            if not isinstance(x, torch.Tensor):
+                raise Unsupported(f"input #{i} is a {type(x).__name__}, not a tensor "
+                                  "(symbolic sizes are dynamic shapes, not supported)")
+            if x.device.type != "cuda":
+                raise Unsupported(f"input #{i} is on {x.device}; the gpu target runs CUDA tensors")
+        self._dir = tempfile.TemporaryDirectory(prefix="fuselab-gpu-")
+        write_package(module, [x.cpu() for x in example_inputs], self._dir.name, strategy, name)
+        self._program = Loaded(self._dir.name)
+        with open(os.path.join(self._dir.name, "manifest.json"), encoding="utf-8") as f:
+            steps = json.load(f).get("steps", [])
+        self.report: list[dict[str, Any]] = [
+            {"target": "gpu", "strategy": strategy, "steps": [s.get("kernel") or s.get("op") for s in steps]}
+        ]
+
+    def __call__(self, *args: Any) -> Any:
+        return self._program(*args)

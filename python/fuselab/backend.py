@@ -3,9 +3,12 @@ options={"strategy": "tvm", "report": "fusion.json"})``.
 
 Each graph dynamo captures is exported (``torch.export``, core ATen, weights lifted to
 inputs), imported into the ``aten`` dialect by fuselab's importer, fused by the chosen
-strategy and compiled for the CPU by the JIT; calls run the compiled code on the input
+strategy and compiled for the CPU by the JIT — calls run the compiled code on the input
 tensors' own storage (non-contiguous inputs are copied once per call) into outputs
-allocated by torch.
+allocated by torch — or, with ``options={"target": "gpu"}``, for the GPU: a package as
+:func:`fuselab.aot_compile` writes, run by :mod:`fuselab.runtime` (PTX kernels launched on
+torch's current stream, buffers from its caching allocator, library steps through
+torch).
 
 A graph holding ops the importer does not know is partitioned (:mod:`fuselab.partition`):
 its supported regions are compiled, the rest runs in eager PyTorch, with a
@@ -59,7 +62,7 @@ def _compile(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], options: O
     ops = sorted({str(n.target) for n in gm.graph.nodes if n.op == "call_function"})
     entry = {"strategy": options.strategy, "graph": graph, "ops": ops}
     try:
-        compiled = compile_or_partition(gm, example_inputs, options.strategy, parallel)
+        compiled = compile_or_partition(gm, example_inputs, options.strategy, parallel, options.target)
     except Unsupported as e:
         reason = str(e)
     except Exception as e:  # export errors: torch's own message
@@ -87,9 +90,9 @@ def _materialized(example_inputs: Sequence[Any]) -> list[Any]:
         if not isinstance(t, torch.Tensor):
             out.append(t)
         elif t.dtype.is_floating_point:
-            out.append(torch.randn(tuple(t.shape), dtype=t.dtype))
+            out.append(torch.randn(tuple(t.shape), dtype=t.dtype, device=t.device))
         else:
-            out.append(torch.zeros(tuple(t.shape), dtype=t.dtype))
+            out.append(torch.zeros(tuple(t.shape), dtype=t.dtype, device=t.device))
     return out
 
 

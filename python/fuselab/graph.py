@@ -114,7 +114,12 @@ class CompiledGraph:
 
 
 def compile_graph(module: torch.nn.Module, example_inputs: Sequence[Any], strategy: str,
-                  parallel: bool, name: str = "graph") -> Callable[..., Any]:
-    """The compiled callable of ``module`` on inputs like ``example_inputs``; raises
-    :class:`Unsupported` when fuselab does not compile it."""
+                  parallel: bool, name: str = "graph", target: str = "cpu") -> Callable[..., Any]:
+    """The compiled callable of ``module`` on inputs like ``example_inputs`` for
+    ``target`` (``cpu``: the JIT; ``gpu``: a GPU package run by :mod:`fuselab.runtime`);
+    raises :class:`Unsupported` when fuselab does not compile it."""
+    if target == "gpu":
+        from fuselab.aot import GpuGraph
+
+        return GpuGraph(module, example_inputs, strategy, name)
     return CompiledGraph(module, example_inputs, strategy, parallel, name)

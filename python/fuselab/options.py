@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from fuselab import _native
 
-TARGETS = ("cpu",)
+TARGETS = ("cpu", "gpu")
 
 
 @dataclass(frozen=True)
@@ -16,7 +16,8 @@ class Options:
 
     strategy: a row of the strategy table (``fuselab.strategies()``; default
         ``inductor``).
-    target: ``cpu`` (the only one the backend runs today).
+    target: ``cpu`` (the JIT, default) or ``gpu`` (PTX kernels and library calls on a
+        CUDA GPU, :class:`fuselab.aot.GpuGraph`).
     report: a path; every graph's fusion reports (``fuse-opt --fusion-report``'s
         objects) and every fallback with its reason are written there as JSON.
     parallel: run large steps' row chunks on OpenMP threads (default: when

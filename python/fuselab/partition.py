@@ -109,7 +109,7 @@ class Partitioned:
 
 
 def partition(module: torch.nn.Module, example_inputs: Sequence[Any], strategy: str,
-              parallel: bool) -> Partitioned:
+              parallel: bool, target: str = "cpu") -> Partitioned:
     """``module`` with its supported regions compiled and the rest eager. Raises
     :class:`Unsupported` when no region compiles (the caller runs the graph eagerly)."""
     with torch.no_grad():
@@ -128,7 +128,7 @@ def partition(module: torch.nn.Module, example_inputs: Sequence[Any], strategy: 
         ops = sorted({_target_name(n) for n in sub.graph.nodes
                       if n.op == "call_function" and n.target is not operator.getitem})
         try:
-            compiled = compile_graph(sub, capture.inputs[name], strategy, parallel, name=name)
+            compiled = compile_graph(sub, capture.inputs[name], strategy, parallel, name=name, target=target)
         except Unsupported as e:
             result.report.append({"region": name, "ops": ops, "fallback": str(e)})
             continue
@@ -141,17 +141,17 @@ def partition(module: torch.nn.Module, example_inputs: Sequence[Any], strategy: 
 
 
 def compile_or_partition(module: torch.nn.Module, example_inputs: Sequence[Any], strategy: str,
-                         parallel: bool) -> Callable[..., Any]:
+                         parallel: bool, target: str = "cpu") -> Callable[..., Any]:
     """``module`` compiled whole (a :class:`fuselab.graph.CompiledGraph`), else — when the
     importer refused it — :func:`partition` (split around what it refuses: a
     :class:`Partitioned`). When neither compiles, raises the whole graph's
     :class:`Unsupported` (or torch's export error): that is the reason worth reporting."""
     try:
-        return compile_graph(module, example_inputs, strategy, parallel)
+        return compile_graph(module, example_inputs, strategy, parallel, target=target)
     except Unsupported as e:
         if not e.by_import:
             raise
         try:
-            return partition(module, example_inputs, strategy, parallel)
+            return partition(module, example_inputs, strategy, parallel, target)
         except Exception:  # no region compiles, or an export/interpretation error
             raise e from None

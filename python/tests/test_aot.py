@@ -64,3 +64,31 @@ def test_a_loaded_package_matches_eager(name: str, tmp_path: Path) -> None:
     with torch.no_grad():
         assert_same(tuple(t.cpu() for t in torch.utils._pytree.tree_leaves(program(*args))),
                     tuple(torch.utils._pytree.tree_leaves(model(*args))))
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the fallback a machine without CUDA takes")
+def test_the_gpu_target_without_cuda_falls_back_with_the_reason() -> None:
+    build, inputs = MODELS["gelu_mlp"]
+    model, args = build().eval(), inputs()
+    with torch.no_grad(), pytest.warns(fuselab.FallbackWarning, match="the gpu target needs CUDA"):
+        got = torch.compile(model, backend="fuselab", options={"target": "gpu"})(*args)
+    assert_same(got, model(*args))
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="runs PTX: needs a CUDA GPU")
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_the_gpu_target_matches_eager(name: str, tmp_path: Path) -> None:
+    import warnings
+
+    build, inputs = MODELS[name]
+    model = build().eval().cuda()
+    args = tuple(a.cuda() for a in inputs())
+    report = tmp_path / "report.json"
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("error", fuselab.FallbackWarning)
+        compiled = torch.compile(model, backend="fuselab", options={"target": "gpu", "report": str(report)})
+        assert_same(compiled(*args), model(*args))
+        again = tuple(torch.randn_like(a) if a.is_floating_point() else a for a in args)
+        assert_same(compiled(*again), model(*again))
+    entries = json.loads(report.read_text())
+    assert entries and all(r["target"] == "gpu" and r["steps"] for e in entries for r in e["reports"])
