@@ -16,8 +16,10 @@ A package is a folder:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shutil
 import tempfile
 from typing import Any, Sequence
 
@@ -47,22 +49,56 @@ def write_package(model: torch.nn.Module, example_inputs: Sequence[Any], path: s
     """The package of ``model`` in ``path``; raises :class:`fuselab.graph.Unsupported`
     (``by_import`` when the importer refused the graph, so that its other regions may
     still compile)."""
-    from fuselab import _native
-    from fuselab.graph import Unsupported, export_archive, lifted_inputs
+    _write(_Imported(model, example_inputs, name), path, strategy)
 
-    ep, archive = export_archive(model, example_inputs)
-    try:
-        text = _native.import_pt2(archive, name)
-    except ValueError as e:
-        raise Unsupported(str(e), by_import=True) from None
+
+class _Imported:
+    """A model exported and imported: the aten text, the lifted inputs, the output spec."""
+
+    def __init__(self, model: torch.nn.Module, example_inputs: Sequence[Any], name: str) -> None:
+        from fuselab import _native
+        from fuselab.graph import Unsupported, export_archive, lifted_inputs
+
+        ep, archive = export_archive(model, example_inputs)
+        try:
+            self.text: str = _native.import_pt2(archive, name)
+        except ValueError as e:
+            raise Unsupported(str(e), by_import=True) from None
+        self.name = name
+        self.lifted = lifted_inputs(ep)
+        self.out_spec = pytree.treespec_dumps(ep.call_spec.out_spec)
+
+    def key(self, strategy: str) -> str:
+        """What the package depends on, hashed: the aten text (deterministic, unlike the
+        archive's bytes), every weight's dtype, shape and bytes, the output structure,
+        the strategy and fuselab's version."""
+        from fuselab import _native
+
+        h = hashlib.sha256()
+        for part in (FORMAT, _native.version(), strategy, self.name, self.text, self.out_spec):
+            h.update(part.encode())
+            h.update(b"\0")
+        for entry in self.lifted:
+            if isinstance(entry, int):
+                h.update(f"user {entry}\0".encode())
+            else:
+                h.update(f"{entry.dtype} {list(entry.shape)}\0".encode())
+                h.update(entry.cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes())
+        return h.hexdigest()[:40]
+
+
+def _write(imported: _Imported, path: str, strategy: str) -> None:
+    from fuselab import _native
+    from fuselab.graph import Unsupported
+
     os.makedirs(path, exist_ok=True)
     try:
-        _native.compile_gpu(text, name, strategy, path)
+        _native.compile_gpu(imported.text, imported.name, strategy, path)
     except ValueError as e:
         raise Unsupported(str(e)) from None
     weights: list[torch.Tensor] = []
     inputs: list[dict[str, int]] = []
-    for entry in lifted_inputs(ep):
+    for entry in imported.lifted:
         if isinstance(entry, int):
             inputs.append({"user": entry})
         else:
@@ -74,11 +110,42 @@ def write_package(model: torch.nn.Module, example_inputs: Sequence[Any], path: s
         "fuselab": _native.version(),
         "strategy": strategy,
         "inputs": inputs,
-        "out_spec": pytree.treespec_dumps(ep.call_spec.out_spec),
+        "out_spec": imported.out_spec,
     }
     with open(os.path.join(path, "program.json"), "w", encoding="utf-8") as f:
         json.dump(program, f, indent=1)
         f.write("\n")
+
+
+def cache_dir() -> str | None:
+    """Where compiled GPU packages are kept across processes: ``$FUSELAB_CACHE_DIR``, else
+    ``~/.cache/fuselab``; ``None`` when ``FUSELAB_CACHE=0`` turns the cache off."""
+    if os.environ.get("FUSELAB_CACHE", "1") == "0":
+        return None
+    return os.environ.get("FUSELAB_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "fuselab")
+
+
+def cached_package(model: torch.nn.Module, example_inputs: Sequence[Any], strategy: str, name: str,
+                   directory: str) -> tuple[str, bool]:
+    """The package of ``model`` in the cache folder ``directory``: ``(path, hit)``. A miss
+    compiles into a temporary folder beside it and renames it into place, so a package
+    in the cache is always whole (of two processes racing, one rename wins)."""
+    imported = _Imported(model, example_inputs, name)
+    path = os.path.join(directory, "gpu", imported.key(strategy))
+    if os.path.isfile(os.path.join(path, "program.json")):
+        return path, True
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    scratch = tempfile.mkdtemp(prefix=os.path.basename(path) + ".", dir=os.path.dirname(path))
+    try:
+        _write(imported, scratch, strategy)
+        os.rename(scratch, path)
+    except OSError:
+        if not os.path.isfile(os.path.join(path, "program.json")):
+            raise
+    finally:
+        if os.path.isdir(scratch):
+            shutil.rmtree(scratch, ignore_errors=True)
+    return path, False
 
 
 class Loaded:
@@ -124,8 +191,10 @@ def load(path: str) -> Loaded:
 
 class GpuGraph:
     """A graph the ``torch.compile`` backend compiles for the GPU target
-    (``options={"target": "gpu"}``): its package written once, at compile time, to a
-    temporary folder that lives as long as the graph, and run by the same
+    (``options={"target": "gpu"}``): its package written once, at compile time, into the
+    on-disk cache (:func:`cached_package`; a later process compiling the same graph with
+    the same weights, strategy and fuselab version loads it instead), or with the cache
+    off into a temporary folder that lives as long as the graph; run by the same
     :class:`Loaded` program as :func:`load`'s. ``report``: the plan's steps (each kernel's
     name, or a library step's op), as the manifest holds them."""
 
@@ -141,13 +210,21 @@ class GpuGraph:
                                   "(symbolic sizes are dynamic shapes, not supported)")
             if x.device.type != "cuda":
                 raise Unsupported(f"input #{i} is on {x.device}; the gpu target runs CUDA tensors")
-        self._dir = tempfile.TemporaryDirectory(prefix="fuselab-gpu-")
-        write_package(module, [x.cpu() for x in example_inputs], self._dir.name, strategy, name)
-        self._program = Loaded(self._dir.name)
-        with open(os.path.join(self._dir.name, "manifest.json"), encoding="utf-8") as f:
+        inputs = [x.cpu() for x in example_inputs]
+        directory = cache_dir()
+        self._dir: tempfile.TemporaryDirectory[str] | None = None
+        if directory is None:
+            self._dir = tempfile.TemporaryDirectory(prefix="fuselab-gpu-")
+            path, hit = self._dir.name, False
+            write_package(module, inputs, path, strategy, name)
+        else:
+            path, hit = cached_package(module, inputs, strategy, name, directory)
+        self._program = Loaded(path)
+        with open(os.path.join(path, "manifest.json"), encoding="utf-8") as f:
             steps = json.load(f).get("steps", [])
         self.report: list[dict[str, Any]] = [
-            {"target": "gpu", "strategy": strategy, "steps": [s.get("kernel") or s.get("op") for s in steps]}
+            {"target": "gpu", "strategy": strategy, "cached": hit,
+             "steps": [s.get("kernel") or s.get("op") for s in steps]}
         ]
 
     def __call__(self, *args: Any) -> Any:

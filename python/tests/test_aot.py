@@ -77,9 +77,10 @@ def test_the_gpu_target_without_cuda_falls_back_with_the_reason() -> None:
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="runs PTX: needs a CUDA GPU")
 @pytest.mark.parametrize("name", sorted(MODELS))
-def test_the_gpu_target_matches_eager(name: str, tmp_path: Path) -> None:
+def test_the_gpu_target_matches_eager(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import warnings
 
+    monkeypatch.setenv("FUSELAB_CACHE_DIR", str(tmp_path / "cache"))
     build, inputs = MODELS[name]
     model = build().eval().cuda()
     args = tuple(a.cuda() for a in inputs())
@@ -92,3 +93,46 @@ def test_the_gpu_target_matches_eager(name: str, tmp_path: Path) -> None:
         assert_same(compiled(*again), model(*again))
     entries = json.loads(report.read_text())
     assert entries and all(r["target"] == "gpu" and r["steps"] for e in entries for r in e["reports"])
+    assert not any(r["cached"] for e in entries for r in e["reports"])
+    # A new compilation of the same graph (as in a new process) loads the cached package.
+    torch._dynamo.reset()
+    report.unlink()
+    with torch.no_grad():
+        compiled = torch.compile(model, backend="fuselab", options={"target": "gpu", "report": str(report)})
+        assert_same(compiled(*args), model(*args))
+    assert all(r["cached"] for e in json.loads(report.read_text()) for r in e["reports"])
+
+
+def test_the_package_cache_hits_on_the_same_graph_and_weights_only(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from fuselab import aot
+
+    build, inputs = MODELS["gelu_mlp"]
+    torch.manual_seed(0)
+    model, args = build().eval(), inputs()
+    first, hit = aot.cached_package(model, args, "inductor", "forward", str(tmp_path))
+    assert not hit and _native.validate_bundle(first) == []
+    assert [p.name for p in (tmp_path / "gpu").iterdir()] == [Path(first).name]  # no scratch left
+
+    def no_compile(*_: object) -> None:
+        raise AssertionError("a cache hit compiled")
+
+    monkeypatch.setattr(_native, "compile_gpu", no_compile)
+    again, hit = aot.cached_package(model, args, "inductor", "forward", str(tmp_path))
+    assert hit and again == first
+    monkeypatch.undo()
+    other, hit = aot.cached_package(model, args, "tvm", "forward", str(tmp_path))
+    assert not hit and other != first
+    with torch.no_grad():
+        next(model.parameters()).add_(1.0)
+    changed, hit = aot.cached_package(model, args, "inductor", "forward", str(tmp_path))
+    assert not hit and changed not in (first, other)
+
+
+def test_the_cache_folder_follows_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from fuselab import aot
+
+    monkeypatch.setenv("FUSELAB_CACHE_DIR", str(tmp_path))
+    assert aot.cache_dir() == str(tmp_path)
+    monkeypatch.setenv("FUSELAB_CACHE", "0")
+    assert aot.cache_dir() is None
