@@ -96,6 +96,7 @@ class Result:
     max_error: dict[str, float | None] = field(default_factory=dict)
     fallbacks: dict[str, str] = field(default_factory=dict)
     eager_regions: dict[str, int] = field(default_factory=dict)
+    error: str | None = None
 
     def ratio(self, strategy: str) -> float | None:
         """The strategy's time over Inductor's."""
@@ -110,8 +111,11 @@ def measure(name: str, entry: Entry, threads: int, strategies: Sequence[str], ru
     torch.manual_seed(0)
     torch.set_num_threads(threads)
     torch._dynamo.reset()
-    model = build().eval()
-    table = compare(model, make_inputs(), strategies=strategies, time=True, runs=runs, parallel=threads > 1)
+    try:
+        model, inputs = build().eval(), make_inputs()
+    except Exception as e:  # a model class missing here (torchvision), a bad builder
+        return Result(name, threads, error=f"cannot build the model: {type(e).__name__}: {e}")
+    table = compare(model, inputs, strategies=strategies, time=True, runs=runs, parallel=threads > 1)
     result = Result(name, threads, table.eager_seconds, table.inductor_seconds)
     for row in table.rows:
         result.seconds[row.strategy] = row.seconds
@@ -137,6 +141,9 @@ def render(results: Sequence[Result], strategies: Sequence[str]) -> str:
         head = ["model", "eager ms", "inductor ms"] + [f"{s} ms (x ind., err)" for s in strategies]
         cells = [head]
         for r in rows:
+            if r.error is not None:
+                cells.append([r.model, r.error[:60]] + [""] * (len(head) - 2))
+                continue
             line = [r.model, _ms(r.eager_s), _ms(r.inductor_s)]
             for s in strategies:
                 if s in r.fallbacks:

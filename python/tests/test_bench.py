@@ -65,3 +65,12 @@ def test_bad_arguments_exit_with_the_reason(capsys: pytest.CaptureFixture[str]) 
             bench.main(argv)
         assert exit_.value.code == 2
         assert message in capsys.readouterr().err
+
+
+def test_a_model_that_cannot_be_built_is_a_row_with_the_reason() -> None:
+    def missing() -> torch.nn.Module:
+        raise ModuleNotFoundError("No module named 'torchvision'", name="torchvision")
+
+    result = bench.measure("resnet", (missing, lambda: ()), 1, ["inductor"], 1)
+    assert result.error is not None and "torchvision" in result.error
+    assert "cannot build the model" in bench.render([result], ["inductor"])
