@@ -5,9 +5,10 @@
 
 Per model and thread count T (``torch.set_num_threads(T)``; fuselab's parallel steps on
 when T > 1), in this process one after another: eager PyTorch, ``torch.compile``
-(Inductor) and fuselab with each strategy (:func:`fuselab.compare` with ``time=True``:
-the median wall time of ``--runs`` calls after a warm-up, and the largest difference
-from eager's outputs). Prints a table per thread count with each strategy's time over
+(Inductor) and ``torch.compile(backend="fuselab")`` with each strategy — the median wall
+time of ``--runs`` calls after a warm-up (:func:`fuselab.compare`'s timer), dynamo's
+guards included on both compiled sides — and each strategy's largest difference from
+eager's outputs. Prints a table per thread count with each strategy's time over
 Inductor's and their geometric mean, with the machine and versions; ``--json`` writes
 the same as data. CPU only: the GPU path is measured by ``tools/gpu/run.py`` on bundles.
 
@@ -26,6 +27,7 @@ import math
 import os
 import platform
 import sys
+import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -33,7 +35,8 @@ from typing import Any, Callable, Sequence
 import torch
 
 import fuselab
-from fuselab.compare import compare
+from fuselab.backend import FallbackWarning
+from fuselab.compare import max_error, seconds_per_call
 
 DEFAULT_MODELS = "tools/gpu/workloads.py"
 
@@ -105,25 +108,44 @@ class Result:
 
 
 def measure(name: str, entry: Entry, threads: int, strategies: Sequence[str], runs: int) -> Result:
-    """``name`` at ``threads`` threads: eager, Inductor and every strategy, timed in this
-    process (:func:`fuselab.compare`)."""
+    """``name`` at ``threads`` threads, each side through ``torch.compile`` as a user runs
+    it (dynamo's guards on every call, for fuselab as for Inductor): eager, Inductor and
+    ``backend="fuselab"`` with every strategy, timed in this process one after another. A
+    strategy whose graphs all ran eagerly is a fallback with the backend's warning; one
+    partitioned around eager ops counts its warnings as eager regions."""
     build, make_inputs = entry
     torch.manual_seed(0)
     torch.set_num_threads(threads)
     torch._dynamo.reset()
     try:
-        model, inputs = build().eval(), make_inputs()
+        model, inputs = build().eval(), tuple(make_inputs())
     except Exception as e:  # a model class missing here (torchvision), a bad builder
         return Result(name, threads, error=f"cannot build the model: {type(e).__name__}: {e}")
-    table = compare(model, inputs, strategies=strategies, time=True, runs=runs, parallel=threads > 1)
-    result = Result(name, threads, table.eager_seconds, table.inductor_seconds)
-    for row in table.rows:
-        result.seconds[row.strategy] = row.seconds
-        result.max_error[row.strategy] = row.max_error
-        if row.fallback is not None:
-            result.fallbacks[row.strategy] = row.fallback
-        if row.eager_regions:
-            result.eager_regions[row.strategy] = row.eager_regions
+    with torch.no_grad():
+        want = model(*inputs)
+        result = Result(name, threads, seconds_per_call(lambda: model(*inputs), runs))
+        inductor = torch.compile(model)
+        result.inductor_s = seconds_per_call(lambda: inductor(*inputs), runs)
+        for strategy in strategies:
+            torch._dynamo.reset()
+            compiled = torch.compile(model, backend="fuselab",
+                                     options={"strategy": strategy, "parallel": threads > 1})
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", FallbackWarning)
+                try:
+                    got = compiled(*inputs)
+                except Exception as e:  # the backend falls back rather than raise; a bug if here
+                    result.fallbacks[strategy] = f"{type(e).__name__}: {e}"
+                    continue
+            messages = [str(w.message) for w in caught if issubclass(w.category, FallbackWarning)]
+            eager = [m for m in messages if "running a graph in eager" in m]
+            if eager and len(eager) == len(messages):
+                result.fallbacks[strategy] = eager[0]
+                continue
+            if messages:
+                result.eager_regions[strategy] = len(messages)
+            result.max_error[strategy] = max_error(got, want)
+            result.seconds[strategy] = seconds_per_call(lambda: compiled(*inputs), runs)
     return result
 
 
@@ -142,7 +164,6 @@ def render(results: Sequence[Result], strategies: Sequence[str]) -> str:
         cells = [head]
         for r in rows:
             if r.error is not None:
-                cells.append([r.model, r.error[:60]] + [""] * (len(head) - 2))
                 continue
             line = [r.model, _ms(r.eager_s), _ms(r.inductor_s)]
             for s in strategies:
@@ -162,6 +183,7 @@ def render(results: Sequence[Result], strategies: Sequence[str]) -> str:
         widths = [max(len(c[i]) for c in cells) for i in range(len(head))]
         lines.append(f"threads {threads}")
         lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
+        lines += [f"{r.model}: {r.error}" for r in rows if r.error is not None]
         lines.append("")
     return "\n".join(lines)
 

@@ -97,7 +97,8 @@ class Comparison:
                 + "".join(row(r, "td") for r in body) + "</tbody></table>")
 
 
-def _seconds(fn: Callable[[], Any], runs: int) -> float:
+def seconds_per_call(fn: Callable[[], Any], runs: int) -> float:
+    """The median wall time of ``runs`` calls of ``fn`` after one warm-up call."""
     fn()
     times = []
     for _ in range(max(runs, 1)):
@@ -107,7 +108,8 @@ def _seconds(fn: Callable[[], Any], runs: int) -> float:
     return statistics.median(times)
 
 
-def _max_error(got: Any, want: Any) -> float:
+def max_error(got: Any, want: Any) -> float:
+    """The largest absolute difference between the leaves of two output structures."""
     got_flat = torch.utils._pytree.tree_leaves(got)
     want_flat = torch.utils._pytree.tree_leaves(want)
     if len(got_flat) != len(want_flat):
@@ -162,16 +164,16 @@ def compare(model: torch.nn.Module, example_inputs: Sequence[torch.Tensor], *,
     with torch.no_grad():
         want = model(*inputs)
         if time:
-            result.eager_seconds = _seconds(lambda: model(*inputs), runs)
+            result.eager_seconds = seconds_per_call(lambda: model(*inputs), runs)
             inductor = torch.compile(model)
-            result.inductor_seconds = _seconds(lambda: inductor(*inputs), runs)
+            result.inductor_seconds = seconds_per_call(lambda: inductor(*inputs), runs)
         for name in names:
             row = Row(name)
             try:
                 compiled = _compile(model, inputs, name, parallel, row)
-                row.max_error = _max_error(compiled(*inputs), want)
+                row.max_error = max_error(compiled(*inputs), want)
                 if time:
-                    row.seconds = _seconds(lambda: compiled(*inputs), runs)
+                    row.seconds = seconds_per_call(lambda: compiled(*inputs), runs)
             except Unsupported as e:
                 row = Row(name, fallback=str(e))
             except Exception as e:  # export errors: torch's own message, as the backend

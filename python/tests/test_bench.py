@@ -74,3 +74,14 @@ def test_a_model_that_cannot_be_built_is_a_row_with_the_reason() -> None:
     result = bench.measure("resnet", (missing, lambda: ()), 1, ["inductor"], 1)
     assert result.error is not None and "torchvision" in result.error
     assert "cannot build the model" in bench.render([result], ["inductor"])
+
+
+def test_a_graph_that_runs_eagerly_is_a_fallback_not_a_time() -> None:
+    class Spectrum(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.fft.rfft(x).abs()
+
+    result = bench.measure("fft", (Spectrum, lambda: (torch.randn(4, 64),)), 1, ["inductor"], 1)
+    assert "inductor" in result.fallbacks and "eager" in result.fallbacks["inductor"]
+    assert result.seconds.get("inductor") is None and result.ratio("inductor") is None
+    assert "not compiled" in bench.render([result], ["inductor"])
