@@ -200,16 +200,11 @@ class GpuGraph:
 
     def __init__(self, module: torch.nn.Module, example_inputs: Sequence[Any], strategy: str,
                  name: str) -> None:
-        from fuselab.graph import Unsupported
+        from fuselab.graph import Unsupported, check_inputs
 
         if not torch.cuda.is_available():
             raise Unsupported("the gpu target needs CUDA (torch.cuda.is_available() is False)")
-        for i, x in enumerate(example_inputs):
-            if not isinstance(x, torch.Tensor):
-                raise Unsupported(f"input #{i} is a {type(x).__name__}, not a tensor "
-                                  "(symbolic sizes are dynamic shapes, not supported)")
-            if x.device.type != "cuda":
-                raise Unsupported(f"input #{i} is on {x.device}; the gpu target runs CUDA tensors")
+        check_inputs(example_inputs, "cuda", "the gpu target")
         inputs = [x.cpu() for x in example_inputs]
         directory = cache_dir()
         self._dir: tempfile.TemporaryDirectory[str] | None = None

@@ -60,17 +60,22 @@ def export_archive(module: torch.nn.Module, example_inputs: Sequence[Any]) -> tu
     return ep, buffer.getvalue()
 
 
+def check_inputs(example_inputs: Sequence[Any], device: str, target: str) -> None:
+    """Raises :class:`Unsupported` unless every input is a tensor on ``device``."""
+    for i, x in enumerate(example_inputs):
+        if not isinstance(x, torch.Tensor):
+            raise Unsupported(f"input #{i} is a {type(x).__name__}, not a tensor "
+                              "(symbolic sizes are dynamic shapes, not supported)")
+        if x.device.type != device:
+            raise Unsupported(f"input #{i} is on {x.device}; {target} runs {device.upper()} tensors")
+
+
 class CompiledGraph:
     """A callable with the module's calling convention, running fuselab's code."""
 
     def __init__(self, module: torch.nn.Module, example_inputs: Sequence[Any], strategy: str,
                  parallel: bool, name: str) -> None:
-        for i, x in enumerate(example_inputs):
-            if not isinstance(x, torch.Tensor):
-                raise Unsupported(f"input #{i} is a {type(x).__name__}, not a tensor "
-                                  "(symbolic sizes are dynamic shapes, not supported)")
-            if x.device.type != "cpu":
-                raise Unsupported(f"input #{i} is on {x.device}; the CPU target runs CPU tensors")
+        check_inputs(example_inputs, "cpu", "the CPU target")
         ep, archive = export_archive(module, example_inputs)
         try:
             text = _native.import_pt2(archive, name)
