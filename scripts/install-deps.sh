@@ -4,14 +4,15 @@
 # packages, oneDNN (the CPU JIT's GEMMs and convolutions) and single-threaded OpenBLAS
 # (both loaded at run time; without oneDNN the JIT takes OpenBLAS and its own im2col
 # convolution, without either matrixmultiply), and the LLVM OpenMP runtime that runs
-# the JIT's parallel steps (fuse-run --parallel). Idempotent and fast when everything is present: it only calls apt-get
+# the JIT's parallel steps (fuse-run --parallel), and Debian's chromium, the headless
+# browser the visual fusion report's tests render pages in. Idempotent and fast when everything is present: it only calls apt-get
 # for packages that dpkg does not report as installed.
 set -euo pipefail
 
 PACKAGES=(
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools libpolly-22-dev
   libclang-22-dev clang-22 libzstd-dev zlib1g-dev libxml2-dev libopenblas0-serial
-  libomp-22-dev libdnnl2
+  libomp-22-dev libdnnl2 chromium
 )
 
 missing=()

@@ -11,6 +11,9 @@ missing=()
 "$py" -c "import transformers" 2>/dev/null || missing+=(transformers)
 # numpy: the bundle reader (fuselab.runtime, tools/gpu/run.py) and its fixture test.
 "$py" -c "import numpy" 2>/dev/null || missing+=(numpy)
+# playwright: drives Debian's chromium (scripts/install-deps.sh) in the visual report's
+# browser tests; its own browser download is not used.
+"$py" -c "import playwright" 2>/dev/null || missing+=(playwright)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-python-deps: pip install ${missing[*]}" >&2
   "$py" -m pip install --quiet "${missing[@]}"

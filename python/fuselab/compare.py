@@ -8,11 +8,16 @@ HBM bytes read and written, the largest kernel's bytes), the largest difference 
 eager PyTorch's outputs and, with ``time=True``, the median seconds per call beside
 eager PyTorch's and ``torch.compile``'s (Inductor), measured in this process one after
 another. A strategy that does not compile the model is a row with its reason.
+
+In a notebook the comparison shows as its table and the visual fusion report below it
+(the page of ``fuse-opt --fusion-compare=html``: each strategy's graph with its kernels
+as groups); :meth:`Comparison.html` returns that page.
 """
 
 from __future__ import annotations
 
 import html
+import json
 import statistics
 import time as clock
 from dataclasses import dataclass, field
@@ -44,6 +49,7 @@ class Row:
     eager_regions: int = 0
     fallback: str | None = None
     reported: bool = False
+    reports: list[dict[str, Any]] = field(default_factory=list)
 
     def cells(self, eager_s: float | None, inductor_s: float | None) -> list[str]:
         """The row as text cells, in :data:`COLUMNS` order."""
@@ -90,11 +96,22 @@ class Comparison:
 
     __repr__ = __str__
 
+    def html(self, title: str = "fuselab.compare") -> str:
+        """The visual fusion report of the compiled strategies: one self-contained HTML
+        page (the same page as ``fuse-opt --fusion-compare=html``)."""
+        results = [{"strategy": r.strategy, "reports": r.reports} for r in self.rows if r.reports]
+        return _native.fusion_html(json.dumps(results), title)
+
     def _repr_html_(self) -> str:
         head, *body = self.table()
         row = lambda cells, tag: "<tr>" + "".join(f"<{tag}>{html.escape(c)}</{tag}>" for c in cells) + "</tr>"
-        return ("<table class='fuselab-compare'><thead>" + row(head, "th") + "</thead><tbody>"
-                + "".join(row(r, "td") for r in body) + "</tbody></table>")
+        table = ("<table class='fuselab-compare'><thead>" + row(head, "th") + "</thead><tbody>"
+                 + "".join(row(r, "td") for r in body) + "</tbody></table>")
+        if not any(r.reports for r in self.rows):
+            return table
+        # The page in a frame of its own: its script and style stay out of the notebook's.
+        return (table + "<iframe class='fuselab-report' style='width:100%;height:720px;border:0' srcdoc=\""
+                + html.escape(self.html(), quote=True) + "\"></iframe>")
 
 
 def seconds_per_call(fn: Callable[[], Any], runs: int) -> float:
@@ -122,6 +139,7 @@ def max_error(got: Any, want: Any) -> float:
 def _add_reports(row: Row, reports: Sequence[dict[str, Any]]) -> None:
     for report in reports:
         row.reported = True
+        row.reports.append(report)
         totals = report.get("totals", {})
         row.kernels += totals.get("kernels", 0)
         row.extern_kernels += totals.get("extern_kernels", 0)

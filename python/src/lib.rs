@@ -115,6 +115,35 @@ fn supported_targets() -> Vec<&'static str> {
     fuselab_import::supported_targets()
 }
 
+/// The visual fusion report (`fuse-opt --fusion-compare=html`'s page) of `results`, a
+/// JSON list of `{"strategy": name, "reports": [fusion report, ...]}` (the reports of
+/// `Graph.report()`), titled `title`.
+#[pyfunction]
+fn fusion_html(results: &str, title: &str) -> PyResult<String> {
+    let error = |e: String| PyValueError::new_err(format!("fuselab: {e}"));
+    let value: serde_json::Value = serde_json::from_str(results).map_err(|e| error(e.to_string()))?;
+    let entries = value
+        .as_array()
+        .ok_or_else(|| error("fusion_html expects a JSON list of strategy results".into()))?;
+    let results = entries
+        .iter()
+        .map(|entry| {
+            let strategy = entry
+                .get("strategy")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default();
+            let reports = entry
+                .get("reports")
+                .and_then(serde_json::Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            fuselab_report::StrategyResult::from_reports(strategy, None, &reports)
+                .map_err(|e| error(e.to_string()))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(fuselab_report::html(title, &results, None))
+}
+
 /// The compiler's version (part of the compiled-graph cache key).
 #[pyfunction]
 fn version() -> &'static str {
@@ -132,5 +161,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(supported_targets, m)?)?;
     m.add_function(wrap_pyfunction!(compile_gpu, m)?)?;
     m.add_function(wrap_pyfunction!(validate_bundle, m)?)?;
+    m.add_function(wrap_pyfunction!(fusion_html, m)?)?;
     Ok(())
 }

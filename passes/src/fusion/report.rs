@@ -3,13 +3,18 @@
 //! totals; the eager baseline (one kernel per original aten op, recorded by
 //! `--lower-aten-to-loop`); and every rejected candidate pair with its reason.
 //!
+//! The report also holds the graph the strategy decided over (`graph.nodes`: every
+//! analysis node with its kind, aten origins, source location, the buffers it reads and
+//! the bytes it writes), so a reader can draw the decision (`fuse-opt
+//! --fusion-compare=html`) without the IR.
+//!
 //! Bytes follow the seed article's accounting (seed 000 Table 2): a kernel reads each
 //! buffer it does not produce once, whole, and writes each buffer it produces that is
 //! used outside it (a graph output or another kernel's input). Buffers produced and last
 //! used inside one kernel are kernel-local (`remove_kernel_local_buffers`): no traffic.
 
 use super::plan::{Evaluation, FusionPlan, Rejection};
-use crate::analysis::memory_deps::{NodeKind, SchedGraph};
+use crate::analysis::memory_deps::{NodeKind, SchedGraph, SchedNode};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -53,6 +58,58 @@ impl KernelReport {
     }
 }
 
+/// One analysis node of the graph a strategy decided over.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeReport {
+    /// Buffer name (`buf3`).
+    pub name: String,
+    /// `pointwise`, `reduction` or `extern`.
+    pub kind: &'static str,
+    /// Aten ops it computes.
+    pub origins: Vec<String>,
+    /// Source location of its aten op (`file:line:col`), if known.
+    pub loc: Option<String>,
+    /// Buffers it reads: other nodes' names and function arguments (`arg0_1`), sorted.
+    pub reads: Vec<String>,
+    /// Bytes of its output buffer.
+    pub bytes: u64,
+    /// Whether the function returns its buffer.
+    pub output: bool,
+}
+
+impl NodeReport {
+    fn new(node: &SchedNode) -> Self {
+        let mut reads: Vec<String> = node.reads.iter().map(|d| d.buffer.clone()).collect();
+        reads.sort();
+        reads.dedup();
+        Self {
+            name: node.name.clone(),
+            kind: match node.kind {
+                NodeKind::Pointwise => "pointwise",
+                NodeKind::Reduction => "reduction",
+                NodeKind::Extern => "extern",
+            },
+            origins: node.origins.clone(),
+            loc: node.loc.as_ref().map(ToString::to_string),
+            reads,
+            bytes: node.out_bytes,
+            output: node.is_output,
+        }
+    }
+
+    fn to_json(&self) -> Value {
+        json!({
+            "name": self.name,
+            "kind": self.kind,
+            "origins": self.origins,
+            "loc": self.loc,
+            "reads": self.reads,
+            "bytes": self.bytes,
+            "output": self.output,
+        })
+    }
+}
+
 /// The report of one function.
 #[derive(Clone, Debug)]
 pub struct FunctionReport {
@@ -68,6 +125,8 @@ pub struct FunctionReport {
     pub node_names: Vec<String>,
     /// Eager baseline `(kernels, bytes_read, bytes_written)`, if known.
     pub unfused: Option<[i64; 3]>,
+    /// The graph decided over, in analysis order.
+    pub nodes: Vec<NodeReport>,
 }
 
 impl FunctionReport {
@@ -165,6 +224,7 @@ impl FunctionReport {
             rejections: Vec::new(),
             node_names: graph.nodes.iter().map(|n| n.name.clone()).collect(),
             unfused: graph.unfused,
+            nodes: graph.nodes.iter().map(NodeReport::new).collect(),
         }
     }
 
@@ -234,6 +294,7 @@ impl FunctionReport {
                 "kernels": kernels, "bytes_read": read, "bytes_written": written, "bytes_total": read + written,
             });
         }
+        out["graph"] = json!({ "nodes": self.nodes.iter().map(NodeReport::to_json).collect::<Vec<_>>() });
         out
     }
 }

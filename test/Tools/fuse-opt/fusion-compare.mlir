@@ -31,7 +31,7 @@
 // JSON: "fusion_time_s": {{[0-9.e-]+}}
 
 // WITHPASS: fuse-opt: error: --fusion-compare runs its own pipelines; it cannot be combined with pass flags
-// FORMAT: fuse-opt: error: --fusion-compare expects 'text' or 'json', got 'xml'
+// FORMAT: fuse-opt: error: --fusion-compare expects 'text', 'json' or 'html', got 'xml'
 // BADOP: fusion-compare.mlir:[[@LINE+2]]:8: error: unregistered operation 'aten.frobnicate'
 func.func @bad(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = "aten.frobnicate"(%x) : (tensor<4xf32>) -> tensor<4xf32>

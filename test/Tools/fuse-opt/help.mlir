@@ -31,7 +31,7 @@
 // PASSES-NEXT: aggressive=<bool> {{.*}}(default: false)
 // The TVM strategy, the common entry and the comparison.
 // RUN: fuse-opt --help | FileCheck %s --check-prefix=TVM
-// TVM: --fusion-compare[=text|json]
+// TVM: --fusion-compare[=text|json|html]
 // TVM: --lower-aten-to-loop
 // TVM-NEXT: materialize-views=<bool> {{.*}}(default: false)
 // TVM: --annotate-op-pattern

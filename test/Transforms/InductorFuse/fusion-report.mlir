@@ -36,6 +36,27 @@
 // CHECK-NEXT:   "bytes_read": 46153728,
 // CHECK-NEXT:   "bytes_written": 37752832,
 // CHECK-NEXT:   "bytes_total": 83906560
+// The graph decided over (what the visual report draws): after inlining, the row mean
+// (buf0, at the aten.mean, line 12 of the example) and the output (buf1, at the last
+// aten.add, line 15), each with the aten ops it computes and the buffers it reads.
+// CHECK:      "graph": {
+// CHECK-NEXT:   "nodes": [
+// CHECK:          "name": "buf0",
+// CHECK-NEXT:     "kind": "reduction",
+// CHECK:          "loc": "{{.*}}seed_10op.mlir:12:8",
+// CHECK-NEXT:     "reads": [
+// CHECK-NEXT:       "arg0_1",
+// CHECK-NEXT:       "arg1_1"
+// CHECK-NEXT:     ],
+// CHECK-NEXT:     "bytes": 4096,
+// CHECK-NEXT:     "output": false
+// CHECK:          "name": "buf1",
+// CHECK-NEXT:     "kind": "pointwise",
+// CHECK:          "loc": "{{.*}}seed_10op.mlir:15:8",
+// CHECK:            "buf0"
+// CHECK-NEXT:     ],
+// CHECK-NEXT:     "bytes": 4194304,
+// CHECK-NEXT:     "output": true
 
 // Rejections carry Inductor's reasons, in the report and (with --fusion-explain) as
 // remarks at the second node's location.

@@ -1,7 +1,8 @@
-//! `fuse-opt --fusion-compare[=text|json]`: runs every fusion strategy on the same aten
-//! input and prints one row per strategy — kernels, extern kernels, launches, bytes
+//! `fuse-opt --fusion-compare[=text|json|html]`: runs every fusion strategy on the same
+//! aten input and prints one row per strategy — kernels, extern kernels, launches, bytes
 //! read from / written to memory (HBM), the largest kernel, and the time the fusion
-//! passes took — next to the eager baseline (one kernel per aten op).
+//! passes took — next to the eager baseline (one kernel per aten op); `html` writes the
+//! visual report (`fuselab_report`): the same rows and each strategy's drawing.
 //!
 //! Each strategy of the strategy table gets its own pipeline, as its reference system
 //! runs it (`fusion::table::strategy_pipeline`):
@@ -21,6 +22,7 @@ use fuselab_passes::{
     fusion::{table::strategy_pipeline, table::Pipeline, STRATEGIES},
     DriverSettings, ReportCollector, TargetRef,
 };
+use fuselab_report::StrategyResult;
 use serde_json::{json, Value};
 use std::{fmt::Write as _, rc::Rc, time::Instant};
 
@@ -31,57 +33,26 @@ pub enum CompareFormat {
     Text,
     /// One JSON document.
     Json,
+    /// The visual report: one self-contained HTML page.
+    Html,
 }
 
 impl CompareFormat {
-    /// Parses `text` / `json`.
+    /// Parses `text` / `json` / `html`.
     pub fn parse(text: &str) -> Result<Self, String> {
         match text {
             "" | "text" => Ok(Self::Text),
             "json" => Ok(Self::Json),
+            "html" => Ok(Self::Html),
             other => Err(format!(
-                "--fusion-compare expects 'text' or 'json', got '{other}'"
+                "--fusion-compare expects 'text', 'json' or 'html', got '{other}'"
             )),
         }
     }
 }
 
-/// One row of the table.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Row {
-    /// `eager`, `inductor`, `tvm`.
-    pub strategy: String,
-    /// Generated kernels.
-    pub kernels: u64,
-    /// Library calls (mm, bmm, convolution); not split out for the eager baseline.
-    pub extern_kernels: Option<u64>,
-    /// Kernel launches (kernels + extern kernels).
-    pub launches: u64,
-    /// Bytes read from memory.
-    pub bytes_read: u64,
-    /// Bytes written to memory.
-    pub bytes_written: u64,
-    /// Member nodes of the largest kernel (after inlining, for Inductor).
-    pub largest_kernel: u64,
-    /// Seconds the fusion passes took (none for the eager baseline).
-    pub fusion_time_s: Option<f64>,
-}
-
-impl Row {
-    fn to_json(&self) -> Value {
-        json!({
-            "strategy": self.strategy,
-            "kernels": self.kernels,
-            "extern_kernels": self.extern_kernels,
-            "launches": self.launches,
-            "bytes_read": self.bytes_read,
-            "bytes_written": self.bytes_written,
-            "bytes_total": self.bytes_read + self.bytes_written,
-            "largest_kernel": self.largest_kernel,
-            "fusion_time_s": self.fusion_time_s,
-        })
-    }
-}
+/// One row of the table: the report crate's, shared with the HTML page.
+pub use fuselab_report::SummaryRow as Row;
 
 /// The comparison of one function.
 #[derive(Clone, Debug, PartialEq)]
@@ -96,12 +67,10 @@ pub struct FunctionComparison {
 pub struct Comparison {
     /// Per function.
     pub functions: Vec<FunctionComparison>,
+    /// Per strategy, its reports (what the HTML page draws).
+    pub results: Vec<StrategyResult>,
     /// Diagnostics (errors stop the comparison).
     pub diagnostics: Vec<Diagnostic>,
-}
-
-fn field(v: &Value, key: &str) -> u64 {
-    v.get(key).and_then(Value::as_u64).unwrap_or(0)
 }
 
 /// Runs one strategy on `text`; returns its reports and the fusion time.
@@ -159,58 +128,33 @@ pub fn compare(
 ) -> Result<Comparison, String> {
     let sink = DiagnosticSink::new();
     let mut functions: Vec<FunctionComparison> = Vec::new();
+    let mut results = Vec::new();
     for &strategy in STRATEGIES {
         let pipeline = strategy_pipeline(strategy);
         let Some((reports, seconds)) = run_strategy(&pipeline, target, source, buffer_name, &sink)? else {
             return Ok(Comparison {
                 functions: Vec::new(),
+                results: Vec::new(),
                 diagnostics: sink.take(),
             });
         };
-        for (i, report) in reports.iter().enumerate() {
-            let name = report["function"].as_str().unwrap_or_default().to_string();
+        // The whole fusion run's time, shared by the functions of the module.
+        let result = StrategyResult::from_reports(strategy.name(), Some(seconds), &reports)
+            .map_err(|e| e.to_string())?;
+        for (i, report) in result.reports.iter().enumerate() {
             if functions.len() <= i {
-                let unfused = &report["unfused"];
-                let kernels = field(unfused, "kernels");
                 functions.push(FunctionComparison {
-                    function: name,
-                    rows: vec![Row {
-                        strategy: "eager".into(),
-                        kernels,
-                        extern_kernels: None,
-                        launches: kernels,
-                        bytes_read: field(unfused, "bytes_read"),
-                        bytes_written: field(unfused, "bytes_written"),
-                        largest_kernel: 1,
-                        fusion_time_s: None,
-                    }],
+                    function: report.function.clone(),
+                    rows: vec![Row::eager(report)],
                 });
             }
-            let totals = &report["totals"];
-            let largest = report["kernels"]
-                .as_array()
-                .map(|ks| {
-                    ks.iter()
-                        .filter_map(|k| k["members"].as_array().map(Vec::len))
-                        .max()
-                        .unwrap_or(0)
-                })
-                .unwrap_or(0);
-            functions[i].rows.push(Row {
-                strategy: strategy.name().into(),
-                kernels: field(totals, "kernels"),
-                extern_kernels: Some(field(totals, "extern_kernels")),
-                launches: field(totals, "launches"),
-                bytes_read: field(totals, "bytes_read"),
-                bytes_written: field(totals, "bytes_written"),
-                largest_kernel: largest as u64,
-                // The whole fusion run, shared by the functions of the module.
-                fusion_time_s: Some(seconds),
-            });
+            functions[i].rows.push(Row::of(report));
         }
+        results.push(result);
     }
     Ok(Comparison {
         functions,
+        results,
         diagnostics: sink.take(),
     })
 }
@@ -219,10 +163,11 @@ fn mib(bytes: u64) -> String {
     format!("{:.2} MiB", bytes as f64 / (1024.0 * 1024.0))
 }
 
-/// Renders comparisons as text tables or one JSON document.
-pub fn render(functions: &[FunctionComparison], format: CompareFormat) -> String {
-    match format {
-        CompareFormat::Json => {
+/// Renders comparisons as text tables, or as one JSON document when `json`; the HTML
+/// page is [`fuselab_report::html`] of the comparisons' results.
+pub fn render(functions: &[FunctionComparison], json: bool) -> String {
+    if json {
+        {
             let doc = json!({
                 "functions": functions.iter().map(|f| json!({
                     "function": f.function,
@@ -231,7 +176,8 @@ pub fn render(functions: &[FunctionComparison], format: CompareFormat) -> String
             });
             serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
         }
-        CompareFormat::Text => {
+    } else {
+        {
             let mut out = String::new();
             for f in functions {
                 let _ = writeln!(out, "// Fusion comparison of @{}", f.function);

@@ -49,8 +49,13 @@ pub struct Options {
     pub steps: Vec<Step>,
     /// Settings handed to passes (`--fusion-report`, `--fusion-explain`).
     pub settings: fuselab_passes::DriverSettings,
-    /// `--fusion-compare[=text|json]`: compare the strategies instead of running passes.
+    /// `--fusion-compare[=text|json|html]`: compare the strategies instead of running passes.
     pub fusion_compare: Option<CompareFormat>,
+    /// `--fusion-report=FILE.html`: the fusion passes' reports drawn as the visual report
+    /// (collected through `settings.report_collector`).
+    pub fusion_report_html: Option<String>,
+    /// `--fusion-timing=FILE`: measured times shown in the visual report.
+    pub fusion_timing: Option<String>,
     /// Write the result as MLIR bytecode instead of text.
     pub emit_bytecode: bool,
     /// `--mlir-timing`: print each phase's wall time and MLIR's pass timing to stderr.
@@ -70,7 +75,7 @@ enum Input {
 #[derive(Debug)]
 pub enum Command {
     /// Run with these options.
-    Run(Options),
+    Run(Box<Options>),
     /// Print this text to stdout and exit 0 (`--help`, `--version`).
     Print(String),
 }
@@ -105,7 +110,12 @@ GENERAL OPTIONS:
   --mlir-timing                Print to stderr the wall time of each phase (parse, verify,
                                passes, print/write, teardown) and MLIR's per-pass report
   --fusion-report=<file|->     Fusion passes write a JSON report (kernels, bytes, rejected
-                               pairs with reasons) to <file>, or to stdout for '-'
+                               pairs with reasons, the graph decided over) to <file>, or
+                               to stdout for '-'; a <file> ending in .html gets the
+                               visual report (as --fusion-compare=html) of their result
+  --fusion-timing=<file>       Show measured times in the visual report: the GPU
+                               runner's --json rows (per kernel) or fuse-run --bench-json
+                               (per call)
   --fusion-explain             Fusion passes emit a remark at each rejected pair's op
   --target=<name>              The device the fusion strategies ask (legality, limits,
                                costs); see TARGETS below (default: cpu)
@@ -113,11 +123,15 @@ GENERAL OPTIONS:
                                below) up to <stage> and print its result: the IR, or the
                                code of a stage that writes code (ptx, ascendc), e.g.
                                --target=gpu --inductor-fuse --emit='ptx{fp-fusion=false}'
-  --fusion-compare[=text|json] Instead of printing IR, run every fusion strategy on the
+  --fusion-compare[=text|json|html]
+                               Instead of printing IR, run every fusion strategy on the
                                (aten) input with its own pipeline and print one row per
                                strategy: kernels, extern kernels, launches, HBM bytes
                                read/written, largest kernel, fusion time (with the eager
-                               baseline); no pass flags may be given with it
+                               baseline); no pass flags may be given with it. 'html'
+                               writes one self-contained page: the table, and per
+                               strategy the graph drawn with its kernels as groups and
+                               each kernel's members, bytes and rejected neighbours
   --help, -h                   Show this help
   --version                    Show the version
 
@@ -261,7 +275,20 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
                     &mut i,
                     "option '--fusion-report' requires a file name or '-'",
                 )?;
-                options.settings.fusion_report = Some(path);
+                if path.ends_with(".html") {
+                    options.fusion_report_html = Some(path);
+                    options.settings.report_collector = Some(fuselab_passes::ReportCollector::default());
+                } else {
+                    options.settings.fusion_report = Some(path);
+                }
+            }
+            "--fusion-timing" => {
+                options.fusion_timing = Some(flag_value(
+                    value,
+                    args,
+                    &mut i,
+                    "option '--fusion-timing' requires a file name",
+                )?)
             }
             "--pass-pipeline" => {
                 let text = flag_value(value, args, &mut i, "option '--pass-pipeline' requires a value")?;
@@ -314,6 +341,16 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
         }
         options.emit = Some(plan);
     }
+    if options.fusion_timing.is_some()
+        && options.fusion_compare != Some(CompareFormat::Html)
+        && options.fusion_report_html.is_none()
+    {
+        return Err(
+            "--fusion-timing shows times in the visual report: give --fusion-compare=html or \
+                    --fusion-report=FILE.html"
+                .into(),
+        );
+    }
     if options.fusion_compare.is_some() && !options.steps.is_empty() {
         return Err("--fusion-compare runs its own pipelines; it cannot be combined with pass flags".into());
     }
@@ -334,7 +371,7 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             ));
         }
     }
-    Ok(Command::Run(options))
+    Ok(Command::Run(Box::new(options)))
 }
 
 /// The value of `--flag=value` or `--flag value` (advancing `i` past it).
@@ -527,7 +564,7 @@ pub fn run(args: &[String]) -> i32 {
             print!("{text}");
             return 0;
         }
-        Ok(Command::Run(options)) => options,
+        Ok(Command::Run(options)) => *options,
         Err(message) => {
             let _ = writeln!(stderr, "fuse-opt: error: {message}");
             return 1;
@@ -538,6 +575,27 @@ pub fn run(args: &[String]) -> i32 {
         Err(message) => {
             let _ = writeln!(stderr, "fuse-opt: error: {message}");
             1
+        }
+    }
+}
+
+/// Reads a `--fusion-timing` file.
+fn read_timings(path: &str) -> Result<fuselab_report::Timings, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read timing file '{path}': {e}"))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{path}: not JSON: {e}"))?;
+    fuselab_report::Timings::from_json(&value).map_err(|e| format!("{path}: {e}"))
+}
+
+/// Appends `more` to `results`, strategy by strategy (the functions of another chunk).
+fn merge_results(
+    results: &mut Vec<fuselab_report::StrategyResult>,
+    more: Vec<fuselab_report::StrategyResult>,
+) {
+    for result in more {
+        match results.iter_mut().find(|r| r.strategy == result.strategy) {
+            Some(existing) => existing.reports.extend(result.reports),
+            None => results.push(result),
         }
     }
 }
@@ -565,7 +623,13 @@ fn run_options(options: &Options, stderr: &mut dyn Write) -> Result<i32, String>
         Input::Text(_) if options.split_input_file => texts.iter().map(|t| Source::Text(t)).collect(),
         Input::Text(text) => vec![Source::Text(text)],
     };
+    let timings = match &options.fusion_timing {
+        Some(path) => Some(read_timings(path)?),
+        None => None,
+    };
     let mut outputs: Vec<Vec<u8>> = Vec::new();
+    // `--fusion-compare=html`: every chunk's strategies on one page.
+    let mut page_results: Vec<fuselab_report::StrategyResult> = Vec::new();
     let mut failed = false;
     for &chunk in &chunks {
         if let Some(format) = options.fusion_compare {
@@ -582,8 +646,11 @@ fn run_options(options: &Options, stderr: &mut dyn Write) -> Result<i32, String>
                     let _ = writeln!(stderr, "{buffer_name}: no function to compare");
                 }
                 failed = true;
+            } else if format == CompareFormat::Html {
+                merge_results(&mut page_results, comparison.results);
             } else {
-                outputs.push(compare::render(&comparison.functions, format).into_bytes());
+                outputs
+                    .push(compare::render(&comparison.functions, format == CompareFormat::Json).into_bytes());
             }
             continue;
         }
@@ -603,6 +670,20 @@ fn run_options(options: &Options, stderr: &mut dyn Write) -> Result<i32, String>
         }
         if let Some(output) = result.output {
             outputs.push(output);
+        }
+    }
+    if !page_results.is_empty() {
+        outputs.push(fuselab_report::html(&buffer_name, &page_results, timings.as_ref()).into_bytes());
+    }
+    if let (Some(path), Some(collector)) = (&options.fusion_report_html, &options.settings.report_collector) {
+        let results =
+            fuselab_report::StrategyResult::by_strategy(&collector.take()).map_err(|e| e.to_string())?;
+        if !results.is_empty() {
+            let page = fuselab_report::html(&buffer_name, &results, timings.as_ref());
+            std::fs::write(path, page).map_err(|e| format!("cannot write fusion report '{path}': {e}"))?;
+        } else if !failed {
+            let _ = writeln!(stderr, "{buffer_name}: no fusion pass ran; '{path}' not written");
+            failed = true;
         }
     }
     let text = outputs.join(format!("{SPLIT_MARKER}\n").as_bytes());
