@@ -166,3 +166,20 @@ def test_compare_shows_the_same_page(browser: Any, tmp_path: Path) -> None:
         assert kernels == row.kernels + row.extern_kernels
     assert errors == []
     page.close()
+
+
+def test_a_timed_page_shows_times_and_the_parity_table(browser: Any, tmp_path: Path) -> None:
+    html = tmp_path / "gelu_mlp.html"
+    timing = ROOT / "test" / "Tools" / "fuse-opt" / "Inputs" / "gpu-timing.json"
+    fuse_opt("--fusion-compare=html", f"--fusion-timing={timing}", str(ROOT / "examples" / "gelu_mlp.mlir"),
+             "-o", str(html))
+    page, errors = open_page(browser, html)
+    view = page.locator(".view.active")
+    assert view.get_attribute("data-strategy") == "inductor"
+    assert view.locator("table.parity tbody tr").count() == 3
+    kernel = view.locator('g.kernel[data-name="fused_gelu_0"]')
+    assert (kernel.locator("text.kernel-name").text_content() or "").endswith("132.3 µs")
+    kernel.locator("text.kernel-name").click()
+    assert "132.31 µs per call" in view.locator(".details").inner_text()
+    assert errors == []
+    page.close()

@@ -6,12 +6,13 @@
 //! strategy decided over), so the page needs no IR and no MLIR: this crate depends on
 //! the report's format only. [`model`] reads the reports, [`summary`] makes the rows of
 //! the comparison table (also `--fusion-compare`'s text and JSON), [`layout`] places the
-//! drawing with dagre's layered layout, [`timings`] reads measured times, [`page`]
-//! writes the page.
+//! drawing with dagre's layered layout, [`timings`] reads measured times, [`parity`]
+//! matches fuselab's profiled kernels to Inductor's, [`page`] writes the page.
 
 pub mod layout;
 pub mod model;
 pub mod page;
+pub mod parity;
 pub mod summary;
 pub mod timings;
 

@@ -76,15 +76,16 @@ fn functions(results: &[StrategyResult]) -> Vec<FunctionView<'_>> {
 }
 
 fn summary_table(out: &mut String, view: &FunctionView<'_>, timings: Option<&Timings>) {
+    let inductor = timings.and_then(|t| t.inductor(view.name)).map(|(_, us)| us);
     let _ = write!(
         out,
         "<table class=\"summary\"><thead><tr><th>strategy</th><th>kernels</th><th>extern</th>\
          <th>launches</th><th>HBM read</th><th>HBM written</th><th>HBM total</th>\
          <th>largest kernel (nodes)</th><th>fusion time</th>{}</tr></thead><tbody>",
-        if timings.is_some() {
-            "<th>measured</th>"
-        } else {
-            ""
+        match (timings, inductor) {
+            (Some(_), Some(_)) => "<th>measured</th><th>× Inductor</th>",
+            (Some(_), None) => "<th>measured</th>",
+            _ => "",
         }
     );
     for row in &view.rows {
@@ -111,8 +112,61 @@ fn summary_table(out: &mut String, view: &FunctionView<'_>, timings: Option<&Tim
                 .call_s(view.name, &row.strategy)
                 .map_or_else(|| "-".to_string(), seconds);
             let _ = write!(out, "<td class=\"measured\">{measured}</td>");
+            if let Some(base) = inductor {
+                let ratio = t
+                    .call_s(view.name, &row.strategy)
+                    .map_or_else(|| "-".to_string(), |s| format!("{:.2}", s * 1e6 / base));
+                let _ = write!(out, "<td class=\"vs-inductor\">{ratio}</td>");
+            }
         }
         out.push_str("</tr>");
+    }
+    out.push_str("</tbody></table>");
+    if let (Some(t), Some(us)) = (timings, inductor) {
+        let _ = write!(
+            out,
+            "<p class=\"inductor-time\">torch.compile (Inductor) of the same module: {} per call ({})</p>",
+            seconds(us * 1e-6),
+            escape(t.source)
+        );
+    }
+}
+
+/// The per-kernel parity table of one strategy's view ([`crate::parity`]).
+fn parity_table(out: &mut String, report: &Report, strategy: &str, timings: &Timings) {
+    let Some((inductor, _)) = timings.inductor(&report.function) else {
+        return;
+    };
+    let fuselab = timings.events(&report.function, strategy);
+    if fuselab.is_empty() {
+        return;
+    }
+    out.push_str(
+        "<table class=\"parity\"><caption>Kernel by kernel against Inductor (measured, µs per call; \
+         matched by library name, then by the aten ops in Inductor's kernel name)</caption><thead><tr>\
+         <th>fuselab kernel</th><th>µs</th><th>HBM bytes</th><th>GB/s</th><th>Inductor kernel</th><th>µs</th>\
+         <th>× Inductor</th></tr></thead><tbody>",
+    );
+    let cell = |side: &Option<(String, f64)>| match side {
+        Some((name, us)) => (escape(name), format!("{us:.2}")),
+        None => ("-".to_string(), "-".to_string()),
+    };
+    for row in crate::parity::parity(report, fuselab, inductor) {
+        let (fname, fus) = cell(&row.fuselab);
+        let (iname, ius) = cell(&row.inductor);
+        let bandwidth = match (&row.fuselab, row.bytes) {
+            (Some((_, us)), Some(bytes)) if *us > 0.0 => format!("{:.0}", bytes as f64 / (us * 1e3)),
+            _ => "-".to_string(),
+        };
+        let ratio = match (&row.fuselab, &row.inductor) {
+            (Some((_, a)), Some((_, b))) if *b > 0.0 => format!("{:.2}", a / b),
+            _ => "-".to_string(),
+        };
+        let _ = write!(
+            out,
+            "<tr><td>{fname}</td><td>{fus}</td><td>{}</td><td>{bandwidth}</td><td>{iname}</td><td>{ius}</td><td>{ratio}</td></tr>",
+            row.bytes.map_or_else(|| "-".to_string(), |b| b.to_string()),
+        );
     }
     out.push_str("</tbody></table>");
 }
@@ -360,8 +414,12 @@ pub fn render(title: &str, results: &[StrategyResult], timings: Option<&Timings>
             svg(&mut out, report, drawing, titles, &format!("{f}-{s}"));
             out.push_str(
                 "</div><aside class=\"details\"><p class=\"hint\">Click a kernel or a node for its members, \
-                 bytes and why its neighbours were not fused. Wheel: zoom; drag: pan; double-click: fit.</p></aside></div>",
+                 bytes and why its neighbours were not fused. Wheel: zoom; drag: pan; double-click: fit.</p></aside>",
             );
+            if let Some(t) = timings {
+                parity_table(&mut out, report, &result.strategy, t);
+            }
+            out.push_str("</div>");
         }
         out.push_str("</div></section>");
     }

@@ -17,6 +17,11 @@ pub struct Timings {
     kernels: BTreeMap<(String, String, String), f64>,
     /// `(function, strategy)` → seconds per whole call.
     calls: BTreeMap<(String, String), f64>,
+    /// `(function, strategy)` → fuselab's profiled kernels, in the runner's order.
+    events: BTreeMap<(String, String), Vec<(String, f64)>>,
+    /// `function` → Inductor's profiled kernels and its total µs per call (the runner
+    /// times `torch.compile` of the same module beside each bundle).
+    inductor: BTreeMap<String, (Vec<(String, f64)>, f64)>,
     /// What the file was (`GPU runner`, `fuse-run --bench-json`).
     pub source: &'static str,
 }
@@ -25,6 +30,15 @@ pub struct Timings {
 #[derive(Debug, thiserror::Error)]
 #[error("timing file: {0}")]
 pub struct TimingError(pub String);
+
+/// `[[name, µs], ...]` as the runner writes a profile.
+fn events(list: Option<&Value>) -> Vec<(String, f64)> {
+    list.and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| Some((e.get(0)?.as_str()?.to_string(), e.get(1)?.as_f64()?)))
+        .collect()
+}
 
 impl Timings {
     /// Reads either format.
@@ -43,19 +57,15 @@ impl Timings {
                 if let Some(us) = row.get("fuselab_us").and_then(Value::as_f64) {
                     t.calls.insert((function.clone(), strategy.clone()), us * 1e-6);
                 }
-                for event in row
-                    .get("fuselab_kernels")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    if let (Some(name), Some(us)) = (
-                        event.get(0).and_then(Value::as_str),
-                        event.get(1).and_then(Value::as_f64),
-                    ) {
-                        t.kernels
-                            .insert((function.clone(), strategy.clone(), name.to_string()), us);
-                    }
+                let fuselab = events(row.get("fuselab_kernels"));
+                for (name, us) in &fuselab {
+                    t.kernels
+                        .insert((function.clone(), strategy.clone(), name.clone()), *us);
+                }
+                t.events.insert((function.clone(), strategy.clone()), fuselab);
+                if let Some(us) = row.get("inductor_us").and_then(Value::as_f64) {
+                    t.inductor
+                        .insert(function.clone(), (events(row.get("inductor_kernels")), us));
                 }
             }
             return Ok(t);
@@ -113,6 +123,21 @@ impl Timings {
             .sum()
     }
 
+    /// fuselab's profiled kernels of `function` under `strategy` (µs per call).
+    pub fn events(&self, function: &str, strategy: &str) -> &[(String, f64)] {
+        self.events
+            .get(&(function.to_string(), strategy.to_string()))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// Inductor's profiled kernels of `function` and its total µs per call, if the
+    /// runner timed `torch.compile` beside fuselab.
+    pub fn inductor(&self, function: &str) -> Option<(&[(String, f64)], f64)> {
+        self.inductor
+            .get(function)
+            .map(|(events, us)| (events.as_slice(), *us))
+    }
+
     /// Seconds per whole call of `function` under `strategy`, if measured.
     pub fn call_s(&self, function: &str, strategy: &str) -> Option<f64> {
         self.calls
@@ -142,6 +167,13 @@ mod tests {
             200.25
         );
         assert_eq!(t.call_s("gelu_mlp", "inductor"), Some(300.5e-6));
+        assert_eq!(t.events("gelu_mlp", "inductor").len(), 2);
+        assert!(t.inductor("gelu_mlp").is_none(), "no Inductor timing in this row");
+        let with_inductor = json!([{"function": "f", "strategy": "tvm", "fuselab_us": 2.0,
+            "fuselab_kernels": [["f_k", 2.0]], "inductor_us": 1.5, "inductor_kernels": [["triton_poi_fused_add_0", 1.5]]}]);
+        let t = Timings::from_json(&with_inductor).expect("runner rows");
+        let (events, us) = t.inductor("f").expect("Inductor's side");
+        assert_eq!((events[0].0.as_str(), us), ("triton_poi_fused_add_0", 1.5));
     }
 
     #[test]

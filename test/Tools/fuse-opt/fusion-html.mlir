@@ -46,10 +46,19 @@
 
 // Measured times: the profiled kernel matched by its PTX name (its time in its title
 // and details), the call's total in the summary, the library kernels summed apart.
-// TIMED: <th>measured</th>
+// Beside Inductor's kernels of the same module (the runner's inductor_kernels): the
+// summary's ratio (612.56 / 600.5), and per strategy the parity table — the library
+// kernel paired by name, fused_gelu_0 (gelu) with the Inductor kernel naming gelu
+// (67108864 bytes in 132.31 us: 507 GB/s, 1.10x), Inductor's extra kernel alone.
+// TIMED: <th>measured</th><th>× Inductor</th>
 // TIMED: <tr data-strategy="inductor">
-// TIMED: <td class="measured">612.6 µs</td>
+// TIMED-SAME: <td class="measured">612.6 µs</td><td class="vs-inductor">1.02</td>
+// TIMED: <p class="inductor-time">torch.compile (Inductor) of the same module: 600.5 µs per call
 // TIMED: <text class="kernel-name" {{[^>]*}}>fused_gelu_0 · 132.3 µs</text>
+// TIMED: <table class="parity">
+// TIMED-SAME: <tr><td>cutlass_80_simt_sgemm_256x128_8x4_nn_align1</td><td>480.25</td><td>-</td><td>-</td><td>cutlass_80_simt_sgemm_256x128_8x4_nn_align1</td><td>470.50</td><td>1.02</td></tr>
+// TIMED-SAME: <tr><td>fused_gelu_0</td><td>132.31</td><td>67108864</td><td>507</td><td>triton_poi_fused_addmm_gelu_0</td><td>120.25</td><td>1.10</td></tr>
+// TIMED-SAME: <tr><td>-</td><td>-</td><td>-</td><td>-</td><td>triton_poi_fused_clone_1</td><td>9.75</td><td>-</td></tr></tbody></table>
 // TIMED: "name":"fused_gelu_0"
 // TIMED: "time_us":132.31
 // TIMED: "unmatched_us":480.25
