@@ -6,7 +6,8 @@ Run once where torch is installed (tests do not need torch):
     python3 -m venv /tmp/torchenv && /tmp/torchenv/bin/pip install torch numpy
     /tmp/torchenv/bin/python tools/export_fixtures.py [--out test/Import/Inputs]
 
-Each workload of ../shared/workloads/workloads.py and a few small real modules are
+Each workload of fuselab.models.workloads (the repository's copy of
+../shared/workloads/workloads.py) and a few small real modules are
 exported with `torch.export.export(...).run_decompositions()` (core ATen, as a deployment
 flow hands them over) and saved with `torch.export.save`. The archive is then rewritten
 without its weight, constant and sample-input blobs, so every fixture stays small; the
@@ -24,8 +25,9 @@ import torch.nn as nn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(os.path.dirname(REPO), "shared", "workloads"))
-from workloads import WORKLOADS, Wrap  # noqa: E402
+sys.path.append(os.path.join(REPO, "python"))  # fuselab.models, installed or not
+from fuselab.models import workloads  # noqa: E402
+from fuselab.models.workloads import WORKLOADS, Wrap  # noqa: E402
 
 
 class BasicBlock(nn.Module):
@@ -147,8 +149,6 @@ def error_fixtures(out_dir):
 
 def small_inputs():
     """The workloads at small shapes (the interpreters run these), seeded."""
-    import workloads
-
     g = torch.Generator().manual_seed(7)
 
     def r(*shape):

@@ -1,6 +1,6 @@
 """Whole forwards timed side by side: ``python -m fuselab.bench``.
 
-    python -m fuselab.bench [--models FILE[:NAME,NAME...]]... [--threads 1,2]
+    python -m fuselab.bench [--models MODELS[:NAME,NAME...]]... [--threads 1,2]
                             [--strategies inductor,tvm] [--runs 10] [--json FILE]
 
 Per model and thread count T (``torch.set_num_threads(T)``; fuselab's parallel steps on
@@ -12,10 +12,10 @@ eager's outputs. Prints a table per thread count with each strategy's time over
 Inductor's and their geometric mean, with the machine and versions; ``--json`` writes
 the same as data. CPU only: the GPU path is measured by ``tools/gpu/run.py`` on bundles.
 
-A models file is Python defining ``MODELS`` (name to ``(build, make_inputs)``: ``build()``
-returns the module, as ``tools/models/corpus.py``) or ``WORKLOADS`` (name to ``(fn,
-make_inputs)`` with ``fn`` a function of the inputs, as ``tools/gpu/workloads.py``). By
-default the repository's workloads, when run from its root.
+``MODELS`` is a Python module, by its dotted name or as a file, defining ``MODELS`` (name
+to ``(build, make_inputs)``: ``build()`` returns the module, as
+:mod:`fuselab.models.corpus`) or ``WORKLOADS`` (name to ``(fn, make_inputs)`` with ``fn``
+a function of the inputs, as :mod:`fuselab.models.workloads`, the default).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ import fuselab
 from fuselab.backend import FallbackWarning
 from fuselab.compare import max_error, seconds_per_call
 
-DEFAULT_MODELS = "tools/gpu/workloads.py"
+DEFAULT_MODELS = "fuselab.models.workloads"
 
 Entry = tuple[Callable[[], torch.nn.Module], Callable[[], tuple[Any, ...]]]
 
@@ -54,12 +54,14 @@ class _Call(torch.nn.Module):
         return self.fn(*args)
 
 
-def load_models(spec: str) -> dict[str, Entry]:
-    """The models of ``FILE[:NAME,NAME...]`` (all of the file's without names), each as
-    ``(build, make_inputs)``; a ValueError names an unknown model or a file defining
-    neither ``MODELS`` nor ``WORKLOADS``."""
-    path, _, names = spec.partition(":")
+def _module(path: str) -> Any:
+    """The module ``path`` names: a ``.py`` file, or a dotted module name."""
     file = Path(path)
+    if file.suffix != ".py":
+        try:
+            return importlib.import_module(path)
+        except ImportError as e:
+            raise ValueError(f"fuselab.bench: no models module {path!r} ({e})") from e
     if not file.is_file():
         raise ValueError(f"fuselab.bench: no models file {path!r}")
     loader = importlib.util.spec_from_file_location(f"fuselab_bench_{file.stem}", file)
@@ -71,6 +73,16 @@ def load_models(spec: str) -> dict[str, Entry]:
         loader.loader.exec_module(module)
     finally:
         sys.path.remove(str(file.parent))
+    return module
+
+
+def load_models(spec: str) -> dict[str, Entry]:
+    """The models of ``MODULE[:NAME,NAME...]`` (all of the module's without names; the
+    module a dotted name or a ``.py`` file), each as ``(build, make_inputs)``; a
+    ValueError names an unknown model or a module defining neither ``MODELS`` nor
+    ``WORKLOADS``."""
+    path, _, names = spec.partition(":")
+    module = _module(path)
     table: dict[str, Entry]
     if hasattr(module, "MODELS"):
         table = dict(module.MODELS)
@@ -201,8 +213,9 @@ def machine() -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m fuselab.bench", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--models", action="append", metavar="FILE[:NAME,...]",
-                        help=f"a models file and, optionally, which of its models (default {DEFAULT_MODELS})")
+    parser.add_argument("--models", action="append", metavar="MODULE[:NAME,...]",
+                        help="a models module (dotted name or .py file) and, optionally, which of its "
+                             f"models (default {DEFAULT_MODELS}; the corpus: fuselab.models.corpus)")
     parser.add_argument("--threads", default="1", help="thread counts, comma-separated (default 1)")
     parser.add_argument("--strategies", default="inductor,tvm", help="fuselab strategies (default inductor,tvm)")
     parser.add_argument("--runs", type=int, default=10, help="timed calls per measurement (default 10)")

@@ -26,8 +26,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def load_tool(relative: str) -> ModuleType:
-    """A Python file of the repository's tools (``tools/gpu/workloads.py``, ...), loaded
-    by path: the one copy of the workloads' and corpus models' definitions."""
+    """A Python file of the repository's tools (``tools/gpu/run.py``, ...), loaded by
+    path."""
     path = Path(__file__).resolve().parents[2] / relative
     spec = importlib.util.spec_from_file_location(f"fuselab_{path.stem}", path)
     assert spec and spec.loader, path

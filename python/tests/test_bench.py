@@ -1,4 +1,4 @@
-"""``python -m fuselab.bench``: models files of both kinds load, a run measures eager,
+"""``python -m fuselab.bench``: models modules of both kinds load (by dotted name or file), a run measures eager,
 Inductor and every strategy asked for with errors against eager, and bad arguments are
 refused with the reason (the numbers themselves are the benchmark's, not a test's)."""
 
@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_workloads_and_models_files_load(tmp_path: Path) -> None:
-    workloads = bench.load_models(f"{ROOT}/tools/gpu/workloads.py:softmax,layernorm")
+    workloads = bench.load_models("fuselab.models.workloads:softmax,layernorm")
     assert list(workloads) == ["softmax", "layernorm"]
     build, make_inputs = workloads["softmax"]
     x, = make_inputs()
@@ -29,7 +29,8 @@ def test_workloads_and_models_files_load(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("spec, message", [
     ("no/such/file.py", "no models file"),
-    (f"{ROOT}/tools/gpu/workloads.py:nonesuch", "has no models \\['nonesuch'\\]"),
+    ("fuselab.models.workloads:nonesuch", "has no models \\['nonesuch'\\]"),
+    ("fuselab.models.nonesuch", "no models module 'fuselab.models.nonesuch'"),
     (f"{ROOT}/python/fuselab/dtypes.py", "neither MODELS nor WORKLOADS"),
 ])
 def test_bad_models_files_are_refused(spec: str, message: str) -> None:
@@ -39,7 +40,7 @@ def test_bad_models_files_are_refused(spec: str, message: str) -> None:
 
 def test_a_run_measures_every_side_and_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "bench.json"
-    code = bench.main(["--models", f"{ROOT}/tools/gpu/workloads.py:softmax", "--strategies", "inductor,tvm",
+    code = bench.main(["--models", "fuselab.models.workloads:softmax", "--strategies", "inductor,tvm",
                        "--runs", "2", "--json", str(out)])
     assert code == 0
     (result,) = json.loads(out.read_text())["results"]

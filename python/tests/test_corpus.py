@@ -1,4 +1,4 @@
-"""The corpus models (`tools/models/corpus.py`, the one copy: Hugging Face transformers
+"""The corpus models (`fuselab.models.corpus`, the one copy: Hugging Face transformers
 and torchvision classes at tiny sizes with random weights, and blocks written here)
 through torch.compile(backend="fuselab") with the Inductor and TVM strategies (every
 strategy runs the workloads and the small modules; all six on the 38 models took 12 s a
@@ -13,15 +13,12 @@ import pytest
 import torch
 
 import fuselab
-from conftest import load_tool
+from fuselab.models.corpus import MODELS
 from test_backend import assert_same
 
 # Models whose graphs hold an op the importer does not express: partitioned around it
 # (the warning names it; fuselab.partition).
 FALLS_BACK = {"mixtral": "aten.topk"}
-
-
-MODELS = load_tool("tools/models/corpus.py").MODELS
 
 
 @pytest.mark.parametrize("strategy", ["inductor", "tvm"])

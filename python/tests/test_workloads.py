@@ -1,4 +1,4 @@
-"""The 12 shared workloads (their PyTorch definitions, `tools/gpu/workloads.py`, the one
+"""The 12 shared workloads (their PyTorch definitions, `fuselab.models.workloads`, the one
 copy) through torch.compile(backend="fuselab") with every strategy: outputs equal eager
 PyTorch's."""
 
@@ -10,11 +10,8 @@ import pytest
 import torch
 
 import fuselab
-from conftest import load_tool
+from fuselab.models.workloads import WORKLOADS
 from test_backend import assert_same
-
-
-WORKLOADS = load_tool("tools/gpu/workloads.py").WORKLOADS
 
 
 @pytest.mark.parametrize("name", sorted(WORKLOADS))

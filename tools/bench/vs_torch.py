@@ -8,11 +8,11 @@ Per thread count T, for --rounds alternating rounds over the workloads: fuselab'
 `fuse-run examples/W.mlir --bench --no-check --strategy inductor` with OMP_NUM_THREADS=T
 (`--parallel true` when T > 1: OpenMP row chunks and GEMMs split into T bands; `--parallel
 false` at 1: the serial code) and, in this process, the same
-workload from tools/gpu/workloads.py compiled by `torch.compile` with
+workload from fuselab.models.workloads compiled by `torch.compile` with
 `torch.set_num_threads(T)`, each the median of --runs calls after a warm-up. Prints the
 median over rounds of each side and the ratio fuselab / torch.compile, plus the machine,
 allocator, torch version and load average; --json writes the same as data.
-Inputs: torch's from workloads.py (weights scaled as there); fuselab's drawn from N(0, 1)
+Inputs: torch's from fuselab.models.workloads (weights scaled as there); fuselab's drawn from N(0, 1)
 by fuse-run (same shapes and dtypes, other values).
 """
 import argparse
@@ -29,8 +29,8 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "tools", "gpu"))
-from workloads import WORKLOADS  # noqa: E402
+sys.path.append(os.path.join(ROOT, "python"))  # fuselab.models, installed or not
+from fuselab.models.workloads import WORKLOADS  # noqa: E402
 
 
 def fuselab_ms(binary, workload, runs, parallel):

@@ -19,8 +19,6 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
-# export_fixtures imports the workloads; on the device only tools/gpu's copy exists.
-sys.path.append(os.path.join(os.path.dirname(HERE), "gpu"))
 from programs import PROGRAMS, Program, inputs, probe_all  # noqa: E402
 
 

@@ -1,5 +1,5 @@
 """Which backend PyTorch's CUDA dispatcher picks for each `F.scaled_dot_product_attention`
-call of the corpus models (tools/models/corpus.py), eagerly and as `torch.compile` sees
+call of the corpus models (fuselab.models.corpus), eagerly and as `torch.compile` sees
 the call (traced by `torch.export`: Hugging Face builds its masks differently while
 tracing). Prints, per call, the query / key / value / mask shapes, strides and dtypes and
 `can_use_efficient_attention` / `can_use_flash_attention`: the facts behind
@@ -15,10 +15,8 @@ import torch
 import torch.nn.functional as F
 from torch.backends.cuda import SDPAParams, can_use_efficient_attention, can_use_flash_attention
 
-sys.path.insert(0, "tools/models")
-sys.path.insert(0, "tools")
-sys.path.insert(0, "tools/gpu")
-import corpus  # noqa: E402
+sys.path.append("python")  # fuselab.models, installed or not
+from fuselab.models import corpus  # noqa: E402
 
 ORIGINAL = F.scaled_dot_product_attention
 

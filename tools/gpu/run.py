@@ -11,7 +11,7 @@ cuBLAS/cuDNN as Inductor's extern kernels), then
   * checks every output against the CPU oracle's samples in the manifest (fuselab's
     tolerance: |got - want| <= atol * max(1, max|want|) + rtol * |want|, NaNs alike),
   * checks every output in full against PyTorch eager on the same inputs, when the
-    function is one of tools/gpu/workloads.py's (same argument order) or the bundle's
+    function is one of fuselab.models.workloads' (same argument order) or the bundle's
     folder is named after a program of tools/fidelity/programs.py (`NAME.STRATEGY`),
   * checks every launch variant (fuse-gpu --autotune: a reduction kernel in other warp
     counts) the same way, then times each variant of a step alone on the plan's buffers
@@ -74,7 +74,7 @@ TOL = {torch.float32: (1e-4, 1e-3), torch.float16: (1e-2, 1e-2), torch.bfloat16:
 
 def workload(name):
     try:
-        import workloads
+        from fuselab.models import workloads
     except ImportError:
         return None
     entry = workloads.WORKLOADS.get(name)

@@ -1,5 +1,5 @@
 """Real TVM Relax's fusion decisions on the model corpus (issue 15): each model of
-`corpus.py` built as there (tiny config, seeded random weights), exported with
+`fuselab.models.corpus` built as there (tiny config, seeded random weights), exported with
 `torch.export` + `run_decompositions()`, saved stripped for `fuse-import`
 (OUT/NAME.pt2), and imported by Relax's `from_exported_program` with the weights kept
 as inputs (`keep_params_as_input=True`); then TVM's own fusion pipeline —
@@ -26,7 +26,8 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "fidelity"))
-from corpus import MODELS  # noqa: E402
+sys.path.append(os.path.join(os.path.dirname(os.path.dirname(HERE)), "python"))  # fuselab.models
+from fuselab.models.corpus import MODELS  # noqa: E402
 from export_fixtures import strip  # noqa: E402
 from tvm_probe import AMAX, fused_call_tirs  # noqa: E402
 
