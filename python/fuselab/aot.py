@@ -24,6 +24,7 @@ import tempfile
 from typing import Any, Sequence
 
 import torch
+from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.utils import _pytree as pytree
 
 FORMAT = "fuselab-aot/1"
@@ -205,15 +206,21 @@ class GpuGraph:
         if not torch.cuda.is_available():
             raise Unsupported("the gpu target needs CUDA (torch.cuda.is_available() is False)")
         check_inputs(example_inputs, "cuda", "the gpu target")
-        inputs = [x.cpu() for x in example_inputs]
+        # Exported on the inputs' own device: a graph that makes tensors on the device
+        # (Hugging Face models' `arange(..., device=cuda)` position ids) cannot be traced
+        # with CPU inputs (FakeTensor refuses the mix). Attention is traced through its
+        # math form, as the CPU's `_scaled_dot_product_flash_attention_for_cpu`
+        # decomposes: CUDA's fused attention kernels have no core-ATen decomposition.
+        inputs = list(example_inputs)
         directory = cache_dir()
         self._dir: tempfile.TemporaryDirectory[str] | None = None
-        if directory is None:
-            self._dir = tempfile.TemporaryDirectory(prefix="fuselab-gpu-")
-            path, hit = self._dir.name, False
-            write_package(module, inputs, path, strategy, name)
-        else:
-            path, hit = cached_package(module, inputs, strategy, name, directory)
+        with sdpa_kernel([SDPBackend.MATH]):
+            if directory is None:
+                self._dir = tempfile.TemporaryDirectory(prefix="fuselab-gpu-")
+                path, hit = self._dir.name, False
+                write_package(module, inputs, path, strategy, name)
+            else:
+                path, hit = cached_package(module, inputs, strategy, name, directory)
         self._program = Loaded(path)
         with open(os.path.join(path, "manifest.json"), encoding="utf-8") as f:
             steps = json.load(f).get("steps", [])

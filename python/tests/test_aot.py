@@ -103,6 +103,32 @@ def test_the_gpu_target_matches_eager(name: str, tmp_path: Path, monkeypatch: py
     assert all(r["cached"] for e in json.loads(report.read_text()) for r in e["reports"])
 
 
+class Positions(torch.nn.Module):
+    """Adds an embedding of positions made on the input's device, as Hugging Face models
+    make their position ids (`torch.arange(n, device=x.device)`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embedding = torch.nn.Embedding(16, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.embedding(torch.arange(x.shape[1], device=x.device))
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="runs PTX: needs a CUDA GPU")
+def test_a_graph_making_tensors_on_the_device_compiles_for_the_gpu(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import warnings
+
+    monkeypatch.setenv("FUSELAB_CACHE_DIR", str(tmp_path / "cache"))
+    model = Positions().eval().cuda()
+    x = torch.randn(2, 16, 8, device="cuda")
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("error", fuselab.FallbackWarning)
+        compiled = torch.compile(model, backend="fuselab", options={"target": "gpu"})
+        assert_same(compiled(x), model(x))
+
+
 def test_the_package_cache_hits_on_the_same_graph_and_weights_only(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     from fuselab import aot
