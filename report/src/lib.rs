@@ -56,15 +56,25 @@ impl StrategyResult {
         let mut results: Vec<Self> = Vec::new();
         for value in reports {
             let report = Report::from_json(value)?;
-            match results.iter_mut().find(|r| r.strategy == report.strategy) {
-                Some(result) => result.reports.push(report),
-                None => results.push(Self {
-                    strategy: report.strategy.clone(),
+            let strategy = report.strategy.clone();
+            Self::merge(
+                &mut results,
+                Self {
+                    strategy,
                     reports: vec![report],
-                }),
-            }
+                },
+            );
         }
         Ok(results)
+    }
+
+    /// Appends `more`'s reports to the result of the same strategy in `results` (the
+    /// functions of another module), or `more` itself when `results` has none.
+    pub fn merge(results: &mut Vec<Self>, more: Self) {
+        match results.iter_mut().find(|r| r.strategy == more.strategy) {
+            Some(existing) => existing.reports.extend(more.reports),
+            None => results.push(more),
+        }
     }
 }
 

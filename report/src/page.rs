@@ -9,7 +9,7 @@
 
 use crate::layout::{draw, kernel_title, Drawing, Edge, NODE_HEIGHT, TITLE_HEIGHT};
 use crate::model::Report;
-use crate::summary::SummaryRow;
+use crate::summary::{mib, SummaryRow};
 use crate::timings::Timings;
 use crate::StrategyResult;
 use serde_json::{json, Value};
@@ -36,10 +36,6 @@ pub fn escape(text: &str) -> String {
         }
     }
     out
-}
-
-fn mib(bytes: u64) -> String {
-    format!("{:.2} MiB", bytes as f64 / (1024.0 * 1024.0))
 }
 
 fn seconds(s: f64) -> String {

@@ -18,6 +18,7 @@
 //! 3. the rest stand alone on their side (a kernel one compiler has and the other not).
 
 use crate::model::Report;
+use crate::timings::profiles;
 
 /// One line of the table.
 #[derive(Clone, Debug, PartialEq)]
@@ -46,7 +47,7 @@ pub fn parity(report: &Report, fuselab: &[(String, f64)], inductor: &[(String, f
         report
             .kernels
             .iter()
-            .find(|k| profiled == format!("{}_{}", report.function, k.name) || profiled == k.name)
+            .find(|k| profiles(profiled, &report.function, &k.name))
     };
     let mut taken = vec![false; inductor.len()];
     let mut rows: Vec<ParityRow> = fuselab

@@ -27,6 +27,11 @@ pub struct SummaryRow {
     pub fusion_time_s: Option<f64>,
 }
 
+/// Bytes as the tables print them (`44.02 MiB`).
+pub fn mib(bytes: u64) -> String {
+    format!("{:.2} MiB", bytes as f64 / (1024.0 * 1024.0))
+}
+
 fn count(v: &Value, key: &str) -> u64 {
     v.get(key).and_then(Value::as_u64).unwrap_or(0)
 }

@@ -13,8 +13,6 @@ use std::collections::BTreeMap;
 /// Times read from a timing file.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Timings {
-    /// `(function, strategy, profiled kernel name)` → µs per call.
-    kernels: BTreeMap<(String, String, String), f64>,
     /// `(function, strategy)` → seconds per whole call.
     calls: BTreeMap<(String, String), f64>,
     /// `(function, strategy)` → fuselab's profiled kernels, in the runner's order.
@@ -30,6 +28,17 @@ pub struct Timings {
 #[derive(Debug, thiserror::Error)]
 #[error("timing file: {0}")]
 pub struct TimingError(pub String);
+
+/// The PTX name `fuse-gpu` gives `kernel` of `function`.
+fn ptx_name(function: &str, kernel: &str) -> String {
+    format!("{function}_{kernel}")
+}
+
+/// Whether the profiled kernel `profiled` is the report's `kernel` of `function`: its
+/// PTX name, or the bare name.
+pub fn profiles(profiled: &str, function: &str, kernel: &str) -> bool {
+    profiled == kernel || profiled == ptx_name(function, kernel)
+}
 
 /// `[[name, µs], ...]` as the runner writes a profile.
 fn events(list: Option<&Value>) -> Vec<(String, f64)> {
@@ -57,12 +66,10 @@ impl Timings {
                 if let Some(us) = row.get("fuselab_us").and_then(Value::as_f64) {
                     t.calls.insert((function.clone(), strategy.clone()), us * 1e-6);
                 }
-                let fuselab = events(row.get("fuselab_kernels"));
-                for (name, us) in &fuselab {
-                    t.kernels
-                        .insert((function.clone(), strategy.clone(), name.clone()), *us);
-                }
-                t.events.insert((function.clone(), strategy.clone()), fuselab);
+                t.events.insert(
+                    (function.clone(), strategy.clone()),
+                    events(row.get("fuselab_kernels")),
+                );
                 if let Some(us) = row.get("inductor_us").and_then(Value::as_f64) {
                     t.inductor
                         .insert(function.clone(), (events(row.get("inductor_kernels")), us));
@@ -98,27 +105,24 @@ impl Timings {
         Ok(t)
     }
 
-    /// µs per call of `kernel` of `function` under `strategy`, if profiled.
+    /// µs per call of `kernel` of `function` under `strategy`, if profiled (its PTX name
+    /// first, then its bare name).
     pub fn kernel_us(&self, function: &str, strategy: &str, kernel: &str) -> Option<f64> {
-        let key = |name: String| (function.to_string(), strategy.to_string(), name);
-        self.kernels
-            .get(&key(format!("{function}_{kernel}")))
-            .or_else(|| self.kernels.get(&key(kernel.to_string())))
-            .copied()
+        let events = self.events(function, strategy);
+        let ptx = ptx_name(function, kernel);
+        events
+            .iter()
+            .find(|(name, _)| *name == ptx)
+            .or_else(|| events.iter().find(|(name, _)| name == kernel))
+            .map(|&(_, us)| us)
     }
 
     /// µs per call of the profiled kernels of `function` under `strategy` that match
     /// none of `kernels` (library calls, copies).
     pub fn unmatched_us(&self, function: &str, strategy: &str, kernels: &[&str]) -> f64 {
-        self.kernels
+        self.events(function, strategy)
             .iter()
-            .filter(|((f, s, name), _)| {
-                f == function
-                    && s == strategy
-                    && !kernels
-                        .iter()
-                        .any(|k| name == k || *name == format!("{function}_{k}"))
-            })
+            .filter(|(name, _)| !kernels.iter().any(|k| profiles(name, function, k)))
             .map(|(_, us)| us)
             .sum()
     }

@@ -22,7 +22,7 @@ use fuselab_passes::{
     fusion::{table::strategy_pipeline, table::Pipeline, STRATEGIES},
     DriverSettings, ReportCollector, TargetRef,
 };
-use fuselab_report::StrategyResult;
+use fuselab_report::{summary::mib, StrategyResult};
 use serde_json::{json, Value};
 use std::{fmt::Write as _, rc::Rc, time::Instant};
 
@@ -157,10 +157,6 @@ pub fn compare(
         results,
         diagnostics: sink.take(),
     })
-}
-
-fn mib(bytes: u64) -> String {
-    format!("{:.2} MiB", bytes as f64 / (1024.0 * 1024.0))
 }
 
 /// Renders comparisons as text tables, or as one JSON document when `json`; the HTML

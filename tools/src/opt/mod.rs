@@ -587,19 +587,6 @@ fn read_timings(path: &str) -> Result<fuselab_report::Timings, String> {
     fuselab_report::Timings::from_json(&value).map_err(|e| format!("{path}: {e}"))
 }
 
-/// Appends `more` to `results`, strategy by strategy (the functions of another chunk).
-fn merge_results(
-    results: &mut Vec<fuselab_report::StrategyResult>,
-    more: Vec<fuselab_report::StrategyResult>,
-) {
-    for result in more {
-        match results.iter_mut().find(|r| r.strategy == result.strategy) {
-            Some(existing) => existing.reports.extend(result.reports),
-            None => results.push(result),
-        }
-    }
-}
-
 fn run_options(options: &Options, stderr: &mut dyn Write) -> Result<i32, String> {
     let (input, buffer_name) = read_input(options)?;
     // `--split-input-file`'s chunks; otherwise the input itself is the one chunk.
@@ -647,7 +634,9 @@ fn run_options(options: &Options, stderr: &mut dyn Write) -> Result<i32, String>
                 }
                 failed = true;
             } else if format == CompareFormat::Html {
-                merge_results(&mut page_results, comparison.results);
+                for result in comparison.results {
+                    fuselab_report::StrategyResult::merge(&mut page_results, result);
+                }
             } else {
                 outputs
                     .push(compare::render(&comparison.functions, format == CompareFormat::Json).into_bytes());
