@@ -66,7 +66,8 @@ class _Imported:
         except ValueError as e:
             raise Unsupported(str(e), by_import=True) from None
         self.name = name
-        self.lifted = lifted_inputs(ep)
+        # Weights copied to the CPU once: the key hashes their bytes, the package saves them.
+        self.lifted = [e if isinstance(e, int) else e.cpu() for e in lifted_inputs(ep)]
         self.out_spec = pytree.treespec_dumps(ep.call_spec.out_spec)
 
     def key(self, strategy: str) -> str:
@@ -84,7 +85,7 @@ class _Imported:
                 h.update(f"user {entry}\0".encode())
             else:
                 h.update(f"{entry.dtype} {list(entry.shape)}\0".encode())
-                h.update(entry.cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes())
+                h.update(entry.contiguous().reshape(-1).view(torch.uint8).numpy().tobytes())
         return h.hexdigest()[:40]
 
 
@@ -104,7 +105,7 @@ def _write(imported: _Imported, path: str, strategy: str) -> None:
             inputs.append({"user": entry})
         else:
             inputs.append({"weight": len(weights)})
-            weights.append(entry.cpu())
+            weights.append(entry)
     torch.save(weights, os.path.join(path, "weights.pt"))
     program = {
         "format": FORMAT,

@@ -41,6 +41,11 @@ class FallbackWarning(UserWarning):
     """A graph runs in eager PyTorch instead of fuselab's code; the message says why."""
 
 
+#: How a :class:`FallbackWarning` for a whole graph run eagerly begins (a partitioned
+#: graph's warning, whose other regions compiled, does not).
+EAGER_GRAPH = "fuselab: running a graph in eager PyTorch"
+
+
 def _record(options: Options, entry: dict[str, Any]) -> None:
     if options.report is None:
         return
@@ -77,7 +82,7 @@ def _compile(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], options: O
         else:
             _record(options, {**entry, "reports": compiled.report})
         return compiled
-    warnings.warn(f"fuselab: running a graph in eager PyTorch: {reason}", FallbackWarning, stacklevel=3)
+    warnings.warn(f"{EAGER_GRAPH}: {reason}", FallbackWarning, stacklevel=3)
     _record(options, {**entry, "fallback": reason})
     return eager
 

@@ -35,7 +35,7 @@ from typing import Any, Callable, Sequence
 import torch
 
 import fuselab
-from fuselab.backend import FallbackWarning
+from fuselab.backend import EAGER_GRAPH, FallbackWarning
 from fuselab.compare import max_error, seconds_per_call
 
 DEFAULT_MODELS = "fuselab.models.workloads"
@@ -150,7 +150,7 @@ def measure(name: str, entry: Entry, threads: int, strategies: Sequence[str], ru
                     result.fallbacks[strategy] = f"{type(e).__name__}: {e}"
                     continue
             messages = [str(w.message) for w in caught if issubclass(w.category, FallbackWarning)]
-            eager = [m for m in messages if "running a graph in eager" in m]
+            eager = [m for m in messages if m.startswith(EAGER_GRAPH)]
             if eager and len(eager) == len(messages):
                 result.fallbacks[strategy] = eager[0]
                 continue

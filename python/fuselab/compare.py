@@ -48,8 +48,12 @@ class Row:
     seconds: float | None = None
     eager_regions: int = 0
     fallback: str | None = None
-    reported: bool = False
     reports: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def reported(self) -> bool:
+        """Whether a fusion pass reported on the strategy's graphs (``unfused`` has none)."""
+        return bool(self.reports)
 
     def cells(self, eager_s: float | None, inductor_s: float | None) -> list[str]:
         """The row as text cells, in :data:`COLUMNS` order."""
@@ -138,7 +142,6 @@ def max_error(got: Any, want: Any) -> float:
 
 def _add_reports(row: Row, reports: Sequence[dict[str, Any]]) -> None:
     for report in reports:
-        row.reported = True
         row.reports.append(report)
         totals = report.get("totals", {})
         row.kernels += totals.get("kernels", 0)
